@@ -1,0 +1,848 @@
+"""Crash-safe, append-only session journal (SQLite, one transaction per action).
+
+Game-agnostic: an action is a plain JSON-serialisable dict with a non-empty str ``"type"``.
+This module deliberately imports nothing from the rules engine, Kivy or serial.
+
+See ``docs/journal.md`` for the on-disk schema, the guarantees, the undo policy and recovery.
+
+Typical use::
+
+    with Journal.create("games/2026-05-09.journal", "civmint", setup, app_version) as j:
+        seq = j.append({"type": "roll", "well": "well0", "value": 4}, "board")
+        ...
+    j = Journal.open(path)          # JournalCorrupt / JournalTooNew / NotAJournal on trouble
+    for entry in j.actions():       # effective history, undo corrections applied
+        engine.dispatch(entry.action)
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+__all__ = [
+    "SCHEMA_VERSION", "SOURCES", "JOURNAL_SUFFIX", "UNDO_TYPE",
+    "Journal", "Entry", "JournalSummary", "BrokenJournal", "list_journals",
+    "JournalError", "JournalCorrupt", "JournalTooNew", "NotAJournal", "UndoRefused",
+    "JournalExists", "JournalNotFound", "JournalClosed", "JournalWriteError",
+]
+
+#: Version of the on-disk layout written by this module. A file with a larger number is refused.
+SCHEMA_VERSION = 1
+#: Who produced an action.
+SOURCES = frozenset({"ui", "board", "system"})
+#: File name suffix that :func:`list_journals` looks for.
+JOURNAL_SUFFIX = ".journal"
+#: ``type`` of the correction row written by :meth:`Journal.undo`.
+UNDO_TYPE = "_undo"
+#: SQLite header ``application_id`` of a journal ("TCJ1").
+APPLICATION_ID = 0x54434A31
+FORMAT_NAME = "tabletop-companion-journal"
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_GENESIS = "0" * 32
+_META_KEYS = ("format", "schema_version", "game", "setup", "created", "app_version")
+
+_SCHEMA_SQL = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL            -- JSON-encoded value
+);
+CREATE TABLE entries (
+    seq      INTEGER PRIMARY KEY,  -- 1, 2, 3 ... with no gaps
+    source   TEXT NOT NULL,        -- 'ui' | 'board' | 'system'
+    created  TEXT NOT NULL,        -- ISO 8601 UTC, millisecond precision
+    action   TEXT NOT NULL,        -- canonical JSON of the action dict
+    checksum TEXT NOT NULL         -- chained sha256 prefix, see _row_checksum()
+);
+CREATE TRIGGER entries_no_update BEFORE UPDATE ON entries
+    BEGIN SELECT RAISE(ABORT, 'journal entries are append-only'); END;
+CREATE TRIGGER entries_no_delete BEFORE DELETE ON entries
+    BEGIN SELECT RAISE(ABORT, 'journal entries are append-only'); END;
+CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta
+    BEGIN SELECT RAISE(ABORT, 'journal meta is write-once'); END;
+CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta
+    BEGIN SELECT RAISE(ABORT, 'journal meta is write-once'); END;
+"""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class JournalError(Exception):
+    """Base class of every error this module raises about a journal file."""
+
+    def __init__(self, path, message: str):
+        self.path = str(path)
+        super().__init__(message)
+
+
+class NotAJournal(JournalError):
+    """The file is not a journal at all (not SQLite, another SQLite database, empty...)."""
+
+    def __init__(self, path, reason: str):
+        self.reason = reason
+        super().__init__(path, f"{path}: not a game journal ({reason})")
+
+
+class JournalTooNew(JournalError):
+    """The file was written by a newer version of the app (larger schema version)."""
+
+    def __init__(self, path, found: int, supported: int = SCHEMA_VERSION):
+        self.found = found
+        self.supported = supported
+        super().__init__(
+            path,
+            f"{path}: journal schema version {found} was written by a newer version of the app; "
+            f"this app understands schema version {supported} at most. Update the app to open it.",
+        )
+
+
+class JournalCorrupt(JournalError):
+    """The file is a damaged journal. ``recovered_actions`` is the effective history of the
+    valid prefix (entries 1..``last_good_seq``); ``recovered_entries`` the raw rows of it."""
+
+    def __init__(self, path, reason: str, last_good_seq: int = 0,
+                 recovered_entries: list | None = None, recovered_actions: list | None = None):
+        self.reason = reason
+        self.last_good_seq = last_good_seq
+        self.recovered_entries = list(recovered_entries or [])
+        self.recovered_actions = list(recovered_actions or [])
+        if last_good_seq:
+            tail = (f"entries 1..{last_good_seq} are intact "
+                    f"({len(self.recovered_actions)} actions); Journal.recover() can save them")
+        else:
+            tail = "no entries could be recovered"
+        super().__init__(path, f"{path}: journal is damaged: {reason}; {tail}")
+
+
+class UndoRefused(JournalError):
+    """Nothing to undo, or the undo would cross a revealed chance action (dice roll...)."""
+
+    def __init__(self, path, reason: str):
+        self.reason = reason
+        super().__init__(path, f"{path}: cannot undo: {reason}")
+
+
+class JournalExists(JournalError, FileExistsError):
+    """:meth:`Journal.create` / :meth:`Journal.recover` refuse to overwrite a file."""
+
+    def __init__(self, path):
+        super().__init__(path, f"{path}: a file with this name already exists; "
+                               f"refusing to overwrite it")
+
+
+class JournalNotFound(JournalError, FileNotFoundError):
+    def __init__(self, path):
+        super().__init__(path, f"{path}: no such journal file")
+
+
+class JournalClosed(JournalError):
+    def __init__(self, path):
+        super().__init__(path, f"{path}: journal is closed")
+
+
+class JournalWriteError(JournalError):
+    """SQLite failed to write (disk full, file changed by another process...). Nothing
+    was recorded by the failed call."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One journal row. ``action`` is a fresh dict on every call (mutating it is harmless)."""
+    seq: int
+    source: str
+    action: dict
+    created: str  # ISO 8601 UTC, e.g. '2026-05-09T07:35:25.123+00:00'
+
+
+@dataclasses.dataclass(frozen=True)
+class JournalSummary:
+    """A healthy journal, for a 'resume game' screen."""
+    path: str
+    game: str
+    setup: dict
+    created: str
+    updated: str  # time of the last entry (or ``created`` when there is none)
+    action_count: int  # effective actions (undone ones not counted)
+    app_version: str
+    schema_version: int
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokenJournal:
+    """A journal file that cannot be opened as-is; ``reason`` is a human message."""
+    path: str
+    reason: str
+    error: str  # exception class name: 'JournalCorrupt', 'JournalTooNew', 'NotAJournal'...
+    last_good_seq: int = 0  # for JournalCorrupt: entries up to this one can be recovered
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def _row_checksum(prev: str, seq: int, source: str, created: str, action_json: str) -> str:
+    """Chained checksum: detects a changed, half-written, missing or reordered row."""
+    h = hashlib.sha256()
+    h.update(f"{prev}\n{seq}\n{source}\n{created}\n".encode())
+    h.update(action_json.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:32]
+
+
+def _meta_checksum(meta: dict) -> str:
+    return hashlib.sha256(_canonical(meta).encode()).hexdigest()[:32]
+
+
+def _check_json_value(value, where: str, depth: int = 0) -> None:
+    """Refuse what would not survive a JSON round trip unchanged in meaning."""
+    if depth > 100:
+        raise ValueError(f"{where}: nested too deeply")
+    if value is None or isinstance(value, (bool, int, str)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: {value!r} is not valid JSON")
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ValueError(f"{where}: key {k!r} is not a str (JSON object keys are strings)")
+            _check_json_value(v, f"{where}[{k!r}]", depth + 1)
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_json_value(v, f"{where}[{i}]", depth + 1)
+        return
+    raise ValueError(f"{where}: {type(value).__name__} is not JSON-serialisable")
+
+
+def _encode_action(action) -> str:
+    if not isinstance(action, dict):
+        raise ValueError(f"action must be a dict, not {type(action).__name__}")
+    t = action.get("type")
+    if not isinstance(t, str) or not t:
+        raise ValueError(f"action needs a non-empty str 'type', got {t!r}")
+    if t.startswith("_"):
+        raise ValueError(f"action type {t!r}: types starting with '_' are reserved for the journal")
+    _check_json_value(action, "action")
+    try:
+        return _canonical(action)
+    except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - belt and braces
+        raise ValueError(f"action is not JSON-serialisable: {exc}") from None
+
+
+def _check_source(source) -> None:
+    if not isinstance(source, str) or source not in SOURCES:
+        raise ValueError(f"source must be one of {sorted(SOURCES)}, not {source!r}")
+
+
+def _ro_uri(path: Path) -> str:
+    return path.resolve().as_uri() + "?mode=ro"
+
+
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    if readonly:
+        conn = sqlite3.connect(_ro_uri(path), uri=True, isolation_level=None,
+                               check_same_thread=False, timeout=5.0)
+    else:
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
+                               timeout=5.0)
+    return conn
+
+
+# A raw row as stored: (seq, source, created, action_json, checksum)
+_Row = tuple
+
+
+class _Scan:
+    """Result of reading and verifying a journal file."""
+
+    def __init__(self):
+        self.meta: dict | None = None
+        self.rows: list[_Row] = []       # the verified prefix
+        self.effective: list[int] = []   # indexes into rows of the effective actions
+        self.problem: str | None = None  # first problem found (None: healthy)
+
+    def entries(self) -> list[Entry]:
+        return [Entry(r[0], r[1], json.loads(r[3]), r[2]) for r in self.rows]
+
+    def actions(self) -> list[Entry]:
+        rows = self.rows
+        return [Entry(rows[i][0], rows[i][1], json.loads(rows[i][3]), rows[i][2])
+                for i in self.effective]
+
+
+def _read_header(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(100)
+    except FileNotFoundError:
+        raise JournalNotFound(path) from None
+    except IsADirectoryError:
+        raise NotAJournal(path, "it is a directory") from None
+    except OSError as exc:
+        raise JournalError(path, f"{path}: cannot read the file: {exc.strerror or exc}") from None
+
+
+def _truncation_note(path: Path, header: bytes) -> str | None:
+    """When the main file is shorter than its own header says, describe it (else None).
+
+    Only trusted when no non-empty ``-wal`` file exists (after a clean close or a
+    checkpoint the main file holds every page)."""
+    if len(header) < 100:
+        return None
+    wal = Path(str(path) + "-wal")
+    try:
+        if wal.exists() and wal.stat().st_size > 0:
+            return None
+        size = path.stat().st_size
+    except OSError:
+        return None
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    if header[24:28] != header[92:96]:
+        return None  # in-header size not valid
+    n_pages = int.from_bytes(header[28:32], "big")
+    expected = n_pages * page_size
+    if n_pages and size < expected:
+        return f"the file is truncated ({size} of {expected} bytes)"
+    return None
+
+
+def _scan(path: Path, readonly: bool) -> tuple[_Scan, sqlite3.Connection | None]:
+    """Open ``path`` and verify everything. Raises NotAJournal / JournalTooNew /
+    JournalNotFound directly; corruption is reported in ``scan.problem`` with the valid
+    prefix loaded. Returns the open connection (caller closes it), or None when the file
+    could only be salvaged (``scan.problem`` is then set)."""
+    header = _read_header(path)
+    if len(header) == 0:
+        raise NotAJournal(path, "the file is empty")
+    if not _SQLITE_MAGIC.startswith(header[:16]) or (len(header) >= 16 and header[:16] != _SQLITE_MAGIC):
+        raise NotAJournal(path, "it is not an SQLite database")
+    if len(header) < 72:
+        raise NotAJournal(path, f"only {len(header)} bytes: too short to be a journal "
+                                f"(truncated SQLite header)")
+    ours_by_header = int.from_bytes(header[68:72], "big") == APPLICATION_ID
+    if len(header) < 100:
+        raise JournalCorrupt(path, f"the file is truncated to {len(header)} bytes "
+                                   f"(inside the SQLite header)")
+    truncation = _truncation_note(path, header)
+
+    scan = _Scan()
+    try:
+        conn = _connect(path, readonly)
+    except sqlite3.Error as exc:
+        raise JournalError(path, f"{path}: cannot open: {exc}") from None
+    try:
+        _scan_conn(path, conn, scan, ours_by_header)
+    except _Unreadable as exc:
+        conn.close()
+        if not ours_by_header:
+            raise NotAJournal(path, f"SQLite cannot read it: {exc}") from None
+        # A journal SQLite refuses to read as a whole (typically: shorter than its header
+        # says). Salvage what we can through a read-only connection that trusts the file size.
+        scan = _salvage(path, ours_by_header)
+        scan.problem = f"SQLite cannot read the database: {exc}"
+        conn = None
+    except BaseException:
+        conn.close()
+        raise
+    else:
+        if scan.problem:
+            better = _salvage(path, ours_by_header)
+            if len(better.rows) > len(scan.rows):
+                scan.rows, scan.effective = better.rows, better.effective
+    if truncation and scan.problem is None:
+        scan.problem = truncation
+    elif truncation:
+        scan.problem = f"{truncation}: {scan.problem}"
+    return scan, conn
+
+
+class _Unreadable(Exception):
+    """SQLite cannot read even the schema of the file."""
+
+
+def _salvage(path: Path, ours_by_header: bool) -> _Scan:
+    """Best-effort read of the valid prefix of a damaged journal. ``writable_schema`` on a
+    read-only connection makes SQLite use the real file size instead of refusing a file
+    shorter than its header says; nothing can be written through this connection."""
+    scan = _Scan()
+    try:
+        conn = _connect(path, readonly=True)
+    except sqlite3.Error as exc:
+        raise JournalCorrupt(path, f"SQLite cannot open the file: {exc}") from None
+    try:
+        conn.execute("PRAGMA writable_schema=ON")
+        _scan_conn(path, conn, scan, ours_by_header)
+    except (_Unreadable, sqlite3.DatabaseError) as exc:
+        raise JournalCorrupt(path, f"SQLite cannot read the database: {exc}") from None
+    finally:
+        conn.close()
+    return scan
+
+
+def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header: bool) -> None:
+    # 1. identity and schema version (read first: a newer schema may differ in everything else)
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        has_meta = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise _Unreadable(str(exc)) from None
+    if app_id != APPLICATION_ID and not ours_by_header:
+        raise NotAJournal(path, "it is an SQLite database of another application")
+    if not has_meta:
+        raise JournalCorrupt(path, "the meta table is missing")
+    raw_meta: dict = {}
+    try:
+        for key, value in conn.execute("SELECT key, value FROM meta"):
+            raw_meta[key] = value
+    except sqlite3.DatabaseError as exc:
+        raise JournalCorrupt(path, f"the meta table cannot be read: {exc}") from None
+    try:
+        version = json.loads(raw_meta["schema_version"])
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise ValueError(version)
+    except (KeyError, ValueError, TypeError):
+        raise JournalCorrupt(path, "the schema version is missing or unreadable") from None
+    if version > SCHEMA_VERSION:
+        raise JournalTooNew(path, version)
+    if version < 1:
+        raise JournalCorrupt(path, f"invalid schema version {version}")
+
+    # 2. meta contents and checksum
+    try:
+        meta = {k: json.loads(raw_meta[k]) for k in _META_KEYS}
+        stored = json.loads(raw_meta["checksum"])
+    except (KeyError, ValueError) as exc:
+        raise JournalCorrupt(path, f"the meta table is incomplete or unreadable ({exc})") from None
+    if meta["format"] != FORMAT_NAME:
+        raise NotAJournal(path, f"unknown format {meta['format']!r}")
+    if stored != _meta_checksum(meta) or not isinstance(meta["game"], str) \
+            or not isinstance(meta["setup"], dict):
+        raise JournalCorrupt(path, "the meta table (game, setup...) fails its checksum")
+    scan.meta = meta
+
+    # 3. SQLite's own structural check
+    problem = None
+    try:
+        result = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
+        if result != ["ok"]:
+            problem = "SQLite integrity check failed: " + "; ".join(map(str, result))
+    except sqlite3.DatabaseError as exc:
+        problem = f"SQLite integrity check failed: {exc}"
+
+    # 4. every row, in order; stop at the first bad one and keep the prefix
+    row_problem = _load_rows(conn, scan)
+    scan.problem = row_problem or problem
+    if row_problem and problem:
+        scan.problem = f"{row_problem} ({problem})"
+
+
+def _load_rows(conn: sqlite3.Connection, scan: _Scan) -> str | None:
+    prev = _GENESIS
+    expected = 1
+    rows = scan.rows
+    effective = scan.effective
+    try:
+        cursor = conn.execute(
+            "SELECT seq, source, created, action, checksum FROM entries ORDER BY seq")
+        for row in cursor:
+            seq, source, created, action_json, checksum = row
+            if seq != expected:
+                return f"entry {expected} is missing (found entry {seq} instead)"
+            if not (isinstance(source, str) and isinstance(created, str)
+                    and isinstance(action_json, str) and isinstance(checksum, str)):
+                return f"entry {seq} has a column of the wrong type"
+            if checksum != _row_checksum(prev, seq, source, created, action_json):
+                return f"entry {seq} fails its checksum (changed or half-written)"
+            if source not in SOURCES:
+                return f"entry {seq} has an unknown source {source!r}"
+            try:
+                action = json.loads(action_json)
+            except ValueError:
+                return f"entry {seq} is not valid JSON"
+            if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+                return f"entry {seq} is not an action"
+            if action["type"] == UNDO_TYPE:
+                if not effective or rows[effective[-1]][0] != action.get("target"):
+                    return f"entry {seq} undoes {action.get('target')!r}, " \
+                           f"which is not the latest action"
+                effective.pop()
+            else:
+                effective.append(len(rows))
+            rows.append(row)
+            prev = checksum
+            expected += 1
+    except sqlite3.DatabaseError as exc:
+        return f"SQLite cannot read past entry {expected - 1}: {exc}"
+    return None
+
+
+def _raise_if_corrupt(path: Path, scan: _Scan) -> None:
+    if scan.problem:
+        raise JournalCorrupt(path, scan.problem,
+                             last_good_seq=scan.rows[-1][0] if scan.rows else 0,
+                             recovered_entries=scan.entries(),
+                             recovered_actions=scan.actions())
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_new_file(path: Path, meta: dict, rows: Iterable[_Row], extra_meta: dict) -> None:
+    """Build a complete journal in a hidden temporary file next to ``path`` and link it into
+    place atomically, refusing to overwrite. A crash leaves either nothing at ``path`` or a
+    complete journal (plus possibly a stray hidden temp file)."""
+    if os.path.lexists(path):
+        raise JournalExists(path)
+    directory = path.parent
+    tmp = directory / f".{path.name}.creating-{os.getpid()}-{threading.get_ident()}"
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(str(tmp) + suffix)
+        except FileNotFoundError:
+            pass
+    try:
+        conn = sqlite3.connect(str(tmp), isolation_level=None)
+        try:
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            conn.executescript(_SCHEMA_SQL)  # temp file: atomicity comes from the link below
+            conn.execute("BEGIN")
+            stored = dict(meta)
+            stored["checksum"] = _meta_checksum(meta)
+            stored.update(extra_meta)
+            conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
+                             [(k, _canonical(v)) for k, v in stored.items()])
+            conn.executemany(
+                "INSERT INTO entries(seq, source, created, action, checksum) VALUES (?,?,?,?,?)",
+                rows)
+            conn.execute("COMMIT")
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise JournalWriteError(path, f"{path}: SQLite refused WAL mode ({mode})")
+        finally:
+            conn.close()
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise JournalExists(path) from None
+        except OSError:
+            # file systems without hard links: best effort non-overwriting rename
+            if os.path.lexists(path):
+                raise JournalExists(path) from None
+            os.rename(tmp, path)
+        _fsync_dir(directory)
+    except sqlite3.Error as exc:
+        raise JournalWriteError(path, f"{path}: cannot create the journal: {exc}") from None
+    finally:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            try:
+                os.unlink(str(tmp) + suffix)
+            except FileNotFoundError:
+                pass
+
+
+# --------------------------------------------------------------------------- Journal
+
+
+class Journal:
+    """An open journal. Create with :meth:`create`, :meth:`open` or :meth:`recover`."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, scan: _Scan):
+        # private: use the class methods
+        self._path = path
+        self._conn = conn
+        self._meta = scan.meta
+        self._rows: list[_Row] = scan.rows
+        self._effective: list[int] = scan.effective
+        self._lock = threading.RLock()
+
+    # ---- construction
+
+    @classmethod
+    def create(cls, path, game: str, setup: dict, app_version: str) -> "Journal":
+        """Create a new journal file; refuses to overwrite an existing file (JournalExists)."""
+        path = Path(path)
+        if not isinstance(game, str) or not game:
+            raise ValueError(f"game must be a non-empty str, not {game!r}")
+        if not isinstance(setup, dict):
+            raise ValueError(f"setup must be a dict, not {type(setup).__name__}")
+        _check_json_value(setup, "setup")
+        if not isinstance(app_version, str):
+            raise ValueError(f"app_version must be a str, not {app_version!r}")
+        meta = {
+            "format": FORMAT_NAME, "schema_version": SCHEMA_VERSION, "game": game,
+            "setup": json.loads(_canonical(setup)), "created": _now(), "app_version": app_version,
+        }
+        _write_new_file(path, meta, [], {})
+        return cls.open(path)
+
+    @classmethod
+    def open(cls, path) -> "Journal":
+        """Open and fully verify an existing journal (every row's checksum, SQLite quick_check).
+
+        Raises JournalNotFound, NotAJournal, JournalTooNew or JournalCorrupt (whose
+        ``recovered_actions`` / ``last_good_seq`` describe the valid prefix)."""
+        path = Path(path)
+        scan, conn = _scan(path, readonly=False)
+        if scan.problem:
+            if conn is not None:
+                conn.close()
+            _raise_if_corrupt(path, scan)
+        try:
+            conn.execute("PRAGMA busy_timeout=5000")
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise JournalWriteError(path, f"{path}: SQLite refused WAL mode ({mode})")
+            conn.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise JournalError(path, f"{path}: cannot open for writing: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
+        return cls(path, conn, scan)
+
+    @classmethod
+    def recover(cls, path, new_path) -> "Journal":
+        """Write ``new_path`` with every entry of ``path`` up to the last good one (same
+        game, setup, sequence numbers, timestamps and undo corrections) and open it. The
+        original file is only read. Works on healthy journals too (a verified copy).
+
+        Raises JournalExists if ``new_path`` exists; NotAJournal / JournalTooNew, or
+        JournalCorrupt when even the journal's meta data (game, setup) is unreadable."""
+        path, new_path = Path(path), Path(new_path)
+        if os.path.lexists(new_path):
+            raise JournalExists(new_path)
+        scan, conn = _scan(path, readonly=True)
+        if conn is not None:
+            conn.close()
+        meta = dict(scan.meta)
+        extra = {"recovered_from": path.name, "recovered_at": _now(),
+                 "recovered_reason": scan.problem or "healthy copy"}
+        _write_new_file(new_path, meta, scan.rows, extra)
+        return cls.open(new_path)
+
+    # ---- properties
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def meta(self) -> dict:
+        """``{game, setup, created, app_version, schema_version}`` (a fresh copy)."""
+        m = self._meta
+        return {"game": m["game"], "setup": json.loads(_canonical(m["setup"])),
+                "created": m["created"], "app_version": m["app_version"],
+                "schema_version": m["schema_version"]}
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    @property
+    def last_seq(self) -> int:
+        """Sequence number of the last raw entry (0 when empty)."""
+        with self._lock:
+            return self._rows[-1][0] if self._rows else 0
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._effective)
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{len(self)} actions"
+        return f"<Journal {str(self._path)!r} {self._meta['game']} {state}>"
+
+    # ---- reading
+
+    def actions(self) -> list[Entry]:
+        """The effective history, oldest first (actions removed by undo left out)."""
+        with self._lock:
+            rows = self._rows
+            return [Entry(rows[i][0], rows[i][1], json.loads(rows[i][3]), rows[i][2])
+                    for i in self._effective]
+
+    def entries(self) -> list[Entry]:
+        """The raw append-only log, including ``_undo`` correction rows."""
+        with self._lock:
+            return [Entry(r[0], r[1], json.loads(r[3]), r[2]) for r in self._rows]
+
+    # ---- writing
+
+    def append(self, action: dict, source: str) -> int:
+        """Record one action durably (committed and fsynced before returning); returns its seq.
+
+        ValueError (nothing written) for a bad source or an action that is not a dict with a
+        non-empty str 'type' (not starting with '_') and JSON-serialisable contents."""
+        _check_source(source)
+        action_json = _encode_action(action)
+        return self._write(source, action_json, undoes=None)
+
+    def undo(self, is_chance: Callable[[dict], bool], source: str = "ui") -> Entry:
+        """Remove the latest effective action by appending ``{"type": "_undo", "target": seq}``.
+
+        Returns the Entry of the action that was undone. Raises UndoRefused when there is
+        nothing to undo, or when the latest effective action is at or before the latest
+        action for which ``is_chance(action)`` is true (a revealed roll is never undone,
+        nor anything before it)."""
+        _check_source(source)
+        with self._lock:
+            self._check_open()
+            if not self._effective:
+                raise UndoRefused(self._path, "there is no action to undo")
+            target_row = self._rows[self._effective[-1]]
+            target_seq = target_row[0]
+            # every non-correction row at or after the target (the target itself and
+            # any already-undone actions after it)
+            for row in reversed(self._rows):
+                if row[0] < target_seq:
+                    break
+                action = json.loads(row[3])
+                if action.get("type") == UNDO_TYPE:
+                    continue
+                if is_chance(action):
+                    what = "the latest action" if row[0] == target_seq else f"action {row[0]}"
+                    raise UndoRefused(
+                        self._path,
+                        f"{what} ({action.get('type')!r}, #{row[0]}) revealed a chance "
+                        f"result; actions up to it are final")
+            self._write(source, _canonical({"type": UNDO_TYPE, "target": target_seq}),
+                        undoes=target_seq)
+            return Entry(target_row[0], target_row[1], json.loads(target_row[3]),
+                         target_row[2])
+
+    def _write(self, source: str, action_json: str, undoes: int | None) -> int:
+        with self._lock:
+            self._check_open()
+            conn = self._conn
+            prev_seq = self._rows[-1][0] if self._rows else 0
+            prev_sum = self._rows[-1][4] if self._rows else _GENESIS
+            seq = prev_seq + 1
+            created = _now()
+            row = (seq, source, created, action_json,
+                   _row_checksum(prev_sum, seq, source, created, action_json))
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    last = conn.execute(
+                        "SELECT seq, checksum FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+                    if (last or (0, _GENESIS)) != (prev_seq, prev_sum):
+                        raise JournalWriteError(
+                            self._path, f"{self._path}: the file was changed by another "
+                                        f"writer since it was opened; reopen it")
+                    conn.execute("INSERT INTO entries(seq, source, created, action, checksum)"
+                                 " VALUES (?,?,?,?,?)", row)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise JournalWriteError(
+                    self._path, f"{self._path}: could not record the action: {exc}") from None
+            self._rows.append(row)
+            if undoes is None:
+                self._effective.append(len(self._rows) - 1)
+            else:
+                self._effective.pop()
+            return seq
+
+    # ---- lifecycle
+
+    def _check_open(self) -> None:
+        if self._conn is None:
+            raise JournalClosed(self._path)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                finally:
+                    self._conn = None
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------- listing
+
+
+def _summarise(path: Path) -> JournalSummary | BrokenJournal:
+    try:
+        scan, conn = _scan(path, readonly=True)
+        if conn is not None:
+            conn.close()
+        _raise_if_corrupt(path, scan)
+    except JournalError as exc:
+        return BrokenJournal(str(path), str(exc), type(exc).__name__,
+                             getattr(exc, "last_good_seq", 0))
+    except Exception as exc:  # never let one file hide the others
+        return BrokenJournal(str(path), f"{path}: cannot be read ({exc})", type(exc).__name__)
+    meta = scan.meta
+    return JournalSummary(
+        path=str(path), game=meta["game"], setup=meta["setup"], created=meta["created"],
+        updated=scan.rows[-1][2] if scan.rows else meta["created"],
+        action_count=len(scan.effective), app_version=meta["app_version"],
+        schema_version=meta["schema_version"])
+
+
+def list_journals(directory, pattern: str = "*" + JOURNAL_SUFFIX
+                  ) -> list[JournalSummary | BrokenJournal]:
+    """Every journal file (``pattern``, default ``*.journal``) in ``directory``, read-only.
+
+    Healthy journals come first, most recently updated first; broken ones (BrokenJournal,
+    with a human ``reason``) follow, by name. A missing directory gives an empty list."""
+    directory = Path(directory)
+    try:
+        paths = sorted(p for p in directory.glob(pattern) if not p.name.startswith("."))
+    except OSError:
+        return []
+    good, broken = [], []
+    for p in paths:
+        item = _summarise(p)
+        (good if isinstance(item, JournalSummary) else broken).append(item)
+    good.sort(key=lambda s: (s.updated, s.path), reverse=True)
+    return good + broken
