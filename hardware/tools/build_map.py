@@ -41,7 +41,7 @@ def map_document(include_resources=True):
     lines.append(' "strips": [')
     sl = []
     for s in strips:
-        sl.append('  ' + _dump({"id": s["id"], "kind": s["kind"], "first_register": s["first_register"],
+        sl.append('  ' + _dump({"id": s["id"], "kind": s["kind"], "board": s["board"], "first_register": s["first_register"],
                                "registers": s["registers"], "size_mm": [s["w"], s["h"]]}))
     lines.append(",\n".join(sl) + "],")
     lines.append(' "lanes": [')

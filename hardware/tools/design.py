@@ -53,11 +53,21 @@ def space_label(kind, i):
     return str(i + 1)
 
 
+# Two PCB designs: the *track board* (2 lanes x 8 positions, 2 x 74HC165) carries a
+# development strip, or an aspect strip with positions 7 and 8 of each lane left
+# unpopulated (their pull-ups make them read 1); the *resource board* (6 lanes x 11
+# positions, 9 x 74HC165) carries one seat's resource card.  Boards and overlays share
+# their outline and origin (top-left corner), so the coordinates below are both the
+# printed space centres and the hall-switch centres on the board.
+BOARD_POSITIONS = {"development": 8, "aspect": 8, "resource": 11}
+BOARD_OF_KIND = {"development": "track_board", "aspect": "track_board", "resource": "resource_board"}
+
+
 def _strip(sid, title, kind, lanes, registers, optional_group=None):
     """lanes: list of (lane_id, track, seat). Geometry: lanes stacked top to bottom."""
     n = KIND_SPACES[kind]
     gap = 0.0 if kind == "resource" else LANE_GAP
-    w = MARGIN + LABEL_W + n * PITCH + MARGIN
+    w = MARGIN + LABEL_W + BOARD_POSITIONS[kind] * PITCH + MARGIN
     h = MARGIN + TITLE_H + len(lanes) * PITCH + (len(lanes) - 1) * gap + MARGIN
     lane_geo = []
     for k, (lid, track, seat) in enumerate(lanes):
@@ -65,7 +75,8 @@ def _strip(sid, title, kind, lanes, registers, optional_group=None):
         y0 = MARGIN + TITLE_H + k * (PITCH + gap) + PITCH / 2.0
         lane_geo.append({"id": lid, "track": track, "seat": seat, "kind": kind, "spaces": n,
                          "x0": x0, "y0": y0, "dx": PITCH, "dy": 0.0})
-    return {"id": sid, "title": title, "kind": kind, "w": w, "h": h, "registers": registers,
+    return {"id": sid, "title": title, "kind": kind, "board": BOARD_OF_KIND[kind],
+            "w": w, "h": h, "registers": registers,
             "lanes": lane_geo, "optional_group": optional_group}
 
 

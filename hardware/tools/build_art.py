@@ -1,0 +1,221 @@
+"""Printable artwork (SVG, 1:1, units = mm) generated from hardware/sensor_map.json.
+
+    python hardware/tools/build_art.py
+
+Writes hardware/artwork/:
+  strip_<strip id>.svg     one per strip of the full map: lanes, printed spaces, and a
+                           sensor mark (crosshair + circle) at every hall switch of the map.
+                           Every mark is <g class="sensor" data-lane= data-space= data-bit=>
+                           with a <circle cx cy> at the switch centre (strip coordinates,
+                           origin = top-left corner of the strip, shared with the PCB).
+  dice_well_template.svg   floor, walls and sensor window of the two dice wells
+  dice_face_marks.svg      the six colour marks for the dice faces (3 dice' worth)
+Print at 100 % ("actual size"); check the 50 mm scale bar on every sheet.
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HW = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import design  # noqa: E402
+
+ART = os.path.join(HW, "artwork")
+FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
+
+
+def fmt(v):
+    s = "%.2f" % v
+    s = s.rstrip("0").rstrip(".")
+    return s if s != "-0" else "0"
+
+
+def svg_open(w, h, title):
+    return ['<?xml version="1.0" encoding="UTF-8"?>',
+            '<svg xmlns="http://www.w3.org/2000/svg" width="%smm" height="%smm" viewBox="0 0 %s %s">'
+            % (fmt(w), fmt(h), fmt(w), fmt(h)),
+            '<title>%s</title>' % esc(title)]
+
+
+def esc(t):
+    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def scale_bar(x, y):
+    out = ['<g class="scale-bar">',
+           '<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="black" stroke-width="0.3"/>' % (
+               fmt(x), fmt(y), fmt(x + 50), fmt(y)),
+           '<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="black" stroke-width="0.3"/>' % (
+               fmt(x), fmt(y - 1.5), fmt(x), fmt(y + 1.5)),
+           '<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="black" stroke-width="0.3"/>' % (
+               fmt(x + 50), fmt(y - 1.5), fmt(x + 50), fmt(y + 1.5)),
+           '<text x="%s" y="%s" font-size="2.2" %s>50 mm at 100 %%</text>' % (fmt(x + 52), fmt(y + 0.8), FONT),
+           '</g>']
+    return out
+
+
+def corner_marks(w, h):
+    out = ['<g class="registration">']
+    for (x, y) in ((3, 3), (w - 3, 3), (3, h - 3), (w - 3, h - 3)):
+        out.append('<path d="M %s %s h 4 M %s %s v 4" stroke="black" stroke-width="0.2" fill="none"/>'
+                   % (fmt(x - 2), fmt(y), fmt(x), fmt(y - 2)))
+    out.append('</g>')
+    return out
+
+
+def nice(track):
+    return track.replace("_", " ").title()
+
+
+def strip_svg(smap, strip):
+    w, h = strip["size_mm"]
+    lanes = [l for l in smap["lanes"] if l["strip"] == strip["id"]]
+    out = svg_open(w, h, "CivMint sensing strip %s" % strip["id"])
+    out.append('<rect class="outline" x="0" y="0" width="%s" height="%s" fill="white" stroke="black" stroke-width="0.3"/>'
+               % (fmt(w), fmt(h)))
+    out += corner_marks(w, h)
+    title = {"development": "%s - development track",
+             "aspect": "%s - civilization aspect",
+             "resource": "%s"}[strip["kind"]]
+    if strip["kind"] == "resource":
+        ttext = "Resources - seat %s" % lanes[0]["seat"]
+    else:
+        ttext = title % nice(lanes[0]["track"])
+    out.append('<text x="%s" y="%s" font-size="5" font-weight="bold" %s>%s</text>' % (
+        fmt(design.MARGIN), fmt(design.MARGIN + 5), FONT, esc(ttext)))
+    out.append('<text x="%s" y="%s" font-size="2.2" text-anchor="end" %s>strip %s, registers %d-%d, chain bits %d-%d</text>' % (
+        fmt(w - design.MARGIN), fmt(design.MARGIN + 4.5), FONT, strip["id"], strip["first_register"],
+        strip["first_register"] + strip["registers"] - 1, strip["first_register"] * 8,
+        (strip["first_register"] + strip["registers"]) * 8 - 1))
+    half = design.SPACE / 2.0
+    for lane in lanes:
+        x0, y0 = lane["at_mm"]
+        dx, dy = lane["step_mm"]
+        label = nice(lane["track"]) if strip["kind"] == "resource" else "Seat " + lane["seat"]
+        out.append('<g class="lane" data-lane="%s">' % lane["id"])
+        out.append('<text x="%s" y="%s" font-size="3.6" %s>%s</text>' % (
+            fmt(design.MARGIN), fmt(y0 + 1.2), FONT, esc(label)))
+        out.append('<text x="%s" y="%s" font-size="2" fill="#555" %s>%s</text>' % (
+            fmt(design.MARGIN), fmt(y0 + 4.2), FONT, esc(lane["id"])))
+        for i, bit in enumerate(lane["bits"]):
+            cx = x0 + i * dx
+            cy = y0 + i * dy
+            out.append('<rect class="space" x="%s" y="%s" width="%s" height="%s" rx="1.5" fill="none" stroke="black" stroke-width="0.35"/>'
+                       % (fmt(cx - half), fmt(cy - half), fmt(design.SPACE), fmt(design.SPACE)))
+            out.append('<text x="%s" y="%s" font-size="2.6" %s>%s</text>' % (
+                fmt(cx - half + 0.8), fmt(cy - half + 3.0), FONT, design.space_label(strip["kind"], i)))
+            out.append('<g class="sensor" data-lane="%s" data-space="%d" data-bit="%d">' % (lane["id"], i, bit))
+            out.append('<circle cx="%s" cy="%s" r="1.2" fill="none" stroke="#c00" stroke-width="0.2"/>' % (fmt(cx), fmt(cy)))
+            out.append('<path d="M %s %s h 4 M %s %s v 4" stroke="#c00" stroke-width="0.15"/>' % (
+                fmt(cx - 2), fmt(cy), fmt(cx), fmt(cy - 2)))
+            out.append('</g>')
+        out.append('</g>')
+    out += scale_bar(design.MARGIN, h - 2.5)
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
+def well_svg(smap):
+    W, H = 190.0, 100.0
+    out = svg_open(W, H, "CivMint dice-well template (cut, fold, glue)")
+    out.append('<text x="8" y="10" font-size="4.5" font-weight="bold" %s>Dice wells - template (2 mm foam board or 1.5 mm card)</text>' % FONT)
+    inner = design.WELL_INNER
+    wall_h = 12.0
+    floor = inner + 2 * 8.0   # 8 mm rim outside the walls
+    for k, well in enumerate(smap["wells"]):
+        ox = 8.0 + k * 92.0
+        oy = 16.0
+        out.append('<g class="well" data-well="%s" data-bus="%d">' % (well["id"], well["bus"]))
+        out.append('<text x="%s" y="%s" font-size="3.2" %s>%s (I2C bus %d)</text>' % (
+            fmt(ox), fmt(oy + 3), FONT, well["id"], well["bus"]))
+        fx, fy = ox, oy + 6
+        cx, cy = fx + floor / 2.0, fy + floor / 2.0
+        out.append('<rect class="floor" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="black" stroke-width="0.3"/>'
+                   % (fmt(fx), fmt(fy), fmt(floor), fmt(floor)))
+        out.append('<rect class="wall-line" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888" stroke-width="0.25" stroke-dasharray="1.5 1"/>'
+                   % (fmt(cx - inner / 2), fmt(cy - inner / 2), fmt(inner), fmt(inner)))
+        out.append('<circle class="window" data-well="%s" cx="%s" cy="%s" r="%s" fill="none" stroke="#c00" stroke-width="0.3"/>'
+                   % (well["id"], fmt(cx), fmt(cy), fmt(design.WELL_WINDOW / 2)))
+        out.append('<path d="M %s %s h 6 M %s %s v 6" stroke="#c00" stroke-width="0.15"/>' % (
+            fmt(cx - 3), fmt(cy), fmt(cx), fmt(cy - 3)))
+        out.append('<text x="%s" y="%s" font-size="2" %s>floor: cut the red circle; TCS34725 chip centred under it</text>' % (
+            fmt(fx), fmt(fy + floor + 3), FONT))
+        # four walls, laid out to the right of the floor
+        wx = fx + floor + 4
+        for j in range(4):
+            wy = fy + j * (wall_h + 2)
+            out.append('<rect class="wall" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="black" stroke-width="0.3"/>'
+                       % (fmt(wx), fmt(wy), fmt(inner), fmt(wall_h)))
+        out.append('<text x="%s" y="%s" font-size="2" %s>4 walls: %s x %s mm</text>' % (
+            fmt(wx), fmt(fy + 4 * (wall_h + 2) + 2), FONT, fmt(inner), fmt(wall_h)))
+        out.append('</g>')
+    out.append('<text x="8" y="%s" font-size="2.4" %s>Inner side %s mm for a %s mm die; glue the walls (%s mm high) inside the dashed square, on a floor of clear 0.3-0.5 mm PET over the window.</text>' % (
+        fmt(H - 12), FONT, fmt(inner), fmt(design.DIE_SIZE), fmt(wall_h)))
+    out += scale_bar(8.0, H - 5)
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
+PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+
+
+def faces_svg():
+    W, H = 190.0, 95.0
+    m = design.FACE_MARK
+    out = svg_open(W, H, "CivMint dice-face colour marks")
+    out.append('<text x="8" y="10" font-size="4.5" font-weight="bold" %s>Dice-face colour marks (print on matte white sticker paper)</text>' % FONT)
+    out.append('<text x="8" y="15" font-size="2.4" %s>Stick mark N on the face showing N pips (pips stay visible in white). The sensor sees the bottom face; the board reports top = 7 - bottom.</text>' % FONT)
+    for die in range(3):
+        y = 20 + die * (m + 10)
+        out.append('<text x="8" y="%s" font-size="2.6" %s>die %d%s</text>' % (fmt(y + m / 2 + 1), FONT, die + 1,
+                                                                                " (spare)" if die == 2 else ""))
+        for j, (value, name, rgb) in enumerate(design.FACE_COLOURS):
+            x = 30 + j * (m + 14)
+            hexc = "#%02X%02X%02X" % rgb
+            out.append('<g class="face-mark" data-value="%d" data-colour="%s" data-rgb="%s">' % (value, name, hexc))
+            out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#999" stroke-width="0.15"/>'
+                       % (fmt(x), fmt(y), fmt(m), fmt(m), hexc))
+            pip = "#000000" if name == "white" else "#FFFFFF"
+            for (px, py) in PIPS[value]:
+                out.append('<circle cx="%s" cy="%s" r="0.9" fill="%s"/>' % (
+                    fmt(x + m / 2 + px * m * 0.27), fmt(y + m / 2 + py * m * 0.27), pip))
+            out.append('<text x="%s" y="%s" font-size="2" %s>%d %s %s</text>' % (
+                fmt(x), fmt(y + m + 3), FONT, value, name, hexc))
+            out.append('</g>')
+    out += scale_bar(8.0, H - 5)
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
+def outputs(map_path=None):
+    with open(map_path or os.path.join(HW, "sensor_map.json")) as f:
+        smap = json.load(f)
+    out = {}
+    for strip in smap["strips"]:
+        out["strip_%s.svg" % strip["id"]] = strip_svg(smap, strip)
+    out["dice_well_template.svg"] = well_svg(smap)
+    out["dice_face_marks.svg"] = faces_svg()
+    return {os.path.join(ART, k): v for k, v in out.items()}
+
+
+def main(argv):
+    os.makedirs(ART, exist_ok=True)
+    bad = 0
+    for path, text in outputs().items():
+        if "--check" in argv:
+            if not os.path.exists(path) or open(path).read() != text:
+                print("stale:", path)
+                bad = 1
+        else:
+            with open(path, "w", newline="\n") as f:
+                f.write(text)
+            print("wrote", path)
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
