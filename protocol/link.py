@@ -1,0 +1,538 @@
+"""Reliable link endpoint shared by the board and the tablet (docs/protocol.md, "Link").
+
+Sequenced frames are kept, COBS-encoded, in a preallocated ring until the peer acknowledges
+them (cumulative ack = next sequence number expected) and are resent go-back-N on a timer.
+The receiver delivers only the next expected sequence number; duplicates and frames after a
+gap are dropped and re-acknowledged. HELLO both ways pairs two sessions and says where each
+side's stream resumes, so an unplug resumes exactly and a reset restarts from a snapshot.
+"""
+import binascii
+import struct
+
+from protocol import cobs, wire
+
+try:
+    from time import ticks_diff
+except ImportError:  # CPython: plain millisecond integers
+    def ticks_diff(a, b):
+        return a - b
+
+RESEND_MS = 200
+HEARTBEAT_MS = 500
+LINK_TIMEOUT_MS = 1500
+HELLO_RETRY_HOST_MS = 500
+HELLO_RETRY_BOARD_MS = 1000
+ERROR_REPLY_GAP_MS = 100
+
+COUNTER_NAMES = (
+    "rx_frames", "rx_delivered", "rx_duplicate", "rx_out_of_order", "rx_not_synced",
+    "tx_frames", "tx_resent", "tx_acked", "hello_rx", "hello_tx", "link_down", "folded",
+    "overflow_snapshots", "bad_crc", "bad_framing", "too_long", "too_short", "unknown_type",
+    "bad_version", "bad_payload", "map_mismatch", "not_synced", "bad_argument", "busy", "internal",
+)
+
+
+def seq_diff(a, b):
+    """a - b in 16-bit serial-number arithmetic, in -32768..32767."""
+    return ((a - b + 0x8000) & 0xFFFF) - 0x8000
+
+
+class Link:
+    """One side of the link. Subclasses: BoardLink, HostLink."""
+
+    role = wire.ROLE_HOST
+    reply_errors = False
+
+    def __init__(self, write, now_ms, on_message, info, session, window=32, ring_size=2048):
+        self.write = write  # write(buf, start, end): send buf[start:end]
+        self.now_ms = now_ms
+        self.on_message = on_message  # on_message(dict): delivered messages and link events
+        self.info = info  # dict: version, board_id, profile, map_hash, lanes, wells
+        self.session = session & 0xFFFFFFFF
+        self.counters = {}
+        for name in COUNTER_NAMES:
+            self.counters[name] = 0
+        self.last_error = None
+        # transmit side
+        self.window = window
+        self.ring = bytearray(ring_size)
+        self.slot_off = [0] * window
+        self.slot_len = [0] * window
+        self.head = 0
+        self.count = 0
+        self.tail = 0
+        self.tx_next = 0
+        self.sent_ms = 0
+        self.last_tx_ms = now_ms()
+        self.scratch = bytearray(wire.MAX_BODY)
+        self.spare = bytearray(wire.MAX_ENCODED + 2)  # unsequenced frames are encoded here
+        self._views = {}
+        self.ack_pending = False
+        # receive side
+        self.rx_buf = bytearray(wire.MAX_ENCODED)
+        self.rx_len = 0
+        self.rx_over = False
+        self.body = bytearray(wire.MAX_BODY)
+        self.rx_expected = None
+        self.peer_session = None
+        self.peer_info = None
+        self.synced = False
+        self.last_rx_ms = now_ms()
+        self.hello_ms = None
+        self.error_ms = None
+
+    # ---------------------------------------------------------------- transmit
+    def _view(self, n):
+        v = self._views.get(n)
+        if v is None:
+            v = memoryview(self.scratch)[:n]
+            self._views[n] = v
+        return v
+
+    def _pack_header(self, mtype, seq):
+        ack = self.rx_expected if self.rx_expected is not None else 0
+        struct.pack_into(wire.HEADER_FMT, self.scratch, 0, wire.VERSION, mtype, seq, ack)
+
+    def _finish(self, n):
+        """Append the CRC to scratch[0:n]; return the body length."""
+        struct.pack_into("<I", self.scratch, n, binascii.crc32(self._view(n)))
+        return n + wire.CRC_LEN
+
+    def oldest_seq(self):
+        return (self.tx_next - self.count) & 0xFFFF
+
+    def room_for(self, n):
+        """Ring offset where a frame of body length n fits, or -1."""
+        if self.count >= self.window:
+            return -1
+        need = cobs.max_encoded_len(n + wire.CRC_LEN) + 2
+        size = len(self.ring)
+        if self.count == 0:
+            return 0 if need <= size else -1
+        start = self.slot_off[self.head]
+        tail = self.tail
+        if tail > start:
+            if tail + need <= size:
+                return tail
+            return 0 if need <= start else -1
+        return tail if tail + need <= start else -1
+
+    def _queue_scratch(self, mtype, n):
+        """Queue header+payload already in scratch[0:n] as the next sequenced frame."""
+        pos = self.room_for(n)
+        if pos < 0:
+            return -1
+        seq = self.tx_next
+        self._pack_header(mtype, seq)
+        body_len = self._finish(n)
+        ring = self.ring
+        ring[pos] = 0
+        end = cobs.encode_into(self.scratch, body_len, ring, pos + 1)
+        ring[end] = 0
+        end += 1
+        slot = (self.head + self.count) % self.window
+        self.slot_off[slot] = pos
+        self.slot_len[slot] = end - pos
+        self.tail = end
+        if self.count == 0:
+            self.sent_ms = self.now_ms()
+        self.count += 1
+        self.tx_next = (seq + 1) & 0xFFFF
+        self._transmit(ring, pos, end)
+        return seq
+
+    def _send_unsequenced(self, mtype, n):
+        """Send header+payload in scratch[0:n] once, outside the ring."""
+        self._pack_header(mtype, 0)
+        body_len = self._finish(n)
+        out = self.spare
+        out[0] = 0
+        end = cobs.encode_into(self.scratch, body_len, out, 1)
+        out[end] = 0
+        self._transmit(out, 0, end + 1)
+
+    def _transmit(self, buf, start, end):
+        self.counters["tx_frames"] += 1
+        self.last_tx_ms = self.now_ms()
+        self.write(buf, start, end)
+
+    def send_message(self, mtype, fields):
+        """Encode and send any message; sequenced types are queued. Returns seq, 0, or -1 (full)."""
+        payload = wire.encode_payload(mtype, fields)
+        n = wire.HEADER_LEN + len(payload)
+        if n + wire.CRC_LEN > wire.MAX_BODY:
+            raise wire.ProtocolError(wire.E_TOO_LONG, "message of %d bytes exceeds the frame limit" % n)
+        self.scratch[wire.HEADER_LEN:n] = payload
+        if wire.is_sequenced(mtype):
+            return self._queue_scratch(mtype, n)
+        self._send_unsequenced(mtype, n)
+        return 0
+
+    def _resend_all(self):
+        i = 0
+        while i < self.count:
+            slot = (self.head + i) % self.window
+            off = self.slot_off[slot]
+            self._transmit(self.ring, off, off + self.slot_len[slot])
+            self.counters["tx_resent"] += 1
+            i += 1
+        self.sent_ms = self.now_ms()
+
+    def _on_ack(self, ack):
+        d = seq_diff(ack, self.oldest_seq())
+        if 0 < d <= self.count:
+            self.head = (self.head + d) % self.window
+            self.count -= d
+            self.counters["tx_acked"] += d
+            self.sent_ms = self.now_ms()
+            if self.count == 0:
+                self.tail = 0
+            self._acked()
+
+    def _acked(self):
+        pass
+
+    def _clear_tx(self):
+        dropped = self.count
+        self.head = 0
+        self.count = 0
+        self.tail = 0
+        return dropped
+
+    def send_hello(self, reply_wanted):
+        info = self.info
+        fields = {
+            "flags": wire.HELLO_REPLY_WANTED if reply_wanted else 0, "role": self.role,
+            "version": info["version"], "session": self.session,
+            "peer_session": self.peer_session or 0,
+            "rx_next": self.rx_expected if self.rx_expected is not None else 0,
+            "map_hash": info["map_hash"], "lanes": info["lanes"], "wells": info["wells"],
+            "board_id": info["board_id"], "profile": info["profile"],
+        }
+        payload = wire.encode_payload(wire.HELLO, fields)
+        n = wire.HEADER_LEN + len(payload)
+        self.scratch[wire.HEADER_LEN:n] = payload
+        # HELLO's seq field: the oldest unacknowledged seq, where this side's stream resumes
+        self._pack_header(wire.HELLO, self.oldest_seq())
+        body_len = self._finish(n)
+        out = self.spare
+        out[0] = 0
+        end = cobs.encode_into(self.scratch, body_len, out, 1)
+        out[end] = 0
+        self._transmit(out, 0, end + 1)
+        self.counters["hello_tx"] += 1
+        self.hello_ms = self.now_ms()
+
+    def _send_ack(self):
+        self.ack_pending = False
+        self._send_unsequenced(wire.ACK, wire.HEADER_LEN)
+
+    def _send_heartbeat(self):
+        struct.pack_into("<II", self.scratch, wire.HEADER_LEN, self.session,
+                         (self.now_ms() // 1000) & 0xFFFFFFFF)
+        self._send_unsequenced(wire.HEARTBEAT, wire.HEADER_LEN + 8)
+
+    def send_error(self, code, ref_type=0, ref_seq=0, detail=""):
+        now = self.now_ms()
+        if self.error_ms is not None and ticks_diff(now, self.error_ms) < ERROR_REPLY_GAP_MS:
+            return
+        self.error_ms = now
+        self.send_message(wire.ERROR, {"code": code, "ref_type": ref_type, "ref_seq": ref_seq,
+                                       "detail": detail})
+
+    # ----------------------------------------------------------------- receive
+    def feed(self, data):
+        """Bytes from the wire, in any chunking."""
+        if not isinstance(data, (bytes, bytearray)):
+            data = bytes(data)
+        n = len(data)
+        i = 0
+        while i < n:
+            j = data.find(b"\x00", i)
+            if j < 0:
+                j = n
+            if j > i:
+                k = j - i
+                if self.rx_over or self.rx_len + k > len(self.rx_buf):
+                    self.rx_over = True
+                else:
+                    self.rx_buf[self.rx_len:self.rx_len + k] = data[i:j]
+                    self.rx_len += k
+            if j < n:
+                self._end_of_frame()
+            i = j + 1
+
+    def _end_of_frame(self):
+        n = self.rx_len
+        over = self.rx_over
+        self.rx_len = 0
+        self.rx_over = False
+        if over:
+            self._bad(wire.E_TOO_LONG, 0, 0, "frame longer than %d bytes" % wire.MAX_ENCODED)
+            return
+        if n == 0:
+            return
+        try:
+            size = cobs.decode_into(self.rx_buf, 0, n, self.body)
+        except cobs.CobsError as exc:
+            code = wire.E_TOO_LONG if "longer" in str(exc) else wire.E_BAD_FRAMING
+            self._bad(code, 0, 0, str(exc))
+            return
+        try:
+            mtype, seq, ack, payload = wire.parse_body(self.body, size)
+        except wire.ProtocolError as exc:
+            self._bad(exc.code, 0, 0, exc.message)
+            return
+        self.counters["rx_frames"] += 1
+        self.last_rx_ms = self.now_ms()
+        self._on_frame(mtype, seq, ack, payload)
+
+    def _bad(self, code, ref_type, ref_seq, detail):
+        self.counters[wire.ERROR_NAMES.get(code, "internal")] += 1
+        self.last_error = (code, detail)
+        if code == wire.E_BAD_VERSION and not self.reply_errors:
+            self.on_message({"type": "REFUSED", "code": code, "reason": detail})
+        if self.reply_errors:
+            self.send_error(code, ref_type, ref_seq, detail)
+
+    def _on_frame(self, mtype, seq, ack, payload):
+        if mtype == wire.HELLO:
+            try:
+                hello = wire.decode_payload(mtype, payload)
+            except wire.ProtocolError as exc:
+                self._bad(exc.code, mtype, seq, exc.message)
+                return
+            self.counters["hello_rx"] += 1
+            self._on_hello(seq, hello)
+            return
+        if self.peer_session is not None:
+            self._on_ack(ack)
+        if wire.is_sequenced(mtype):
+            if self.rx_expected is None:
+                self.counters["rx_not_synced"] += 1
+                if self.reply_errors:
+                    self.send_error(wire.E_NOT_SYNCED, mtype, seq, "HELLO first")
+                return
+            d = seq_diff(seq, self.rx_expected)
+            self.ack_pending = True
+            if d < 0:
+                self.counters["rx_duplicate"] += 1
+                return
+            if d > 0:
+                self.counters["rx_out_of_order"] += 1
+                return
+            self.rx_expected = (seq + 1) & 0xFFFF
+            try:
+                msg = wire.decode_payload(mtype, payload)
+                wire.check_fields(mtype, msg)
+            except wire.ProtocolError as exc:
+                # consumed anyway, so the sender stops resending it; the error is reported
+                self._bad(exc.code, mtype, seq, exc.message)
+                return
+            self.counters["rx_delivered"] += 1
+            msg["type"] = wire.TYPE_NAMES[mtype]
+            msg["seq"] = seq
+            self._deliver(mtype, msg)
+            return
+        if mtype == wire.ACK:
+            return
+        try:
+            msg = wire.decode_payload(mtype, payload)
+        except wire.ProtocolError as exc:
+            self._bad(exc.code, mtype, seq, exc.message)
+            return
+        if mtype == wire.HEARTBEAT:
+            if self.peer_session is not None and msg["session"] != self.peer_session:
+                # the peer restarted and its HELLO was lost: pair again
+                self.synced = False
+                self.send_hello(True)
+            return
+        msg["type"] = wire.TYPE_NAMES[mtype]
+        msg["seq"] = seq
+        self.on_message(msg)
+
+    def _deliver(self, mtype, msg):
+        self.on_message(msg)
+
+    def _accept_peer(self, hello):
+        return True
+
+    def _fresh_peer(self, hello):
+        """The peer does not know this side's stream: drop it and start clean."""
+        self._clear_tx()
+
+    def _on_hello(self, seq, hello):
+        if hello["role"] == self.role:
+            self._bad(wire.E_BAD_PAYLOAD, wire.HELLO, seq, "peer claims this side's role")
+            return
+        if not self._accept_peer(hello):
+            return
+        peer_changed = hello["session"] != self.peer_session
+        if peer_changed:
+            self.peer_session = hello["session"]
+            self.rx_expected = seq
+        self.peer_info = hello
+        knows_me = hello["peer_session"] == self.session
+        d = seq_diff(hello["rx_next"], self.oldest_seq())
+        resumed = knows_me and 0 <= d <= self.count
+        if resumed:
+            self._on_ack(hello["rx_next"])
+            if self.count:
+                self._resend_all()
+        else:
+            self._clear_tx()
+            if knows_me:
+                self.tx_next = hello["rx_next"]
+            self._fresh_peer(hello)
+        was_synced = self.synced
+        self.synced = True
+        self.last_rx_ms = self.now_ms()
+        if hello["flags"] & wire.HELLO_REPLY_WANTED or not knows_me:
+            self.send_hello(not knows_me and not hello["flags"] & wire.HELLO_REPLY_WANTED)
+        if peer_changed or not resumed or not was_synced:
+            self.on_message({"type": "LINK_UP", "peer": hello, "resumed": resumed,
+                             "peer_changed": peer_changed})
+
+    # ------------------------------------------------------------------ timers
+    def poll(self):
+        """Call often (every few ms): resends, acks, heartbeats, HELLO retries, timeouts."""
+        now = self.now_ms()
+        if self.synced and ticks_diff(now, self.last_rx_ms) > LINK_TIMEOUT_MS:
+            self.synced = False
+            self.counters["link_down"] += 1
+            self.on_message({"type": "LINK_DOWN"})
+        if not self.synced:
+            gap = HELLO_RETRY_HOST_MS if self.role == wire.ROLE_HOST else HELLO_RETRY_BOARD_MS
+            if self.hello_ms is None or ticks_diff(now, self.hello_ms) >= gap:
+                self.send_hello(True)
+        if self.count and ticks_diff(now, self.sent_ms) >= RESEND_MS:
+            self._resend_all()
+        if self.ack_pending:
+            self._send_ack()
+        if self.synced and ticks_diff(now, self.last_tx_ms) >= HEARTBEAT_MS:
+            self._send_heartbeat()
+
+
+class BoardLink(Link):
+    """The board's endpoint: events out, host commands in.
+
+    snapshot_source() -> (lane_masks, wells) with wells as (state, value, confidence, roll).
+    When the resend ring is full, new events are not queued: they are counted as folded and a
+    SNAPSHOT (reason overflow, with the folded count) is queued as soon as it fits.
+    """
+
+    role = wire.ROLE_BOARD
+    reply_errors = True
+
+    def __init__(self, write, now_ms, on_message, info, session, snapshot_source,
+                 window=32, ring_size=2048):
+        Link.__init__(self, write, now_ms, on_message, info, session, window, ring_size)
+        self.snapshot_source = snapshot_source
+        self.snapshot_pending = False
+        self.folded = 0
+        self.queue_snapshot(wire.SNAP_BOOT)
+
+    def queue_snapshot(self, reason):
+        lanes, wells = self.snapshot_source()
+        seq = self.send_message(wire.SNAPSHOT, {"reason": reason, "folded": self.folded,
+                                                "lanes": lanes, "wells": wells})
+        if seq < 0:
+            self.snapshot_pending = True
+        else:
+            self.snapshot_pending = False
+            self.folded = 0
+        return seq
+
+    def _fold(self):
+        self.counters["folded"] += 1
+        self.folded += 1
+        if not self.snapshot_pending:
+            self.snapshot_pending = True
+            self.counters["overflow_snapshots"] += 1
+
+    def track_change(self, lane, mask):
+        """Queue a TRACK_CHANGE; returns False when it was folded into a coming snapshot."""
+        if self.snapshot_pending:
+            self._fold()
+            return False
+        struct.pack_into("<BI", self.scratch, wire.HEADER_LEN, lane, mask)
+        if self._queue_scratch(wire.TRACK_CHANGE, wire.HEADER_LEN + 5) < 0:
+            self._fold()
+            return False
+        return True
+
+    def dice(self, well, state, value, confidence, roll):
+        if self.snapshot_pending:
+            self._fold()
+            return False
+        struct.pack_into("<BBBBB", self.scratch, wire.HEADER_LEN, well, state, value,
+                         confidence, roll)
+        if self._queue_scratch(wire.DICE, wire.HEADER_LEN + 5) < 0:
+            self._fold()
+            return False
+        return True
+
+    def _acked(self):
+        if self.snapshot_pending:
+            self.queue_snapshot(wire.SNAP_OVERFLOW)
+
+    def _fresh_peer(self, hello):
+        self._clear_tx()
+        self.snapshot_pending = False
+        self.folded = 0
+        self.queue_snapshot(wire.SNAP_HELLO)
+
+    def _deliver(self, mtype, msg):
+        if mtype == wire.CMD_SNAPSHOT:
+            self.queue_snapshot(wire.SNAP_REQUEST)
+            return
+        if not 0x20 <= mtype <= 0x2F:
+            self._bad(wire.E_UNKNOWN_TYPE, mtype, msg["seq"], "not a host command")
+            return
+        self.on_message(msg)
+
+
+class HostLink(Link):
+    """The tablet's endpoint: commands out, events in. Refuses a board built for another map."""
+
+    role = wire.ROLE_HOST
+
+    def __init__(self, write, now_ms, on_message, info, session, window=16, ring_size=1024):
+        Link.__init__(self, write, now_ms, on_message, info, session, window, ring_size)
+        self.refused = None
+
+    def _accept_peer(self, hello):
+        expected = bytes(self.info["map_hash"])
+        if bytes(hello["map_hash"]) != expected or hello["lanes"] != self.info["lanes"] \
+                or hello["wells"] != self.info["wells"]:
+            reason = ("board %s (%s) has sensor map %s with %d lanes and %d wells; this app "
+                      "expects map %s with %d lanes and %d wells: flash the board with this "
+                      "app's sensor map or pick the matching game" % (
+                          hello["board_id"], hello["profile"],
+                          binascii.hexlify(bytes(hello["map_hash"])).decode(),
+                          hello["lanes"], hello["wells"], binascii.hexlify(expected).decode(),
+                          self.info["lanes"], self.info["wells"]))
+            self.counters["map_mismatch"] += 1
+            if self.refused != reason:
+                self.refused = reason
+                self.on_message({"type": "REFUSED", "code": wire.E_MAP_MISMATCH,
+                                 "reason": reason, "peer": hello})
+            self.send_error(wire.E_MAP_MISMATCH, wire.HELLO, 0, "sensor map mismatch")
+            return False
+        self.refused = None
+        return True
+
+    def _fresh_peer(self, hello):
+        dropped = self._clear_tx()
+        if dropped:
+            self.on_message({"type": "COMMANDS_DROPPED", "count": dropped})
+
+    def command(self, mtype, fields=None):
+        """Queue a host command; returns its seq. Raises ProtocolError(E_BUSY) when full."""
+        if not 0x20 <= mtype <= 0x2F:
+            raise wire.ProtocolError(wire.E_UNKNOWN_TYPE, "0x%02x is not a host command" % mtype)
+        seq = self.send_message(mtype, fields or {})
+        if seq < 0:
+            raise wire.ProtocolError(wire.E_BUSY, "%d commands await acknowledgement"
+                                     % self.count)
+        return seq

@@ -1,0 +1,348 @@
+"""Frame and message layouts of the board <-> tablet protocol (docs/protocol.md).
+
+Runs unchanged on MicroPython 1.20+ and CPython 3.11+. Frame body, little-endian:
+
+    version u8 | type u8 | seq u16 | ack u16 | payload ... | crc32 u32
+
+The body is COBS-encoded and sent between 0x00 delimiters (one before, one after).
+"""
+import binascii
+import struct
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+VERSION = const(1)
+HEADER_FMT = "<BBHH"
+HEADER_LEN = const(6)
+CRC_LEN = const(4)
+MIN_BODY = const(10)  # header + crc
+MAX_BODY = const(512)  # header + payload + crc
+MAX_PAYLOAD = const(502)
+# COBS of MAX_BODY bytes, without the delimiters
+MAX_ENCODED = const(515)
+
+# Message types. 0x00-0x0F are unsequenced; 0x10-0x7F are sequenced (acknowledged, resent).
+HELLO = const(0x01)
+HEARTBEAT = const(0x02)
+ACK = const(0x03)
+ERROR = const(0x04)
+SNAPSHOT = const(0x10)
+TRACK_CHANGE = const(0x11)
+DICE = const(0x12)
+SELF_TEST = const(0x13)
+CAL_STATUS = const(0x14)
+CMD_SNAPSHOT = const(0x20)
+CMD_SELF_TEST = const(0x21)
+CMD_CALIBRATE = const(0x22)
+CMD_REPL = const(0x23)
+CMD_INDICATOR = const(0x24)
+
+TYPE_NAMES = {
+    HELLO: "HELLO", HEARTBEAT: "HEARTBEAT", ACK: "ACK", ERROR: "ERROR",
+    SNAPSHOT: "SNAPSHOT", TRACK_CHANGE: "TRACK_CHANGE", DICE: "DICE",
+    SELF_TEST: "SELF_TEST", CAL_STATUS: "CAL_STATUS",
+    CMD_SNAPSHOT: "CMD_SNAPSHOT", CMD_SELF_TEST: "CMD_SELF_TEST",
+    CMD_CALIBRATE: "CMD_CALIBRATE", CMD_REPL: "CMD_REPL", CMD_INDICATOR: "CMD_INDICATOR",
+}
+TYPE_CODES = {}
+for _code in TYPE_NAMES:
+    TYPE_CODES[TYPE_NAMES[_code]] = _code
+
+
+def is_sequenced(mtype):
+    return 0x10 <= mtype <= 0x7F
+
+
+# HELLO
+ROLE_BOARD = const(0)
+ROLE_HOST = const(1)
+HELLO_REPLY_WANTED = const(0x01)
+
+# DICE well states
+DICE_EMPTY = const(0)
+DICE_ROLLING = const(1)
+DICE_SETTLED = const(2)
+DICE_CROOKED = const(3)
+DICE_REMOVED = const(4)
+DICE_STATE_NAMES = ("empty", "rolling", "settled", "crooked", "removed")
+
+# SNAPSHOT reasons
+SNAP_BOOT = const(0)
+SNAP_HELLO = const(1)
+SNAP_REQUEST = const(2)
+SNAP_OVERFLOW = const(3)
+SNAP_REASON_NAMES = ("boot", "hello", "request", "overflow")
+
+# SELF_TEST triggers and fault codes
+TEST_AT_BOOT = const(0)
+TEST_ON_COMMAND = const(1)
+FAULT_SENSOR_MISSING = const(1)  # index = well, value = 0
+FAULT_SENSOR_ID = const(2)  # index = well, value = the ID register read
+FAULT_CHAIN_LENGTH = const(3)  # index = registers expected, value = registers found (0xFFFF unknown)
+FAULT_BIT_STUCK = const(4)  # index = chain bit, value = seconds seen stuck
+FAULT_SENSOR_SATURATED = const(5)  # index = well, value = clear channel reading
+FAULT_CAL_DEFAULTS = const(6)  # index = 0, value = 0: calibration file missing/corrupt
+FAULT_NAMES = {
+    FAULT_SENSOR_MISSING: "dice sensor missing", FAULT_SENSOR_ID: "wrong dice sensor id",
+    FAULT_CHAIN_LENGTH: "shift-register chain length wrong", FAULT_BIT_STUCK: "sensor bit stuck on",
+    FAULT_SENSOR_SATURATED: "dice sensor saturated", FAULT_CAL_DEFAULTS: "calibration defaults in use",
+}
+
+# CMD_CALIBRATE steps and CAL_STATUS results
+CAL_BEGIN = const(1)
+CAL_CAPTURE = const(2)
+CAL_SAVE = const(3)
+CAL_CANCEL = const(4)
+CAL_DEFAULTS = const(5)
+CAL_OK = const(0)
+CAL_UNSTABLE = const(1)
+CAL_NO_DIE = const(2)
+CAL_NOT_ACTIVE = const(3)
+CAL_BAD_ARG = const(4)
+CAL_STORE_FAILED = const(5)
+
+# CMD_INDICATOR modes
+IND_AUTO = const(0)
+IND_OFF = const(1)
+IND_ON = const(2)
+IND_BLINK = const(3)
+IND_IDENTIFY = const(4)
+
+# ERROR codes (also the keys of the receive counters)
+E_BAD_CRC = const(1)
+E_BAD_FRAMING = const(2)
+E_TOO_LONG = const(3)
+E_TOO_SHORT = const(4)
+E_UNKNOWN_TYPE = const(5)
+E_BAD_VERSION = const(6)
+E_BAD_PAYLOAD = const(7)
+E_MAP_MISMATCH = const(8)
+E_NOT_SYNCED = const(9)
+E_BAD_ARGUMENT = const(10)
+E_BUSY = const(11)
+E_INTERNAL = const(12)
+ERROR_NAMES = {
+    E_BAD_CRC: "bad_crc", E_BAD_FRAMING: "bad_framing", E_TOO_LONG: "too_long",
+    E_TOO_SHORT: "too_short", E_UNKNOWN_TYPE: "unknown_type", E_BAD_VERSION: "bad_version",
+    E_BAD_PAYLOAD: "bad_payload", E_MAP_MISMATCH: "map_mismatch", E_NOT_SYNCED: "not_synced",
+    E_BAD_ARGUMENT: "bad_argument", E_BUSY: "busy", E_INTERNAL: "internal",
+}
+
+MAX_TEXT = const(64)  # board id, profile and error detail are cut to this many bytes
+
+# Fixed payload layouts; variable ones (HELLO, SNAPSHOT, SELF_TEST, ERROR) are coded below.
+FIXED = {
+    HEARTBEAT: ("<II", ("session", "uptime_s")),
+    ACK: ("<", ()),
+    TRACK_CHANGE: ("<BI", ("lane", "mask")),
+    DICE: ("<BBBBB", ("well", "state", "value", "confidence", "roll")),
+    CAL_STATUS: ("<BBBBHHHH", ("step", "well", "face", "status", "c", "r", "g", "b")),
+    CMD_SNAPSHOT: ("<", ()),
+    CMD_SELF_TEST: ("<", ()),
+    CMD_CALIBRATE: ("<BBB", ("step", "well", "face")),
+    CMD_REPL: ("<", ()),
+    CMD_INDICATOR: ("<B", ("mode",)),
+}
+HELLO_FMT = "<BBBBBIIH8sBB"
+HELLO_LEN = const(25)
+SNAP_HEAD_FMT = "<BHBB"
+SNAP_WELL_FMT = "<BBBB"
+FAULT_FMT = "<BHH"
+
+
+class ProtocolError(ValueError):
+    """A frame or payload that cannot be accepted; .code is one of the E_* error codes."""
+
+    def __init__(self, code, message):
+        ValueError.__init__(self, message)
+        self.code = code
+        self.message = message
+
+
+def _text(value):
+    if isinstance(value, str):
+        value = value.encode()
+    return bytes(value[:MAX_TEXT])
+
+
+def _read_text(payload, pos):
+    if pos >= len(payload):
+        raise ProtocolError(E_BAD_PAYLOAD, "text field missing")
+    n = payload[pos]
+    if pos + 1 + n > len(payload):
+        raise ProtocolError(E_BAD_PAYLOAD, "text field runs past the payload")
+    try:
+        return str(bytes(payload[pos + 1:pos + 1 + n]), "utf-8"), pos + 1 + n
+    except UnicodeError:
+        raise ProtocolError(E_BAD_PAYLOAD, "text field is not UTF-8")
+
+
+def encode_payload(mtype, fields):
+    """Message fields (a dict) -> payload bytes."""
+    if mtype in FIXED:
+        fmt, names = FIXED[mtype]
+        try:
+            return struct.pack(fmt, *[fields[k] for k in names])
+        except (KeyError, struct.error, OverflowError, TypeError) as exc:
+            raise ProtocolError(E_BAD_PAYLOAD, "cannot encode %s: %s" % (TYPE_NAMES[mtype], exc))
+    if mtype == HELLO:
+        v = fields["version"]
+        head = struct.pack(HELLO_FMT, fields["flags"], fields["role"], v[0], v[1], v[2],
+                           fields["session"], fields["peer_session"], fields["rx_next"],
+                           bytes(fields["map_hash"]), fields["lanes"], fields["wells"])
+        a = _text(fields["board_id"])
+        b = _text(fields["profile"])
+        return head + bytes((len(a),)) + a + bytes((len(b),)) + b
+    if mtype == SNAPSHOT:
+        lanes = fields["lanes"]
+        wells = fields["wells"]
+        out = bytearray(struct.pack(SNAP_HEAD_FMT, fields["reason"], fields["folded"],
+                                    len(lanes), len(wells)))
+        for mask in lanes:
+            out += struct.pack("<I", mask)
+        for w in wells:
+            out += struct.pack(SNAP_WELL_FMT, w[0], w[1], w[2], w[3])
+        return bytes(out)
+    if mtype == SELF_TEST:
+        faults = fields["faults"]
+        out = bytearray(struct.pack("<BBB", fields["trigger"], fields["registers"], len(faults)))
+        for f in faults:
+            out += struct.pack(FAULT_FMT, f[0], f[1], f[2])
+        return bytes(out)
+    if mtype == ERROR:
+        t = _text(fields.get("detail", ""))
+        return struct.pack("<BBH", fields["code"], fields["ref_type"], fields["ref_seq"]) + t
+    raise ProtocolError(E_UNKNOWN_TYPE, "unknown message type 0x%02x" % mtype)
+
+
+def decode_payload(mtype, payload):
+    """Payload bytes -> dict of fields; raises ProtocolError on any inconsistency."""
+    n = len(payload)
+    if mtype in FIXED:
+        fmt, names = FIXED[mtype]
+        if n != struct.calcsize(fmt):
+            raise ProtocolError(E_BAD_PAYLOAD, "%s payload is %d bytes, expected %d"
+                                % (TYPE_NAMES[mtype], n, struct.calcsize(fmt)))
+        values = struct.unpack(fmt, payload)
+        out = {}
+        for i in range(len(names)):
+            out[names[i]] = values[i]
+        return out
+    if mtype == HELLO:
+        if n < HELLO_LEN + 2:
+            raise ProtocolError(E_BAD_PAYLOAD, "HELLO payload too short (%d bytes)" % n)
+        v = struct.unpack(HELLO_FMT, payload[:HELLO_LEN])
+        board_id, pos = _read_text(payload, HELLO_LEN)
+        profile, pos = _read_text(payload, pos)
+        if pos != n:
+            raise ProtocolError(E_BAD_PAYLOAD, "HELLO payload has %d trailing bytes" % (n - pos))
+        if v[1] not in (ROLE_BOARD, ROLE_HOST):
+            raise ProtocolError(E_BAD_PAYLOAD, "HELLO role %d unknown" % v[1])
+        return {"flags": v[0], "role": v[1], "version": (v[2], v[3], v[4]), "session": v[5],
+                "peer_session": v[6], "rx_next": v[7], "map_hash": v[8], "lanes": v[9],
+                "wells": v[10], "board_id": board_id, "profile": profile}
+    if mtype == SNAPSHOT:
+        if n < 5:
+            raise ProtocolError(E_BAD_PAYLOAD, "SNAPSHOT payload too short")
+        reason, folded, nl, nw = struct.unpack(SNAP_HEAD_FMT, payload[:5])
+        if n != 5 + 4 * nl + 4 * nw:
+            raise ProtocolError(E_BAD_PAYLOAD, "SNAPSHOT of %d lanes and %d wells cannot be %d bytes"
+                                % (nl, nw, n))
+        lanes = []
+        for i in range(nl):
+            lanes.append(struct.unpack("<I", payload[5 + 4 * i:9 + 4 * i])[0])
+        wells = []
+        base = 5 + 4 * nl
+        for i in range(nw):
+            wells.append(struct.unpack(SNAP_WELL_FMT, payload[base + 4 * i:base + 4 * i + 4]))
+        for w in wells:
+            if w[0] > DICE_REMOVED:
+                raise ProtocolError(E_BAD_PAYLOAD, "SNAPSHOT dice state %d unknown" % w[0])
+        return {"reason": reason, "folded": folded, "lanes": lanes, "wells": wells}
+    if mtype == SELF_TEST:
+        if n < 3 or n != 3 + 5 * payload[2]:
+            raise ProtocolError(E_BAD_PAYLOAD, "SELF_TEST payload length %d inconsistent" % n)
+        faults = []
+        for i in range(payload[2]):
+            faults.append(struct.unpack(FAULT_FMT, payload[3 + 5 * i:8 + 5 * i]))
+        return {"trigger": payload[0], "registers": payload[1], "faults": faults}
+    if mtype == ERROR:
+        if n < 4:
+            raise ProtocolError(E_BAD_PAYLOAD, "ERROR payload too short")
+        code, ref_type, ref_seq = struct.unpack("<BBH", payload[:4])
+        try:
+            detail = str(bytes(payload[4:]), "utf-8")
+        except UnicodeError:
+            detail = ""
+        return {"code": code, "ref_type": ref_type, "ref_seq": ref_seq, "detail": detail}
+    raise ProtocolError(E_UNKNOWN_TYPE, "unknown message type 0x%02x" % mtype)
+
+
+def check_fields(mtype, fields):
+    """Range checks beyond the byte layout (a die value 1-6 when settled, known states)."""
+    if mtype == DICE:
+        if fields["state"] > DICE_REMOVED:
+            raise ProtocolError(E_BAD_PAYLOAD, "dice state %d unknown" % fields["state"])
+        if fields["state"] == DICE_SETTLED and not 1 <= fields["value"] <= 6:
+            raise ProtocolError(E_BAD_PAYLOAD, "settled die value %d outside 1-6" % fields["value"])
+        if fields["confidence"] > 100:
+            raise ProtocolError(E_BAD_PAYLOAD, "dice confidence %d above 100" % fields["confidence"])
+
+
+def body_crc(body, n):
+    """CRC-32 of body[0:n] as an unsigned int."""
+    return binascii.crc32(memoryview(body)[:n]) & 0xFFFFFFFF
+
+
+def parse_body(body, n):
+    """Check a decoded frame body; return (type, seq, ack, payload memoryview).
+
+    Raises ProtocolError with the error code that the receive counters use.
+    """
+    if n < MIN_BODY:
+        raise ProtocolError(E_TOO_SHORT, "frame of %d bytes is shorter than %d" % (n, MIN_BODY))
+    crc = body[n - 4] | (body[n - 3] << 8) | (body[n - 2] << 16) | (body[n - 1] << 24)
+    if body_crc(body, n - 4) != crc:
+        raise ProtocolError(E_BAD_CRC, "CRC mismatch")
+    if body[0] != VERSION:
+        raise ProtocolError(E_BAD_VERSION, "protocol version %d, this side speaks %d"
+                            % (body[0], VERSION))
+    ver, mtype, seq, ack = struct.unpack_from(HEADER_FMT, body, 0)
+    return mtype, seq, ack, memoryview(body)[HEADER_LEN:n - 4]
+
+
+def build_body(mtype, seq, ack, payload):
+    """Header + payload + CRC as bytes (allocates; the board's hot path packs in place)."""
+    if len(payload) > MAX_PAYLOAD:
+        raise ProtocolError(E_TOO_LONG, "payload of %d bytes exceeds %d" % (len(payload), MAX_PAYLOAD))
+    head = struct.pack(HEADER_FMT, VERSION, mtype, seq & 0xFFFF, ack & 0xFFFF) + bytes(payload)
+    return head + struct.pack("<I", binascii.crc32(head) & 0xFFFFFFFF)
+
+
+def encode_frame(mtype, seq, ack, fields):
+    """A whole frame on the wire: 0x00, COBS(body), 0x00."""
+    from protocol import cobs
+    return b"\x00" + cobs.encode(build_body(mtype, seq, ack, encode_payload(mtype, fields))) + b"\x00"
+
+
+def decode_frame(raw):
+    """One frame (with or without delimiters) -> message dict; raises ProtocolError."""
+    from protocol import cobs
+    raw = bytes(raw).strip(b"\x00")
+    body = bytearray(MAX_BODY)
+    try:
+        n = cobs.decode_into(raw, 0, len(raw), body)
+    except cobs.CobsError as exc:
+        code = E_TOO_LONG if "longer" in str(exc) else E_BAD_FRAMING
+        raise ProtocolError(code, str(exc))
+    mtype, seq, ack, payload = parse_body(body, n)
+    msg = decode_payload(mtype, bytes(payload))
+    check_fields(mtype, msg)
+    msg["type"] = TYPE_NAMES[mtype]
+    msg["seq"] = seq
+    msg["ack"] = ack
+    return msg
