@@ -209,14 +209,30 @@ def _row_checksum(prev: str, seq: int, source: str, created: str, action_json: s
 
 
 def _meta_checksum(meta: dict) -> str:
-    return hashlib.sha256(_canonical(meta).encode()).hexdigest()[:32]
+    return hashlib.sha256(_canonical(meta).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{where}: {text!r} is not valid Unicode text (lone surrogate)") from None
+
+
+def _decode_text(data: bytes) -> str:
+    # Damaged bytes must not raise while reading; they decode to lone surrogates, which
+    # then fail the checksum (computed over the original UTF-8 bytes).
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _check_json_value(value, where: str, depth: int = 0) -> None:
     """Refuse what would not survive a JSON round trip unchanged in meaning."""
     if depth > 100:
         raise ValueError(f"{where}: nested too deeply")
-    if value is None or isinstance(value, (bool, int, str)):
+    if isinstance(value, str):
+        _check_text(value, where)
+        return
+    if value is None or isinstance(value, (bool, int)):
         return
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -226,6 +242,7 @@ def _check_json_value(value, where: str, depth: int = 0) -> None:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise ValueError(f"{where}: key {k!r} is not a str (JSON object keys are strings)")
+            _check_text(k, where)
             _check_json_value(v, f"{where}[{k!r}]", depth + 1)
         return
     if isinstance(value, (list, tuple)):
@@ -266,6 +283,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     else:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
                                timeout=5.0)
+    conn.text_factory = _decode_text
     return conn
 
 
@@ -394,7 +412,7 @@ def _salvage(path: Path, ours_by_header: bool) -> _Scan:
     try:
         conn.execute("PRAGMA writable_schema=ON")
         _scan_conn(path, conn, scan, ours_by_header)
-    except (_Unreadable, sqlite3.DatabaseError) as exc:
+    except (_Unreadable, sqlite3.DatabaseError, UnicodeError) as exc:
         raise JournalCorrupt(path, f"SQLite cannot read the database: {exc}") from None
     finally:
         conn.close()
@@ -407,7 +425,7 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         has_meta = conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeError) as exc:
         raise _Unreadable(str(exc)) from None
     if app_id != APPLICATION_ID and not ours_by_header:
         raise NotAJournal(path, "it is an SQLite database of another application")
@@ -417,7 +435,7 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
     try:
         for key, value in conn.execute("SELECT key, value FROM meta"):
             raw_meta[key] = value
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeError) as exc:
         raise JournalCorrupt(path, f"the meta table cannot be read: {exc}") from None
     try:
         version = json.loads(raw_meta["schema_version"])
@@ -434,7 +452,7 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
     try:
         meta = {k: json.loads(raw_meta[k]) for k in _META_KEYS}
         stored = json.loads(raw_meta["checksum"])
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError, TypeError) as exc:
         raise JournalCorrupt(path, f"the meta table is incomplete or unreadable ({exc})") from None
     if meta["format"] != FORMAT_NAME:
         raise NotAJournal(path, f"unknown format {meta['format']!r}")
@@ -449,7 +467,7 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
         result = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
         if result != ["ok"]:
             problem = "SQLite integrity check failed: " + "; ".join(map(str, result))
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeError) as exc:
         problem = f"SQLite integrity check failed: {exc}"
 
     # 4. every row, in order; stop at the first bad one and keep the prefix
@@ -494,7 +512,7 @@ def _load_rows(conn: sqlite3.Connection, scan: _Scan) -> str | None:
             rows.append(row)
             prev = checksum
             expected += 1
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, ValueError) as exc:
         return f"SQLite cannot read past entry {expected - 1}: {exc}"
     return None
 
