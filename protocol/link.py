@@ -123,11 +123,14 @@ class Link:
         if pos < 0:
             return -1
         seq = self.tx_next
-        self._pack_header(mtype, seq)
-        body_len = self._finish(n)
+        scratch = self.scratch
+        struct.pack_into(wire.HEADER_FMT, scratch, 0, wire.VERSION, mtype, seq,
+                         self.rx_expected if self.rx_expected is not None else 0)
+        struct.pack_into("<I", scratch, n, binascii.crc32(self._view(n)))
+        body_len = n + wire.CRC_LEN
         ring = self.ring
         ring[pos] = 0
-        end = cobs.encode_into(self.scratch, body_len, ring, pos + 1)
+        end = cobs.encode_into(scratch, body_len, ring, pos + 1)
         ring[end] = 0
         end += 1
         slot = (self.head + self.count) % self.window
@@ -247,18 +250,20 @@ class Link:
             data = bytes(data)
         n = len(data)
         i = 0
+        rx_buf = self.rx_buf
+        cap = len(rx_buf)
         while i < n:
             j = data.find(b"\x00", i)
             if j < 0:
                 j = n
             if j > i:
-                k = j - i
-                if self.rx_over or self.rx_len + k > len(self.rx_buf):
+                k = self.rx_len + j - i
+                if self.rx_over or k > cap:
                     self.rx_over = True
                 else:
-                    self.rx_buf[self.rx_len:self.rx_len + k] = data[i:j]
-                    self.rx_len += k
-            if j < n:
+                    rx_buf[self.rx_len:k] = data[i:j]
+                    self.rx_len = k
+            if j < n and (self.rx_len or self.rx_over):
                 self._end_of_frame()
             i = j + 1
 
@@ -269,8 +274,6 @@ class Link:
         self.rx_over = False
         if over:
             self._bad(wire.E_TOO_LONG, 0, 0, "frame longer than %d bytes" % wire.MAX_ENCODED)
-            return
-        if n == 0:
             return
         try:
             size = cobs.decode_into(self.rx_buf, 0, n, self.body)

@@ -158,7 +158,7 @@ class ProtocolError(ValueError):
     """A frame or payload that cannot be accepted; .code is one of the E_* error codes."""
 
     def __init__(self, code, message):
-        ValueError.__init__(self, message)
+        super().__init__(message)
         self.code = code
         self.message = message
 
@@ -227,11 +227,7 @@ def decode_payload(mtype, payload):
         if n != struct.calcsize(fmt):
             raise ProtocolError(E_BAD_PAYLOAD, "%s payload is %d bytes, expected %d"
                                 % (TYPE_NAMES[mtype], n, struct.calcsize(fmt)))
-        values = struct.unpack(fmt, payload)
-        out = {}
-        for i in range(len(names)):
-            out[names[i]] = values[i]
-        return out
+        return dict(zip(names, struct.unpack(fmt, payload)))
     if mtype == HELLO:
         if n < HELLO_LEN + 2:
             raise ProtocolError(E_BAD_PAYLOAD, "HELLO payload too short (%d bytes)" % n)
