@@ -96,6 +96,9 @@ class Harness:
         self.next_unplug = self._next(self.faults.unplug_every_ms)
         self.plug_back_at = None
         self.next_reset = self._next(self.faults.reset_every_ms)
+        self.settle()  # the app and the board pair before the game starts
+        self.next_unplug = self._next(self.faults.unplug_every_ms)
+        self.next_reset = self._next(self.faults.reset_every_ms)
 
     def _next(self, mean):
         return self.now + int(self.rng.expovariate(1.0 / mean)) + 1 if mean else None
