@@ -1,0 +1,169 @@
+"""Actions as serialisable value objects, and the schema that rebuilds them from dicts.
+
+An action is `Action(type, **params)`; `to_dict()` gives `{"type": ..., **params}` with plain JSON
+values, `ActionCodec.from_dict(d)` validates a dict against the game's schemas and rebuilds the
+action (raising `MalformedAction` with a clear message). Actions are immutable and hashable.
+"""
+from __future__ import annotations
+
+from .errors import MalformedAction
+
+SEATS = ("p1", "p2")
+
+
+def _freeze(v):
+    if isinstance(v, list):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    return v
+
+
+def _thaw(v, kind):
+    if kind in ("ints", "dice", "strs"):
+        return list(v)
+    if kind == "res_map" or kind == "pick_map":
+        return {str(k): x for k, x in v}
+    return v
+
+
+class Action:
+    """An immutable action value. Params are read with `a["name"]` or `a.get("name")`."""
+
+    __slots__ = ("type", "_p", "_kinds", "_h")
+
+    def __init__(self, type: str, kinds: dict | None = None, **params):
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "_p", {k: _freeze(v) for k, v in params.items()})
+        object.__setattr__(self, "_kinds", kinds or {})
+        object.__setattr__(self, "_h", None)
+
+    def __setattr__(self, k, v):
+        raise AttributeError("Action is immutable")
+
+    def __getitem__(self, k):
+        return self._p[k]
+
+    def get(self, k, default=None):
+        return self._p.get(k, default)
+
+    @property
+    def params(self) -> dict:
+        return dict(self._p)
+
+    def to_dict(self) -> dict:
+        d = {"type": self.type}
+        for k, v in self._p.items():
+            d[k] = _thaw(v, self._kinds.get(k))
+        return d
+
+    def __eq__(self, other):
+        return isinstance(other, Action) and self.type == other.type and self._p == other._p
+
+    def __hash__(self):
+        h = self._h
+        if h is None:
+            h = hash((self.type, tuple(sorted(self._p.items()))))
+            object.__setattr__(self, "_h", h)
+        return h
+
+    def __repr__(self):
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._p.items())
+        return f"Action({self.type!r}{', ' if inner else ''}{inner})"
+
+
+# field kinds and their validators ---------------------------------------------------------------
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check(kind, v, name, t):
+    def bad(why):
+        raise MalformedAction(f"action {t!r}: field {name!r} {why} (got {v!r})")
+
+    if kind == "seat":
+        if v not in SEATS:
+            bad("must be 'p1' or 'p2'")
+    elif kind == "int":
+        if not _is_int(v):
+            bad("must be an integer")
+    elif kind == "die":
+        if not _is_int(v):
+            bad("must be an integer die value")
+    elif kind == "str":
+        if not isinstance(v, str) or not v:
+            bad("must be a non-empty string")
+    elif kind in ("ints", "dice"):
+        if not isinstance(v, (list, tuple)) or not all(_is_int(x) for x in v):
+            bad("must be a list of integers")
+    elif kind == "strs":
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) and x for x in v):
+            bad("must be a list of strings")
+    elif kind == "res_map":
+        if not isinstance(v, dict) or not all(isinstance(k, str) and _is_int(x) for k, x in v.items()):
+            bad("must be an object of resource -> integer")
+    elif kind == "pick_map":
+        if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(x, str) for k, x in v.items()):
+            bad("must be an object of unit id (as string) -> resource")
+    else:  # pragma: no cover - schema error
+        raise ValueError(f"unknown field kind {kind!r}")
+
+
+class ActionSchema:
+    """Shape of one action type: required and optional fields with kinds; `chance` marks dice rolls."""
+
+    __slots__ = ("type", "required", "optional", "chance", "kinds")
+
+    def __init__(self, type, required=None, optional=None, chance=False):
+        self.type = type
+        self.required = dict(required or {})
+        self.optional = dict(optional or {})
+        self.chance = chance
+        self.kinds = {**self.required, **self.optional}
+
+
+class ActionCodec:
+    """Builds and validates actions of one game."""
+
+    def __init__(self, schemas):
+        self.schemas = {s.type: s for s in schemas}
+
+    def make(self, type, **params) -> Action:
+        """Build an action from Python values (validated like from_dict)."""
+        return self.from_dict({"type": type, **params})
+
+    def fast(self, type, **params) -> Action:
+        """Build an action without validation (the engine's own generators)."""
+        return Action(type, self.schemas[type].kinds, **params)
+
+    def from_dict(self, d) -> Action:
+        if isinstance(d, Action):
+            d = d.to_dict()
+        if not isinstance(d, dict):
+            raise MalformedAction(f"an action must be a dict, not {type(d).__name__}")
+        t = d.get("type")
+        if not isinstance(t, str):
+            raise MalformedAction(f"an action needs a string 'type' field, got {t!r}")
+        s = self.schemas.get(t)
+        if s is None:
+            raise MalformedAction(f"unknown action type {t!r}; known: {', '.join(sorted(self.schemas))}")
+        params = {}
+        for name, kind in s.required.items():
+            if name not in d:
+                raise MalformedAction(f"action {t!r}: missing field {name!r}")
+            _check(kind, d[name], name, t)
+            params[name] = d[name]
+        for name, kind in s.optional.items():
+            if name in d and d[name] is not None:
+                _check(kind, d[name], name, t)
+                params[name] = d[name]
+        extra = set(d) - set(s.kinds) - {"type"}
+        if extra:
+            raise MalformedAction(f"action {t!r}: unknown field(s) {', '.join(sorted(extra))}")
+        return Action(t, s.kinds, **params)
+
+    def is_chance(self, d) -> bool:
+        t = d.type if isinstance(d, Action) else (d.get("type") if isinstance(d, dict) else None)
+        s = self.schemas.get(t)
+        return bool(s and s.chance)

@@ -1,0 +1,93 @@
+"""The game-agnostic reducer: one `apply` for every action of every game.
+
+A game module subclasses `Game`, supplies a `Flow` (phases/steps data), an `ActionCodec` (action
+schemas) and, for each action type `t`, a validator `check_t(state, action)` that raises `Rejected`
+and an effect `do_t(state, action)` that mutates a private copy. `apply` never mutates its input.
+"""
+from __future__ import annotations
+
+from .actions import Action, ActionCodec
+from .errors import Rejected
+from .flow import Flow
+
+
+class Game:
+    name = "?"
+    flow: Flow
+    codec: ActionCodec
+
+    # -- to be provided by the game -------------------------------------------------------------
+    def initial_state(self, setup: dict):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def actor(self, state) -> str | None:
+        """Who must act now: a seat, 'system' (a chance action is awaited) or None (game over)."""
+        raise NotImplementedError  # pragma: no cover
+
+    def step(self, state) -> str:
+        return state.step
+
+    def pseudo_legal_actions(self, state) -> list[Action]:
+        """Candidate actions of the right shape for this step (may include illegal ones)."""
+        raise NotImplementedError  # pragma: no cover
+
+    def chance_action(self, state, dice) -> Action | None:
+        """The chance action awaited now, filled from `dice` (a SeededDice), or None."""
+        raise NotImplementedError  # pragma: no cover
+
+    def is_over(self, state) -> bool:
+        raise NotImplementedError  # pragma: no cover
+
+    def status(self, state) -> list[str]:
+        """Problems that make the state impossible under the rules ([] when consistent)."""
+        return []
+
+    # -- generic --------------------------------------------------------------------------------
+    def action_from_dict(self, d) -> Action:
+        return self.codec.from_dict(d)
+
+    def is_chance(self, action) -> bool:
+        return self.codec.is_chance(action)
+
+    def check(self, state, action: Action) -> None:
+        """Raise `Rejected` when `action` may not be applied to `state`."""
+        if self.is_over(state):
+            raise Rejected("game.over", "the game is over; no more actions are accepted")
+        step = state.step
+        if action.type not in self.flow.actions_of(step):
+            raise Rejected("flow.step", f"{action.type!r} is not an action of the {step!r} step "
+                           f"(allowed: {', '.join(sorted(self.flow.actions_of(step))) or 'none'})")
+        who = self.actor(state)
+        if self.codec.schemas[action.type].chance:
+            if who != "system":
+                raise Rejected("flow.actor", f"no dice roll is awaited now ({who} must act)")
+        else:
+            seat = action.get("player")
+            if seat is not None and seat != who:
+                raise Rejected("flow.actor", f"it is {who}'s decision now, not {seat}'s")
+        getattr(self, "check_" + action.type)(state, action)
+
+    def apply(self, state, action):
+        """Return the state after `action`, or raise `Rejected` (then nothing changed)."""
+        if not isinstance(action, Action):
+            action = self.codec.from_dict(action)
+        self.check(state, action)
+        new = state.copy()
+        getattr(self, "do_" + action.type)(new, action)
+        self.settle(new)
+        return new
+
+    def settle(self, state) -> None:
+        """Run automatic steps until a decision or a roll is awaited (game hook)."""
+
+    def is_legal(self, state, action) -> bool:
+        try:
+            self.check(state, action)
+        except Rejected:
+            return False
+        return True
+
+    def legal_actions(self, state) -> list[Action]:
+        if self.is_over(state):
+            return []
+        return [a for a in self.pseudo_legal_actions(state) if self.is_legal(state, a)]

@@ -1,0 +1,143 @@
+"""One dispatch path for every input, whatever its source.
+
+`Session.dispatch(action, source)` (source: "ui", "board" or "system") validates the action
+against the current state, appends it to the journal only when accepted (journal before state),
+then replaces the in-memory state. `Session.resume(path)` rebuilds the exact state by replaying
+the journal's effective actions through the same engine.
+"""
+from __future__ import annotations
+
+from .actions import Action
+from .dice import SeededDice
+from .errors import Rejected
+
+SOURCES = ("ui", "board", "system")
+
+
+class ReplayError(Exception):
+    """The journal holds an action the engine rejects on replay (data or engine changed)."""
+
+    def __init__(self, seq, rejected: Rejected):
+        super().__init__(f"journal entry {seq} no longer applies: {rejected}")
+        self.seq = seq
+        self.rejected = rejected
+
+
+def _resolve_game(game_module):
+    if isinstance(game_module, str):
+        from companion.games import get_game
+
+        return get_game(game_module)
+    return getattr(game_module, "GAME", game_module)
+
+
+class Session:
+    def __init__(self, game, setup: dict, state, journal=None, seed: int = 0):
+        self.game = game
+        self.setup = setup
+        self.state = state
+        self.journal = journal
+        self.seed = seed
+        self.dice = SeededDice(seed, getattr(state, "chance_count", 0))
+        self._initial = game.initial_state(setup)
+        self._history = []  # (Action, source) of the effective history (in-memory mirror)
+        self._listeners = []
+
+    # -- creation --------------------------------------------------------------------------------
+    @classmethod
+    def new(cls, game_module, setup: dict | None = None, journal_path=None, seed: int = 0,
+            app_version: str = "dev") -> "Session":
+        game = _resolve_game(game_module)
+        setup = dict(setup if setup is not None else game.default_setup())
+        setup["seed"] = seed
+        state = game.initial_state(setup)  # a bad setup fails before a journal file exists
+        journal = None
+        if journal_path is not None:
+            from companion.journal import Journal
+
+            journal = Journal.create(journal_path, game.name, setup, app_version)
+        return cls(game, setup, state, journal, seed)
+
+    @classmethod
+    def resume(cls, journal_path) -> "Session":
+        from companion.journal import Journal
+
+        journal = Journal.open(journal_path)
+        meta = journal.meta
+        game = _resolve_game(meta["game"])
+        setup = meta["setup"]
+        state = game.initial_state(setup)
+        history = []
+        for e in journal.actions():
+            try:
+                a = game.action_from_dict(e.action)
+                state = game.apply(state, a)
+            except Rejected as exc:
+                journal.close()
+                raise ReplayError(e.seq, exc) from exc
+            history.append((a, e.source))
+        sess = cls(game, setup, state, journal, setup.get("seed", 0))
+        sess._history = history
+        return sess
+
+    # -- the one input path ----------------------------------------------------------------------
+    def dispatch(self, action, source: str) -> Action:
+        """Validate, journal, then apply. Raises Rejected (nothing recorded) for bad input."""
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
+        a = action if isinstance(action, Action) else self.game.action_from_dict(action)
+        new = self.game.apply(self.state, a)  # raises Rejected: never journaled, never applied
+        if self.journal is not None:
+            self.journal.append(a.to_dict(), source)
+        self.state = new
+        self._history.append((a, source))
+        for cb in list(self._listeners):
+            cb(a, source, new)
+        return a
+
+    def roll(self) -> Action:
+        """Roll the awaited dice with the seeded generator (virtual dice) and dispatch them."""
+        self.dice.drawn = getattr(self.state, "chance_count", self.dice.drawn)
+        a = self.game.chance_action(self.state, self.dice)
+        if a is None:
+            raise Rejected("flow.actor", "no dice roll is awaited now")
+        return self.dispatch(a, "system")
+
+    def undo(self):
+        """Undo the latest action unless a dice roll was revealed after (or at) it."""
+        if self.journal is not None:
+            self.journal.undo(self.game.is_chance)
+            self._rebuild([(self.game.action_from_dict(e.action), e.source) for e in self.journal.actions()])
+            return
+        if not self._history:
+            raise Rejected("session.undo", "nothing to undo")
+        if self.game.is_chance(self._history[-1][0]):
+            raise Rejected("session.undo", "a revealed dice roll cannot be undone")
+        self._rebuild(self._history[:-1])
+
+    def _rebuild(self, history):
+        state = self._initial
+        for a, _ in history:
+            state = self.game.apply(state, a)
+        self.state = state
+        self._history = list(history)
+
+    # -- queries ---------------------------------------------------------------------------------
+    def subscribe(self, callback):
+        """callback(action, source, new_state) after every accepted action."""
+        self._listeners.append(callback)
+
+    @property
+    def history(self):
+        return list(self._history)
+
+    def legal_actions(self):
+        return self.game.legal_actions(self.state)
+
+    def actor(self):
+        return self.game.actor(self.state)
+
+    def close(self):
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
