@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import design
-import sensormap
-from hwcommon import FULL, HW
+
+
+from hwcommon import FULL, HW, design, sensormap
 
 SVG = "{http://www.w3.org/2000/svg}"
 ART = os.path.join(HW, "artwork")

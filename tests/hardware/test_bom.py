@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-import build_docs
-import sensormap
-from hwcommon import FULL, HW, REDUCED
+
+
+from hwcommon import FULL, HW, REDUCED, build_docs, sensormap
 
 
 def rows():

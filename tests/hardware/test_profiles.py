@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-import sensormap
-from hwcommon import FULL, ROOT
+
+from hwcommon import FULL, ROOT, sensormap
 
 PROFILE_DIR = os.path.join(ROOT, "firmware", "profiles")
 

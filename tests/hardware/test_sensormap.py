@@ -6,8 +6,8 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import sensormap
-from hwcommon import FULL, REDUCED, read_json
+
+from hwcommon import FULL, REDUCED, read_json, sensormap
 
 DEV = ["government", "economy", "technology", "culture"]
 ASPECT = ["population_size", "military_might", "economic_strength", "civilian_happiness"]
