@@ -75,7 +75,8 @@ class SensorMap:
 
     Attributes: game, variant, chain_registers, n_lanes, lane_ids, lane_tracks, lane_seats,
     lane_kinds, lane_byte (list of bytes: byte offset per space), lane_mask (list of bytes:
-    bit mask per space), spare_bits (tuple), tail_level, n_wells, well_ids, well_buses,
+    bit mask per space), spare_bits (tuple), spare_level (what a spare input reads),
+    tail_level (what the chain reads after its last register), n_wells, well_ids, well_buses,
     well_addrs, well_chip_ids (list of tuples), omittable (dict group -> tuple of lane
     indices), hash8 (bytes), hash_hex (str).
     """
@@ -226,6 +227,9 @@ def parse(data):
     m.variant = doc.get("variant", "")
     m.chain_registers = regs
     m.tail_level = chain.get("tail_level", 0)
+    m.spare_level = chain.get("spare_level", 1)
+    if m.tail_level not in (0, 1) or m.spare_level not in (0, 1):
+        _fail("chain: tail_level and spare_level must be 0 or 1")
 
     spare = chain.get("spare_bits", [])
     if not isinstance(spare, list):

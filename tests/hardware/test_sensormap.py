@@ -93,6 +93,13 @@ def test_hash8_is_sha256_of_exact_file_bytes():
     assert sensormap.parse(data + b" ").hash8 != sensormap.load(FULL).hash8
 
 
+def test_chain_levels(full_doc):
+    m = sensormap.load(FULL)
+    assert (m.tail_level, m.spare_level) == (0, 1)
+    full_doc["chain"]["tail_level"] = 2
+    assert "tail_level" in refused(full_doc)
+
+
 def test_bit_names():
     m = sensormap.load(FULL)
     k = m.lane_index("military_might.p2")
