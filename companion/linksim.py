@@ -4,7 +4,12 @@ Used by the protocol tests and the soak benchmark. Everything is seeded, so a fa
 be replayed. The board side is the real protocol.link.BoardLink, the tablet side the real
 HostLink; only the cable between them is simulated.
 """
+import os
 import random
+import select
+import threading
+import time
+import tty
 
 from protocol import link as plink
 from protocol import wire
@@ -97,8 +102,6 @@ class Harness:
         self.plug_back_at = None
         self.next_reset = self._next(self.faults.reset_every_ms)
         self.settle()  # the app and the board pair before the game starts
-        self.next_unplug = self._next(self.faults.unplug_every_ms)
-        self.next_reset = self._next(self.faults.reset_every_ms)
 
     def _next(self, mean):
         return self.now + int(self.rng.expovariate(1.0 / mean)) + 1 if mean else None
@@ -238,6 +241,8 @@ class Harness:
                 break
         self.step(50)
         self.faults.__dict__.update(saved)
+        self.next_unplug = self._next(self.faults.unplug_every_ms)
+        self.next_reset = self._next(self.faults.reset_every_ms)
 
     def report(self):
         delivered = self.delivered
@@ -262,3 +267,72 @@ class Harness:
     def state_matches(self):
         return self.mirror_lanes == self.true_lanes and self.mirror_wells == [
             tuple(w) for w in self.true_wells]
+
+
+class PtyBoardEndpoint(threading.Thread):
+    """A bare BoardLink on the master side of a real pseudo-terminal, in real time.
+
+    Only the protocol endpoint (no firmware): for link-layer tests. The app opens `path`
+    with pyserial exactly as it opens a board.
+    """
+
+    def __init__(self, lanes, wells=2, map_hash=b"\x11" * 8, session=99):
+        """lanes: the lane count, or the initial lane masks."""
+        super().__init__(daemon=True)
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.lanes = list(lanes) if isinstance(lanes, (list, tuple)) else [0] * lanes
+        lanes = len(self.lanes)
+        self.wells = [(wire.DICE_EMPTY, 0, 0, 0)] * wells
+        self.lock = threading.Lock()
+        self.commands = []
+        self.running = True
+        info = {"version": (0, 1, 0), "map_hash": map_hash, "lanes": lanes, "wells": wells,
+                "board_id": "pty-board", "profile": "virtual"}
+        self.link = plink.BoardLink(self._write, self._ms, self.commands.append, info, session,
+                                    lambda: (list(self.lanes), list(self.wells)))
+
+    @staticmethod
+    def _ms():
+        return int(time.monotonic() * 1000)
+
+    def _write(self, buf, start, end):
+        try:
+            os.write(self.master, bytes(buf[start:end]))
+        except OSError:
+            pass
+
+    def move(self, lane, mask):
+        with self.lock:
+            self.lanes[lane] = mask
+            return self.link.track_change(lane, mask)
+
+    def die(self, well, state, value, confidence, roll):
+        with self.lock:
+            self.wells[well] = (state, value, confidence, roll)
+            return self.link.dice(well, state, value, confidence, roll)
+
+    def send(self, mtype, fields):
+        with self.lock:
+            return self.link.send_message(mtype, fields)
+
+    def run(self):
+        while self.running:
+            r, _, _ = select.select([self.master], [], [], 0.005)
+            with self.lock:
+                if r:
+                    try:
+                        self.link.feed(os.read(self.master, 4096))
+                    except OSError:
+                        pass
+                self.link.poll()
+
+    def close(self):
+        self.running = False
+        self.join(2)
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass

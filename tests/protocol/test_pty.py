@@ -1,12 +1,9 @@
 """A real pseudo-terminal: a BoardLink on the master side, pyserial + HostLink on the tty side."""
-import os
-import select
-import threading
 import time
-import tty
 
 import serial
 
+from companion.linksim import PtyBoardEndpoint
 from protocol import link as plink
 from protocol import wire
 
@@ -17,43 +14,8 @@ def _ms():
     return int(time.monotonic() * 1000)
 
 
-class PtyBoard(threading.Thread):
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.master, slave = os.openpty()
-        tty.setraw(slave)
-        self.path = os.ttyname(slave)
-        self._slave = slave
-        self.lanes = [1, 0, 0, 0, 0, 0]
-        self.lock = threading.Lock()
-        self.commands = []
-        self.stop = False
-        self.link = plink.BoardLink(self._write, _ms, self.commands.append,
-                                    dict(INFO, board_id="pty-board", profile="virtual"), 99,
-                                    lambda: (list(self.lanes), [(0, 0, 0, 0), (0, 0, 0, 0)]))
-
-    def _write(self, buf, start, end):
-        try:
-            os.write(self.master, bytes(buf[start:end]))
-        except OSError:
-            pass
-
-    def move(self, lane, mask):
-        with self.lock:
-            self.lanes[lane] = mask
-            self.link.track_change(lane, mask)
-
-    def run(self):
-        while not self.stop:
-            r, _, _ = select.select([self.master], [], [], 0.005)
-            with self.lock:
-                if r:
-                    self.link.feed(os.read(self.master, 4096))
-                self.link.poll()
-
-
 def test_board_endpoint_to_pyserial_over_a_real_pty():
-    board = PtyBoard()
+    board = PtyBoardEndpoint(lanes=[1, 0, 0, 0, 0, 0], map_hash=INFO["map_hash"])
     board.start()
     port = serial.Serial(board.path, baudrate=115200, timeout=0.01)
     received = []
@@ -79,12 +41,10 @@ def test_board_endpoint_to_pyserial_over_a_real_pty():
         assert pump(lambda: len([m for m in received if m["type"] == "TRACK_CHANGE"]) >= 200)
         moves = [(m["lane"], m["mask"]) for m in received if m["type"] == "TRACK_CHANGE"]
         assert moves == [(i % 6, 1 << (i % 11)) for i in range(200)]
+        assert board.link.counters["folded"] == 0
         host.command(wire.CMD_INDICATOR, {"mode": wire.IND_IDENTIFY})
         assert pump(lambda: host.count == 0 and board.commands)
         assert board.commands[-1]["type"] == "CMD_INDICATOR"
     finally:
-        board.stop = True
-        board.join(2)
         port.close()
-        os.close(board.master)
-        os.close(board._slave)
+        board.close()

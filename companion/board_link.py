@@ -1,0 +1,251 @@
+"""The companion's link layer: a serial worker thread, a mirror of the table, port detection.
+
+Serial I/O runs in one worker thread that owns the pyserial port and the protocol's HostLink.
+It never touches widgets: everything it learns goes into `events` (a queue.Queue) which the UI
+thread drains (Kivy: Clock.schedule_interval(lambda dt: conn.drain(handler), 0)). Commands
+from the UI go the other way through a queue, so HostLink is only ever used by the worker.
+
+Event dicts put on the queue:
+    {"type": "STATE", "state": "searching" | "paired" | "refused" | "disconnected", "detail": str}
+    {"type": "TABLE", "lanes": [...], "wells": [...], "reason": str, "changed": [lane...]}
+    {"type": "TRACK_CHANGE", "lane": i, "lane_id": "...", "mask": m, "positions": [...]}
+    {"type": "DICE", "well": i, "state": "settled", "value": v, "confidence": c, "roll": r}
+    {"type": "SELF_TEST" | "CAL_STATUS" | "ERROR" | "COMMANDS_DROPPED", ...}  (as decoded)
+"""
+import os
+import queue
+import random
+import threading
+import time
+
+from firmware import sensormap
+from protocol import link as plink
+from protocol import wire
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_MAP = os.path.join(ROOT, "hardware", "sensor_map.json")
+APP_VERSION = (0, 1, 0)
+
+# (vid, pid or None for any) -> what it is
+KNOWN_USB = {
+    (0x2E8A, 0x0005): "Raspberry Pi Pico (MicroPython, RP2040)",
+    (0x2E8A, None): "Raspberry Pi RP2040",
+    (0x303A, None): "ESP32 native USB (Espressif)",
+    (0x10C4, 0xEA60): "CP210x USB-UART (ESP32 dev board)",
+    (0x1A86, 0x7523): "CH340 USB-UART (ESP32 dev board)",
+    (0x1A86, 0x55D4): "CH9102 USB-UART (ESP32 dev board)",
+}
+
+
+def describe_usb(vid, pid):
+    if vid is None:
+        return None
+    return KNOWN_USB.get((vid, pid)) or KNOWN_USB.get((vid, None))
+
+
+def find_boards():
+    """Serial ports that look like a supported board: [(device, description)]."""
+    from serial.tools import list_ports
+    found = []
+    for p in list_ports.comports():
+        what = describe_usb(p.vid, p.pid)
+        if what:
+            found.append((p.device, what))
+    return found
+
+
+def all_ports():
+    """Every serial port, for the manual port picker: [(device, description)]."""
+    from serial.tools import list_ports
+    return [(p.device, p.description or "") for p in list_ports.comports()]
+
+
+def mask_positions(mask):
+    """Occupied spaces of a lane mask, lowest first."""
+    out = []
+    i = 0
+    while mask:
+        if mask & 1:
+            out.append(i)
+        mask >>= 1
+        i += 1
+    return out
+
+
+class TableMirror:
+    """What the board says is on the table: a mask per lane, a state per dice well."""
+
+    def __init__(self, smap):
+        self.smap = smap
+        self.lanes = None
+        self.wells = None
+        self.last_roll = {}
+
+    def apply(self, msg):
+        """Apply a delivered message; return the event for the UI, or None."""
+        t = msg["type"]
+        if t == "SNAPSHOT":
+            old = self.lanes
+            self.lanes = list(msg["lanes"])
+            self.wells = [tuple(w) for w in msg["wells"]]
+            changed = [i for i in range(len(self.lanes)) if old is None or old[i] != self.lanes[i]]
+            return {"type": "TABLE", "lanes": list(self.lanes), "wells": list(self.wells),
+                    "reason": wire.SNAP_REASON_NAMES[msg["reason"]]
+                    if msg["reason"] < len(wire.SNAP_REASON_NAMES) else "unknown",
+                    "folded": msg["folded"], "changed": changed}
+        if t == "TRACK_CHANGE":
+            lane = msg["lane"]
+            if lane >= self.smap.n_lanes:
+                return {"type": "ERROR", "code": wire.E_BAD_PAYLOAD,
+                        "detail": "board reported lane %d; the map has %d" % (lane, self.smap.n_lanes)}
+            if self.lanes is not None:
+                self.lanes[lane] = msg["mask"]
+            return {"type": "TRACK_CHANGE", "lane": lane, "lane_id": self.smap.lane_ids[lane],
+                    "mask": msg["mask"], "positions": mask_positions(msg["mask"])}
+        if t == "DICE":
+            well = msg["well"]
+            if well >= self.smap.n_wells:
+                return {"type": "ERROR", "code": wire.E_BAD_PAYLOAD,
+                        "detail": "board reported well %d; the map has %d" % (well, self.smap.n_wells)}
+            if self.wells is not None:
+                self.wells[well] = (msg["state"], msg["value"], msg["confidence"], msg["roll"])
+            return {"type": "DICE", "well": well, "well_id": self.smap.well_ids[well],
+                    "state": wire.DICE_STATE_NAMES[msg["state"]], "value": msg["value"],
+                    "confidence": msg["confidence"], "roll": msg["roll"]}
+        if t == "SELF_TEST":
+            faults = []
+            for code, index, value in msg["faults"]:
+                name = wire.FAULT_NAMES.get(code, "fault %d" % code)
+                if code == wire.FAULT_BIT_STUCK:
+                    where = self.smap.bit_name(index)
+                elif code in (wire.FAULT_SENSOR_MISSING, wire.FAULT_SENSOR_ID, wire.FAULT_SENSOR_SATURATED):
+                    where = self.smap.well_ids[index] if index < self.smap.n_wells else "well %d" % index
+                else:
+                    where = ""
+                faults.append({"code": code, "fault": name, "where": where, "value": value})
+            return {"type": "SELF_TEST", "trigger": msg["trigger"], "faults": faults}
+        return dict(msg)
+
+
+class BoardConnection:
+    """Owns one serial port in a worker thread; reconnects by itself after an unplug."""
+
+    def __init__(self, port, map_path=DEFAULT_MAP, baudrate=115200, open_port=None):
+        self.port_name = port
+        self.smap = sensormap.load(map_path)
+        self.mirror = TableMirror(self.smap)
+        self.events = queue.Queue()
+        self._commands = queue.Queue()
+        self._open_port = open_port or (lambda: __import__("serial").Serial(
+            port, baudrate=baudrate, timeout=0.005, write_timeout=0.5))
+        self._stop = threading.Event()
+        self._thread = None
+        self._serial = None
+        self.state = "disconnected"
+        self.detail = ""
+        info = {"version": APP_VERSION, "map_hash": self.smap.hash8, "lanes": self.smap.n_lanes,
+                "wells": self.smap.n_wells, "board_id": "tablet", "profile": "kivy"}
+        self.host = plink.HostLink(self._write, self._now, self._on_message, info,
+                                   random.getrandbits(32))
+
+    @staticmethod
+    def _now():
+        return int(time.monotonic() * 1000)
+
+    # -------------------------------------------------------------- UI thread
+    def start(self):
+        self._thread = threading.Thread(target=self._run, name="board-link", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._stop.set()
+        if self._thread:
+            self._thread.join(2)
+        self._close()
+
+    def command(self, mtype, fields=None):
+        """Queue a host command (thread-safe); the worker sends it."""
+        self._commands.put((mtype, fields or {}))
+
+    def drain(self, handler, limit=200):
+        """Call handler(event) for queued events; from the UI thread."""
+        for _ in range(limit):
+            try:
+                ev = self.events.get_nowait()
+            except queue.Empty:
+                return
+            handler(ev)
+
+    # ---------------------------------------------------------- worker thread
+    def _set_state(self, state, detail=""):
+        if (state, detail) != (self.state, self.detail):
+            self.state, self.detail = state, detail
+            self.events.put({"type": "STATE", "state": state, "detail": detail})
+
+    def _write(self, buf, start, end):
+        if self._serial is None:
+            return
+        try:
+            self._serial.write(bytes(buf[start:end]))
+        except Exception as exc:  # serial.SerialException, OSError, write timeout
+            self._drop(exc)
+
+    def _on_message(self, msg):
+        t = msg["type"]
+        if t == "LINK_UP":
+            self._set_state("paired", "board %s (%s), firmware %d.%d.%d" % (
+                msg["peer"]["board_id"], msg["peer"]["profile"], *msg["peer"]["version"]))
+        elif t == "LINK_DOWN":
+            self._set_state("searching", "no answer from the board")
+        elif t == "REFUSED":
+            self._set_state("refused", msg["reason"])
+        else:
+            ev = self.mirror.apply(msg)
+            if ev is not None:
+                self.events.put(ev)
+
+    def _drop(self, exc):
+        self._close()
+        self._set_state("disconnected", "%s: %s" % (self.port_name, exc))
+
+    def _close(self):
+        s, self._serial = self._serial, None
+        if s is not None:
+            try:
+                s.close()
+            except Exception:
+                pass
+
+    def _run(self):
+        retry_at = 0.0
+        while not self._stop.is_set():
+            if self._serial is None:
+                if time.monotonic() < retry_at:
+                    time.sleep(0.05)
+                    continue
+                try:
+                    self._serial = self._open_port()
+                    self._set_state("searching", "opened %s" % self.port_name)
+                except Exception as exc:
+                    self._set_state("disconnected", "%s: %s" % (self.port_name, exc))
+                    retry_at = time.monotonic() + 1.0
+                    continue
+            try:
+                data = self._serial.read(4096)
+            except Exception as exc:
+                self._drop(exc)
+                retry_at = time.monotonic() + 1.0
+                continue
+            if data:
+                self.host.feed(data)
+            while True:
+                try:
+                    mtype, fields = self._commands.get_nowait()
+                except queue.Empty:
+                    break
+                try:
+                    self.host.command(mtype, fields)
+                except wire.ProtocolError as exc:
+                    self.events.put({"type": "ERROR", "code": exc.code, "detail": exc.message})
+            self.host.poll()

@@ -1,0 +1,95 @@
+"""The companion's link layer over a real pty with pyserial and the real sensor map."""
+import time
+
+from companion.board_link import DEFAULT_MAP, BoardConnection, describe_usb, mask_positions
+from companion.linksim import PtyBoardEndpoint
+from firmware import sensormap
+from protocol import wire
+
+SMAP = sensormap.load(DEFAULT_MAP)
+
+
+def _collect(conn, until, limit=5.0):
+    events = []
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        conn.drain(events.append)
+        if until(events):
+            return events
+        time.sleep(0.005)
+    return events
+
+
+def _board(map_hash=SMAP.hash8):
+    b = PtyBoardEndpoint(lanes=[1] * SMAP.n_lanes, wells=SMAP.n_wells, map_hash=map_hash)
+    b.start()
+    return b
+
+
+def test_pairs_mirrors_the_table_and_names_lanes_and_faults():
+    board = _board()
+    conn = BoardConnection(board.path).start()
+    try:
+        ev = _collect(conn, lambda e: any(x["type"] == "TABLE" for x in e))
+        assert any(x["type"] == "STATE" and x["state"] == "paired" for x in ev)
+        table = [x for x in ev if x["type"] == "TABLE"][-1]
+        assert table["lanes"] == [1] * SMAP.n_lanes
+        lane = SMAP.lane_index("military_might.p2")
+        board.move(lane, 0b1001)  # two tokens in one lane
+        board.die(1, wire.DICE_SETTLED, 5, 93, 1)
+        board.send(wire.SELF_TEST, {"trigger": 1, "registers": SMAP.chain_registers,
+                                    "faults": [(wire.FAULT_BIT_STUCK, SMAP.lane_bits(lane)[2], 9),
+                                               (wire.FAULT_SENSOR_MISSING, 0, 0)]})
+        ev = _collect(conn, lambda e: any(x["type"] == "SELF_TEST" for x in e))
+        tc = [x for x in ev if x["type"] == "TRACK_CHANGE"][0]
+        assert (tc["lane_id"], tc["positions"]) == ("military_might.p2", [0, 3])
+        dice = [x for x in ev if x["type"] == "DICE"][0]
+        assert (dice["well_id"], dice["state"], dice["value"]) == (SMAP.well_ids[1], "settled", 5)
+        faults = [x for x in ev if x["type"] == "SELF_TEST"][0]["faults"]
+        assert faults[0]["where"] == "military_might.p2 space 2"
+        assert faults[1]["where"] == SMAP.well_ids[0] and "missing" in faults[1]["fault"]
+        assert conn.mirror.lanes[lane] == 0b1001
+        conn.command(wire.CMD_SELF_TEST)
+        end = time.monotonic() + 3
+        got = []
+        while time.monotonic() < end and not got:
+            got = [c for c in board.commands if c["type"] == "CMD_SELF_TEST"]
+            time.sleep(0.01)
+        assert len(got) == 1
+    finally:
+        conn.stop()
+        board.close()
+
+
+def test_board_for_another_map_is_refused_with_both_hashes():
+    board = _board(map_hash=b"\x99" * 8)
+    conn = BoardConnection(board.path).start()
+    try:
+        ev = _collect(conn, lambda e: any(x.get("state") == "refused" for x in e))
+        refused = [x for x in ev if x.get("state") == "refused"]
+        assert refused and SMAP.hash_hex[:16] in refused[0]["detail"] and "9999999999999999" in refused[0]["detail"]
+        assert not any(x["type"] == "TABLE" for x in ev)
+    finally:
+        conn.stop()
+        board.close()
+
+
+def test_unplug_shows_disconnected_and_replug_resumes_the_same_stream():
+    board = _board()
+    conn = BoardConnection(board.path).start()
+    try:
+        _collect(conn, lambda e: any(x["type"] == "TABLE" for x in e))
+        board.close()  # the cable is pulled: the pty disappears
+        ev = _collect(conn, lambda e: any(x.get("state") in ("disconnected", "searching") for x in e))
+        assert any(x.get("state") in ("disconnected", "searching") for x in ev)
+    finally:
+        conn.stop()
+
+
+def test_port_names_and_masks():
+    assert "Pico" in describe_usb(0x2E8A, 0x0005)
+    assert "CP210x" in describe_usb(0x10C4, 0xEA60)
+    assert "CH340" in describe_usb(0x1A86, 0x7523)
+    assert "ESP32" in describe_usb(0x303A, 0x1001)
+    assert describe_usb(0x0403, 0x6001) is None
+    assert mask_positions(0) == [] and mask_positions(0b100101) == [0, 2, 5]
