@@ -367,7 +367,6 @@ class CivMint(Game):
                     ps.res["combat_power"] = cap
             s.first = other(s.first)
             s.round += 1
-            s.events = {}
             return True
         return False
 
@@ -792,8 +791,10 @@ class CivMint(Game):
         return b
 
     def defenders(self, s, target, attacker_seat):
+        # REG-C2: attackers fight once per turn; a defender defends every battle of the one combat
+        # (target space) it is in, until eliminated
         return [u for u in s.units.values()
-                if u.space == target and u.owner != attacker_seat and not u.fought and not u.carrier]
+                if u.space == target and u.owner != attacker_seat and not u.carrier]
 
     def _mandatory(self, s, space, seat):
         return [u for u in s.units.values() if u.space == space and u.owner == seat and not u.fought
@@ -848,7 +849,7 @@ class CivMint(Game):
         u = self._own_unit(s, a)
         if u not in self.defenders(s, s.combat["target"], s.active):
             raise Rejected("combat.defender", f"unit {u.id} cannot defend {s.combat['target']} "
-                           "(it must be there, not carried on a Ship, and not have fought this turn)")
+                           "(it must be there and not carried on a Ship)")
 
     def do_defend(self, s, a):
         s.combat = dict(s.combat, **{"def": a["unit"], "stage": "roll"})
