@@ -144,9 +144,9 @@ class Link:
         self._transmit(ring, pos, end)
         return seq
 
-    def _send_unsequenced(self, mtype, n):
+    def _send_unsequenced(self, mtype, n, seq=0):
         """Send header+payload in scratch[0:n] once, outside the ring."""
-        self._pack_header(mtype, 0)
+        self._pack_header(mtype, seq)
         body_len = self._finish(n)
         out = self.spare
         out[0] = 0
@@ -216,13 +216,7 @@ class Link:
         n = wire.HEADER_LEN + len(payload)
         self.scratch[wire.HEADER_LEN:n] = payload
         # HELLO's seq field: the oldest unacknowledged seq, where this side's stream resumes
-        self._pack_header(wire.HELLO, self.oldest_seq())
-        body_len = self._finish(n)
-        out = self.spare
-        out[0] = 0
-        end = cobs.encode_into(self.scratch, body_len, out, 1)
-        out[end] = 0
-        self._transmit(out, 0, end + 1)
+        self._send_unsequenced(wire.HELLO, n, self.oldest_seq())
         self.counters["hello_tx"] += 1
         self.hello_ms = self.now_ms()
 
