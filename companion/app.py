@@ -1,0 +1,194 @@
+"""Kivy tablet companion: `tabletop-companion` (console entry point) starts it.
+
+    tabletop-companion [--size 1280x800] [--data DIR] [--board none|auto|PORT] [--fullscreen]
+
+Saved games are journal files in `<data>/games` (default `~/.local/share/tabletop-companion`,
+or `$TABLETOP_COMPANION_DATA`). If the app is killed mid-game, the next start reopens that game
+exactly where it was (`<data>/current` names it until the player goes back Home).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+KV_FILE = Path(__file__).with_name("gui") / "companion.kv"
+DEFAULT_SIZE = (1280, 800)
+
+
+def _parse(argv):
+    ap = argparse.ArgumentParser(prog="tabletop-companion", description=__doc__.split("\n")[0])
+    ap.add_argument("--size", default=None, help="window size WxH (default 1280x800)")
+    ap.add_argument("--data", default=None, help="data directory (saved games)")
+    ap.add_argument("--board", default=None, help="none, auto (default) or a serial port")
+    ap.add_argument("--fullscreen", action="store_true")
+    ap.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
+    return ap.parse_args(argv)
+
+
+def configure_kivy(size=DEFAULT_SIZE, fullscreen=False):
+    """Must run before kivy.core.window is imported."""
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    if sys.platform.startswith("linux"):
+        os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")  # no xclip/xsel needed
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(size[0]))
+    Config.set("graphics", "height", str(size[1]))
+    Config.set("graphics", "minimum_width", "800")
+    Config.set("graphics", "minimum_height", "480")
+    Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
+    Config.set("input", "mouse", "mouse,disable_multitouch")
+    Config.set("kivy", "exit_on_escape", "0")
+
+
+def _make_app_class():
+    from kivy.app import App
+    from kivy.clock import Clock
+    from kivy.lang import Builder
+    from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+    from companion.gui import controller as C
+    from companion.gui import paths
+    from companion.gui import screens as S
+    from companion.gui.board_port import ManualBoard, open_board
+
+    class CompanionApp(App):
+        title = "Tabletop companion"
+
+        def __init__(self, board_choice=None, **kw):
+            super().__init__(**kw)
+            self.board_choice = board_choice
+            self.board = ManualBoard()
+            self.ctrl = None
+            self.games_dir = str(paths.games_dir())
+            self._prev_screen = "home"
+
+        # ---------------------------------------------------------------- lifecycle
+        def build(self):
+            Builder.load_file(str(KV_FILE))
+            sm = ScreenManager(transition=NoTransition())
+            sm.add_widget(S.HomeScreen(name="home"))
+            sm.add_widget(S.NewGameScreen(name="new_game"))
+            sm.add_widget(S.GameScreen(name="game"))
+            sm.add_widget(S.BoardScreen(name="board"))
+            self._sm = sm
+            resumed = self._auto_resume()
+            if not resumed:
+                sm.current = "home"
+            Clock.schedule_once(lambda dt: self._open_board(), 0.5)
+            return sm
+
+        def _open_board(self):
+            self.board = open_board(self.board_choice)
+            try:
+                self.board.start()
+            except Exception as exc:
+                self.board = ManualBoard(f"Board could not start ({exc}).")
+            if self.board.mode != "manual":
+                Clock.schedule_interval(lambda dt: self.board.poll(), 0.05)
+
+        def on_stop(self):
+            self.board.stop()
+            if self.ctrl is not None:
+                self.ctrl.close()
+
+        @staticmethod
+        def colour_rgba(name):
+            return S.rgba(name)
+
+        # ---------------------------------------------------------------- navigation
+        def go(self, name):
+            if self._sm.current != name:
+                self._prev_screen = self._sm.current
+            self._sm.current = name
+
+        def go_back(self):
+            self.go(self._prev_screen if self._prev_screen != "board" else "home")
+
+        def _current_file(self) -> Path:
+            return paths.data_dir() / "current"
+
+        def _auto_resume(self) -> bool:
+            f = self._current_file()
+            try:
+                path = f.read_text(encoding="utf-8").strip()
+            except OSError:
+                return False
+            if path and os.path.exists(path):
+                return self.resume_game(path)
+            return False
+
+        def _set_game(self, ctrl):
+            if self.ctrl is not None:
+                self.ctrl.close()
+            self.ctrl = ctrl
+            f = self._current_file()
+            tmp = f.with_suffix(".tmp")
+            tmp.write_text(ctrl.path, encoding="utf-8")
+            os.replace(tmp, f)
+            self._sm.get_screen("game").set_controller(ctrl)
+            self.go("game")
+
+        def start_new_game(self, names, colours, virtual_first=True):
+            scr = self._sm.get_screen("new_game")
+            try:
+                ctrl = C.GameController.new(self.games_dir, names, colours)
+            except Exception as exc:
+                scr.message = f"Cannot start the game: {exc}"
+                return None
+            if virtual_first:
+                ctrl.roll_virtual()
+            self._set_game(ctrl)
+            return ctrl
+
+        def resume_game(self, path) -> bool:
+            home = self._sm.get_screen("home")
+            try:
+                ctrl = C.GameController.open(path)
+            except Exception as exc:
+                home.message = f"Cannot resume {os.path.basename(path)}: {exc}"
+                self._sm.current = "home"
+                return False
+            self._set_game(ctrl)
+            return True
+
+        def leave_game(self):
+            if self.ctrl is not None:
+                self.ctrl.close()
+                self.ctrl = None
+            try:
+                self._current_file().unlink()
+            except OSError:
+                pass
+            self.go("home")
+
+    return CompanionApp
+
+
+def create_app(board_choice=None):
+    """The App instance (Kivy must already be configured; tests call configure_kivy first)."""
+    return _make_app_class()(board_choice=board_choice)
+
+
+def main(argv=None):
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    if args.data:
+        os.environ["TABLETOP_COMPANION_DATA"] = args.data
+    size = DEFAULT_SIZE
+    if args.size:
+        w, _, h = args.size.lower().partition("x")
+        size = (int(w), int(h))
+    configure_kivy(size, args.fullscreen)
+    app = create_app(args.board)
+    if args.exit_after is not None:
+        from kivy.clock import Clock
+
+        Clock.schedule_once(lambda dt: app.stop(), args.exit_after)
+    app.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

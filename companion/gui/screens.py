@@ -1,0 +1,288 @@
+"""Screens of the companion app. Layout is in companion.kv; this module only moves data
+between `GameController` (engine + journal) and widgets. No rules logic here."""
+from __future__ import annotations
+
+import datetime as _dt
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, DictProperty, ListProperty, NumericProperty,
+                             ObjectProperty, StringProperty)
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+
+from companion.journal import BrokenJournal, JournalError, UndoRefused
+
+from . import controller as C
+from .labels import nice
+
+COLOUR_RGBA = {
+    "blue": (0.20, 0.45, 0.90, 1), "green": (0.20, 0.70, 0.30, 1), "red": (0.85, 0.20, 0.20, 1),
+    "yellow": (0.95, 0.80, 0.15, 1), "purple": (0.60, 0.30, 0.80, 1), "black": (0.15, 0.15, 0.15, 1),
+}
+
+
+def rgba(colour):
+    return COLOUR_RGBA.get(colour, (0.5, 0.5, 0.5, 1))
+
+
+def _local_time(iso: str) -> str:
+    try:
+        return _dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+# ------------------------------------------------------------------------------ small widgets
+class LegalActionButton(Button):
+    action = ObjectProperty(None, allownone=True)
+    selected = BooleanProperty(False)
+
+
+class SavedGameRow(BoxLayout):
+    path = StringProperty("")
+    title = StringProperty("")
+    subtitle = StringProperty("")
+
+
+class BrokenGameRow(BoxLayout):
+    path = StringProperty("")
+    message = StringProperty("")
+
+
+class StatLine(BoxLayout):
+    key = StringProperty("")
+    value = StringProperty("")
+
+
+class PlayerPanel(BoxLayout):
+    seat = StringProperty("p1")
+    title = StringProperty("")
+    colour = ListProperty([0.5, 0.5, 0.5, 1])
+    active = BooleanProperty(False)
+    resources_text = StringProperty("")
+    tracks_text = StringProperty("")
+    aspects_text = StringProperty("")
+    bonuses_text = StringProperty("")
+    units_text = StringProperty("")
+    score_text = StringProperty("")
+
+    def update(self, p: dict, active: bool):
+        self.title = f"{p['name']}  ({p['seat']}, {p['colour']})"
+        self.colour = list(rgba(p["colour"]))
+        self.active = active
+        self.resources_text = "   ".join(f"{nice(r)} [b]{v}[/b]" for r, v in p["resources"].items())
+        self.tracks_text = "\n".join(
+            f"{nice(t)}: [b]{d['name']}[/b] (level {d['level']}, space {d['position']}/{d['top']})"
+            for t, d in p["development"].items())
+        self.aspects_text = "   ".join(f"{nice(t)} [b]{v}[/b]" for t, v in p["aspects"].items())
+        b = p["bonuses"]
+        keys = ("research", "taxes", "event_bonus", "supported", "trade_rate", "ship_carry",
+                "ship_move", "combat_power_max")
+        self.bonuses_text = "   ".join(f"{nice(k)} [b]{b[k]}[/b]" for k in keys if k in b)
+        up = ", ".join(f"{n} {nice(r)}" for r, n in p["upkeep"].items()) or "none"
+        counts = ", ".join(f"{n} {k}" for k, n in sorted(p["unit_counts"].items()))
+        self.units_text = f"{counts}\nUpkeep: {up}\n" + "; ".join(p["units"])
+        sc = p["score"]
+        self.score_text = f"Score [b]{sc['total']}[/b]  (" + ", ".join(
+            f"{nice(k)} {v}" for k, v in sc["items"].items() if v) + ")"
+
+
+# ------------------------------------------------------------------------------ screens
+class HomeScreen(Screen):
+    message = StringProperty("")
+    games_count = NumericProperty(0)
+
+    def on_pre_enter(self, *a):
+        self.refresh()
+
+    def refresh(self):
+        app = App.get_running_app()
+        box = self.ids.saved_list
+        box.clear_widgets()
+        items = C.list_games(app.games_dir)
+        self.games_count = len(items)
+        for it in items:
+            if isinstance(it, BrokenJournal):
+                name = it.path.rsplit("/", 1)[-1]
+                box.add_widget(BrokenGameRow(path=it.path, message=f"{name}: cannot be resumed - {it.reason}"))
+                continue
+            pl = it.setup.get("players", {})
+            names = " vs ".join(f"{pl[s].get('name', s)} ({pl[s].get('colour', '?')})" for s in sorted(pl))
+            rnd = C.summary_round(it)
+            rtxt = f"round {rnd}" if rnd is not None else "round ?"
+            box.add_widget(SavedGameRow(
+                path=it.path, title=names,
+                subtitle=f"{_local_time(it.created)}  -  {rtxt}  -  {it.action_count} actions  -  last played {_local_time(it.updated)}"))
+        if not items:
+            box.add_widget(Label(text="No saved games yet.", size_hint_y=None, height=dp(48),
+                                 font_size="16sp", color=(0.7, 0.7, 0.7, 1)))
+
+
+class NewGameScreen(Screen):
+    colours = ListProperty(list(C.COLOURS))
+    p1_colour = StringProperty("blue")
+    p2_colour = StringProperty("green")
+    virtual_first = BooleanProperty(True)
+    message = StringProperty("")
+
+    def pick(self, seat, colour):
+        if seat == "p1":
+            self.p1_colour = colour
+        else:
+            self.p2_colour = colour
+
+    def start(self):
+        if self.p1_colour == self.p2_colour:
+            self.message = "Pick two different colours."
+            return
+        names = (self.ids.p1_name.text.strip() or "Player 1", self.ids.p2_name.text.strip() or "Player 2")
+        App.get_running_app().start_new_game(names, (self.p1_colour, self.p2_colour), self.virtual_first)
+
+
+class GameScreen(Screen):
+    ctrl = ObjectProperty(None, allownone=True)
+    header = StringProperty("")
+    prompt = StringProperty("")
+    message = StringProperty("")
+    error = BooleanProperty(False)
+    pending_text = StringProperty("")
+    log_text = StringProperty("")
+    can_undo = BooleanProperty(False)
+    awaiting_dice = BooleanProperty(False)
+    over = BooleanProperty(False)
+    wide = BooleanProperty(True)
+    pending = ObjectProperty(None, allownone=True)
+
+    def set_controller(self, ctrl):
+        self.ctrl = ctrl
+        self.pending = None
+        self.message = ""
+        ctrl.subscribe(lambda c: self.refresh())
+        self.refresh()
+
+    def on_size(self, *a):
+        self.wide = self.width >= dp(1100)
+
+    def refresh(self):
+        c = self.ctrl
+        if c is None:
+            return
+        snap = c.snapshot()
+        self.over = snap["over"]
+        actor = snap["actor"]
+        who = "the dice" if actor == "system" else (c.name(actor) if actor else "nobody")
+        rounds = f"/{snap['max_rounds']}" if snap["max_rounds"] else ""
+        self.header = (f"Round {snap['round']}{rounds}   -   {nice(snap['phase'])}: [b]{nice(snap['step'])}[/b]"
+                       f"   -   to act: [b]{who}[/b]")
+        for seat in ("p1", "p2"):
+            self.ids["panel_" + seat].update(snap["players"][seat], active=(actor == seat))
+        self.awaiting_dice = c.awaiting_dice()
+        self.can_undo = c.can_undo()
+        if snap["over"]:
+            res = snap["result"]
+            w = res["winner"]
+            sc = res["score"]
+            self.prompt = ("Game over - " + (f"{c.name(w)} wins" if w else "shared victory") +
+                           f" ({sc['p1']['total']} : {sc['p2']['total']}, decided by {res['decided_by']}). "
+                           + "; ".join(str(r) for r in res["end_reasons"]))
+        elif actor == "system":
+            self.prompt = "Roll the dice: use the virtual dice, or enter what the real dice show."
+        else:
+            self.prompt = f"{c.name(actor)}: choose an action for the {nice(snap['step'])} step."
+        if snap["combat"]:
+            cb = snap["combat"]
+            self.prompt += "\nCombat: " + ", ".join(f"{k} {v}" for k, v in cb.items() if not isinstance(v, (dict, list)))
+        self._fill_actions()
+        self.log_text = "\n".join(f"#{e['seq']} [{e['source']}] {e['text']}" for e in reversed(c.log(limit=40)))
+
+    def _fill_actions(self):
+        grid = self.ids.action_grid
+        grid.clear_widgets()
+        self.pending = None
+        self.pending_text = ""
+        if self.ctrl is None or self.over:
+            return
+        acts = self.ctrl.legal_actions()
+        dice = self.awaiting_dice
+        grid.cols = 6 if dice and len(acts) > 6 else (3 if dice else 1)
+        for a in acts:
+            text = self.ctrl.action_label(a)
+            if dice and a["type"] != "roll_first_player":
+                text = text.split(":", 1)[-1].strip()
+            grid.add_widget(LegalActionButton(action=a, text=text))
+
+    def select(self, button):
+        for b in self.ids.action_grid.children:
+            b.selected = b is button
+        self.pending = button.action
+        self.pending_text = "Confirm: " + self.ctrl.action_label(button.action)
+        self.message = ""
+
+    def cancel(self):
+        for b in self.ids.action_grid.children:
+            b.selected = False
+        self.pending = None
+        self.pending_text = ""
+
+    def confirm(self):
+        if self.pending is None:
+            return
+        a = self.pending
+        self._run(lambda: self.ctrl.dispatch(a, "ui"), self.ctrl.action_label(a))
+
+    def roll_virtual(self):
+        self._run(self.ctrl.roll_virtual, None)
+
+    def undo(self):
+        try:
+            a = self.ctrl.undo()
+        except (UndoRefused, C.Rejected) as exc:
+            self.message, self.error = f"Cannot undo: {exc}", True
+            return
+        self.message, self.error = f"Undone: {self.ctrl.action_label(a) if a else ''}", False
+
+    def _run(self, fn, label):
+        try:
+            a = fn()
+        except C.Rejected as exc:
+            self.message, self.error = f"Not allowed: {exc.message}", True
+            return
+        except JournalError as exc:
+            self.message, self.error = f"Could not save the action (nothing changed): {exc}", True
+            return
+        done = label or self.ctrl.action_label(a.to_dict() if hasattr(a, "to_dict") else a)
+        self.message, self.error = f"Done: {done}", False
+
+
+class BoardScreen(Screen):
+    status_text = StringProperty("")
+    lanes_text = StringProperty("")
+
+    def on_pre_enter(self, *a):
+        self.refresh()
+
+    def refresh(self):
+        app = App.get_running_app()
+        st = app.board.status()
+        self.status_text = (f"Mode: [b]{st['mode']}[/b]   State: [b]{st['state']}[/b]"
+                            + (f"   Port: {st['port']}" if st.get("port") else "") + f"\n{st['detail']}")
+        lanes = app.board.lanes()
+        lines = []
+        ctrl = app.ctrl
+        if lanes and ctrl is not None:
+            try:
+                from companion.games.civmint import reconcile
+                diffs = reconcile(ctrl.state, lanes)
+                lines.append(f"{len(diffs)} lane(s) differ from the game:" if diffs else "Table matches the game.")
+                lines += [f"  {d['lane']}: table {d['table_value']}, game {d['engine_value']}" for d in diffs]
+            except Exception as exc:
+                lines.append(f"Cannot compare with the game: {exc}")
+        if lanes:
+            lines += [f"{k}: {v}" for k, v in sorted(lanes.items())]
+        wells = app.board.wells()
+        lines += [f"{k}: {v}" for k, v in sorted(wells.items(), key=str)]
+        self.lanes_text = "\n".join(lines) or "No table data. All input is by touch on the game screen."

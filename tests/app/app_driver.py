@@ -1,0 +1,147 @@
+"""Drives the real companion app without a mainloop: boot, advance frames, press widgets, look.
+
+Used in-process by tests/app/test_gui.py and as a script by the kill-and-resume test and the
+benchmark (one Kivy window per process):
+
+    python tests/app/app_driver.py play N      # boot, play N touch actions, print state, hang
+    python tests/app/app_driver.py report      # boot (auto-resumes), print state, exit
+    python tests/app/app_driver.py coldstart   # boot to the first drawn frame, print seconds
+
+Environment: DISPLAY, TABLETOP_COMPANION_DATA and KIVY_HOME must be set by the caller.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+
+T0 = time.perf_counter()
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+os.environ.setdefault("KIVY_NO_ARGS", "1")
+os.environ.setdefault("KIVY_WINDOW", "sdl2")
+os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+os.environ.setdefault("TABLETOP_COMPANION_BOARD", "none")
+
+
+def boot(size=(1280, 800)):
+    from companion import app as appmod
+
+    appmod.configure_kivy(size)
+    app = appmod.create_app("none")
+    app._run_prepare()
+    from kivy.base import runTouchApp
+
+    runTouchApp(embedded=True)
+    pump(3)
+    return app
+
+
+def pump(n=2):
+    from kivy.base import EventLoop
+
+    for _ in range(n):
+        EventLoop.idle()
+
+
+def press(widget, frames=2):
+    assert not widget.disabled, f"{widget!r} ({getattr(widget, 'text', '')!r}) is disabled"
+    widget.dispatch("on_press")
+    widget.dispatch("on_release")
+    pump(frames)
+
+
+def find(root, cls_name=None, text=None):
+    """All widgets under root (walk) matching a class name and/or exact text."""
+    out = []
+    for w in root.walk(restrict=True):
+        if cls_name and type(w).__name__ != cls_name:
+            continue
+        if text is not None and getattr(w, "text", None) != text:
+            continue
+        out.append(w)
+    return out
+
+
+def pixels_stats():
+    """(mean, variance) of the grey level of the current frame, read back from GL."""
+    from kivy.core.window import Window
+    from kivy.graphics.opengl import GL_RGB, GL_UNSIGNED_BYTE, glReadPixels
+
+    w, h = Window.size
+    data = glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE)
+    vals = [data[i] + data[i + 1] + data[i + 2] for i in range(0, len(data) - 2, 3 * 97)]
+    n = len(vals)
+    mean = sum(vals) / n
+    return mean / 3, sum((v - mean) ** 2 for v in vals) / n / 9
+
+
+def game_screen(app):
+    return app.root.get_screen("game")
+
+
+def play(app, n, seed=0):
+    """Play n touch actions on the game screen: virtual dice when awaited, else a legal action
+    button (non-'done' ones preferred 2 times in 3) followed by Confirm."""
+    rng = random.Random(seed)
+    scr = game_screen(app)
+    done = 0
+    while done < n and not scr.over:
+        if scr.awaiting_dice:
+            press(scr.ids.roll_virtual)
+        else:
+            buttons = list(reversed(scr.ids.action_grid.children))
+            assert buttons, "no legal action buttons on the game screen"
+            other = [b for b in buttons if b.action["type"] != "end_step"]
+            ends = [b for b in buttons if b.action["type"] == "end_step"]
+            pick = rng.choice(other) if other and (not ends or rng.random() < 0.66) else (ends or buttons)[0]
+            press(pick, frames=1)
+            press(scr.ids.confirm, frames=1)
+        done += 1
+    pump(2)
+    return done
+
+
+def state_report(app):
+    scr = game_screen(app)
+    ctrl = app.ctrl
+    return {
+        "screen": app.root.current,
+        "header": scr.header,
+        "panel_p1": scr.ids.panel_p1.resources_text + "|" + scr.ids.panel_p1.tracks_text,
+        "panel_p2": scr.ids.panel_p2.resources_text + "|" + scr.ids.panel_p2.tracks_text,
+        "actions": [b.text for b in reversed(scr.ids.action_grid.children)],
+        "state": ctrl.state.to_dict() if ctrl else None,
+        "journal_len": len(ctrl.journal) if ctrl else None,
+        "path": ctrl.path if ctrl else None,
+    }
+
+
+def _main(argv):
+    cmd = argv[0]
+    if cmd == "coldstart":
+        app = boot()
+        print(json.dumps({"seconds": time.perf_counter() - T0, "screen": app.root.current}), flush=True)
+        return 0
+    app = boot()
+    if cmd == "play":
+        n = int(argv[1])
+        if app.root.current != "game":
+            press(app.root.get_screen("home").ids.new_game)
+            press(app.root.get_screen("new_game").ids.start)
+        play(app, n, seed=int(argv[2]) if len(argv) > 2 else 0)
+        print("READY " + json.dumps(state_report(app)), flush=True)
+        while True:  # wait to be killed
+            time.sleep(1)
+    if cmd == "report":
+        print("READY " + json.dumps(state_report(app)), flush=True)
+        return 0
+    raise SystemExit(f"unknown command {cmd!r}")
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
