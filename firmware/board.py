@@ -1,0 +1,385 @@
+"""The board firmware: peripherals from a pin profile, scanning, dice, link, commands.
+
+Runs on MicroPython (firmware/main.py builds it with the real ``machine`` and USB CDC) and on
+CPython (companion/virtual_board.py builds it with firmware/sim). ``step()`` is one
+non-blocking main-loop iteration: serial input, a chain scan every ``scan_ms`` (200 Hz),
+a dice sample per well every integration period, link timers, the indicator LED and the
+watchdog. Nothing on the scan and sample paths allocates after start-up (buffers and lists
+are made in __init__); frames are built in the link's preallocated ring.
+"""
+import os
+import struct
+
+from protocol import wire
+from protocol.link import BoardLink
+from firmware import calib, dice, selftest
+from firmware.hc165 import ShiftChain
+from firmware.tcs34725 import TCS34725, SensorIdError
+from firmware.tracks import TrackScanner
+
+try:
+    from time import ticks_diff, ticks_add
+except ImportError:  # CPython: plain milliseconds
+    def ticks_diff(a, b):
+        return a - b
+
+    def ticks_add(a, b):
+        return a + b
+
+VERSION = (0, 1, 0)
+SENSOR_RETRY_MS = 1000
+IDENTIFY_MS = 5000
+REPL_FLUSH_MS = 150
+
+
+def _session():
+    try:
+        b = os.urandom(4)
+    except Exception:  # a port without urandom
+        import time
+        b = struct.pack("<I", time.ticks_cpu() & 0xFFFFFFFF)
+    return struct.unpack("<I", b)[0]
+
+
+class Board:
+    def __init__(self, machine, profile, smap, stream, now_ms, fs_dir="", production=False,
+                 session=None, board_id=None, scan_ms=5, stable_scans=4, stuck_ms=60000,
+                 atime=calib.ATIME, gain=calib.GAIN):
+        self.machine = machine
+        self.profile = profile
+        self.smap = smap
+        self.stream = stream
+        self.now_ms = now_ms
+        self.scan_ms = scan_ms
+        self.n_wells = smap.n_wells
+        m = machine
+        sp = profile["spi"]
+        self.spi = m.SPI(sp["id"], baudrate=sp["baudrate"], polarity=sp["polarity"],
+                         phase=sp["phase"], firstbit=m.SPI.MSB, sck=m.Pin(sp["sck"]),
+                         mosi=m.Pin(sp["mosi"]), miso=m.Pin(sp["miso"]))
+        load = m.Pin(profile["load_pin"], m.Pin.OUT, value=1)
+        self.chain = ShiftChain(self.spi, load, smap.chain_registers, 4,
+                                profile.get("load_active_low", True))
+        self.buses = {}
+        self.sensors = []
+        for w in range(self.n_wells):
+            bus = smap.well_buses[w]
+            if bus not in self.buses:
+                c = profile["i2c"][bus]
+                self.buses[bus] = m.I2C(c["id"], sda=m.Pin(c["sda"]), scl=m.Pin(c["scl"]),
+                                        freq=c["freq"])
+            self.sensors.append(TCS34725(self.buses[bus], smap.well_addrs[w], atime, gain,
+                                         smap.well_chip_ids[w]))
+        led = profile.get("led")
+        self.led = m.Pin(led["pin"], m.Pin.OUT, value=0) if led else None
+        self.led_on_level = 1 if not led or led.get("active_high", True) else 0
+        self.led_state = -1
+        self.indicator = wire.IND_AUTO
+        self.identify_until = None
+        # calibration and dice
+        self.store = calib.Store(fs_dir + "calibration.json", self.n_wells)
+        self.store.load()
+        self.session_cal = calib.Session(self.store)
+        self.classifiers = []
+        self.wells = []
+        for w in range(self.n_wells):
+            cl = dice.Classifier(self.store.wells[w])
+            self.classifiers.append(cl)
+            self.wells.append(dice.Well(cl))
+        self.sensor_ok = [False] * self.n_wells
+        self.sensor_fault = [None] * self.n_wells
+        self.saturated = [False] * self.n_wells
+        now = now_ms()
+        self.next_dice = [now] * self.n_wells
+        self.next_retry = [now] * self.n_wells
+        for w in range(self.n_wells):
+            self._init_sensor(w, now)
+        # tracks: scan until the debounce has settled, so the boot snapshot is the board
+        self.scanner = TrackScanner(smap, stable_scans, stuck_ms)
+        for _ in range(stable_scans + 1):
+            self.scanner.scan(self.chain.read(), now)
+        self.registers_found = smap.chain_registers
+        self.chain_reported = False
+        self.next_scan = now
+        if board_id is None:
+            board_id = profile.get("board", "board")
+            try:
+                import binascii
+                board_id += "-" + binascii.hexlify(machine.unique_id()).decode()
+            except Exception:
+                pass
+        info = {"version": VERSION, "board_id": board_id, "profile": profile.get("board", "?"),
+                "map_hash": smap.hash8, "lanes": smap.n_lanes, "wells": self.n_wells}
+        self.link_up = False
+        self.pairings = 0
+        self.repl_requested = False
+        self.repl_at = 0
+        self.running = True
+        self.link = BoardLink(stream.write, now_ms, self._on_message, info,
+                              _session() if session is None else session, self._snapshot,
+                              window=32, ring_size=2048)
+        self.boot_report = selftest.run(self, wire.TEST_AT_BOOT, now)
+        self.link.send_message(wire.SELF_TEST, self.boot_report)
+        self.wdt = None
+        if production:
+            self.wdt = m.WDT(timeout=profile.get("watchdog_ms", 5000))
+
+    # ------------------------------------------------------------------ sensors
+    def _init_sensor(self, w, now):
+        s = self.sensors[w]
+        try:
+            s.init()
+        except SensorIdError:
+            self.sensor_ok[w] = False
+            self.sensor_fault[w] = (wire.FAULT_SENSOR_ID, w, s.chip_id)
+            return False
+        except OSError:
+            self.sensor_ok[w] = False
+            self.sensor_fault[w] = (wire.FAULT_SENSOR_MISSING, w, 0)
+            return False
+        self.sensor_ok[w] = True
+        self.sensor_fault[w] = None
+        self.next_dice[w] = ticks_add(now, s.integration_ms + 1)
+        return True
+
+    def sensor_check(self, w):
+        """Fault tuple of well w or None; re-reads the ID of a working sensor."""
+        if self.sensor_ok[w]:
+            s = self.sensors[w]
+            try:
+                cid = s.read_id()
+            except OSError:
+                self._lose_sensor(w, (wire.FAULT_SENSOR_MISSING, w, 0), report=False)
+                return self.sensor_fault[w]
+            if cid not in s.ids:
+                self._lose_sensor(w, (wire.FAULT_SENSOR_ID, w, cid), report=False)
+        return self.sensor_fault[w]
+
+    def _lose_sensor(self, w, fault, report=True):
+        self.sensor_ok[w] = False
+        self.sensor_fault[w] = fault
+        self.next_retry[w] = ticks_add(self.now_ms(), SENSOR_RETRY_MS)
+        well = self.wells[w]
+        if well.state != dice.EMPTY:
+            well.reset()
+            self.link.dice(w, well.state, 0, 0, well.roll)
+        if report:
+            self.report(selftest.TEST_UNPROMPTED)
+
+    def _sample_wells(self, now):
+        for w in range(self.n_wells):
+            if not self.sensor_ok[w]:
+                if ticks_diff(now, self.next_retry[w]) >= 0:
+                    self.next_retry[w] = ticks_add(now, SENSOR_RETRY_MS)
+                    if self._init_sensor(w, now):
+                        self.report(selftest.TEST_UNPROMPTED)
+                continue
+            if ticks_diff(now, self.next_dice[w]) < 0:
+                continue
+            s = self.sensors[w]
+            self.next_dice[w] = ticks_add(now, s.integration_ms + 1)
+            try:
+                valid = s.read()
+            except OSError:
+                self._lose_sensor(w, (wire.FAULT_SENSOR_MISSING, w, 0))
+                continue
+            if not valid:
+                continue
+            self.saturated[w] = s.c >= s.max_count - (s.max_count >> 5)
+            well = self.wells[w]
+            if well.sample(s.c, s.r, s.g, s.b):
+                self.link.dice(w, well.state, well.value, well.confidence, well.roll)
+
+    # ------------------------------------------------------------------- tracks
+    def _scan(self, now):
+        sc = self.scanner
+        n = sc.scan(self.chain.read(), now)
+        for i in range(n):
+            k = sc.changes[i]
+            self.link.track_change(k, sc.stable[k])
+        if sc.chain_suspect != self.chain_reported:
+            self.chain_reported = sc.chain_suspect
+            self.report(selftest.TEST_UNPROMPTED)
+
+    def _snapshot(self):
+        wells = []
+        for w in self.wells:
+            wells.append((w.state, w.value, w.confidence, w.roll))
+        return list(self.scanner.stable), wells
+
+    # --------------------------------------------------------------- self-test
+    def self_test(self, trigger):
+        return selftest.run(self, trigger, self.now_ms())
+
+    def report(self, trigger):
+        fields = self.self_test(trigger)
+        self.link.send_message(wire.SELF_TEST, fields)
+        return fields
+
+    # ---------------------------------------------------------------- commands
+    def _on_message(self, msg):
+        t = msg["type"]
+        if t == "LINK_UP":
+            self.link_up = True
+            if not msg.get("resumed"):
+                # a fresh pairing drops the ring (boot report included): report again
+                self.pairings += 1
+                self.report(wire.TEST_AT_BOOT if self.pairings == 1 else
+                            selftest.TEST_UNPROMPTED)
+            return
+        if t == "LINK_DOWN":
+            self.link_up = False
+            return
+        seq = msg.get("seq", 0)
+        if t == "CMD_SELF_TEST":
+            self.report(wire.TEST_ON_COMMAND)
+        elif t == "CMD_CALIBRATE":
+            self._calibrate(msg, seq)
+        elif t == "CMD_REPL":
+            self.repl_requested = True
+            self.repl_at = self.now_ms()
+        elif t == "CMD_INDICATOR":
+            mode = msg.get("mode", -1)
+            if not 0 <= mode <= wire.IND_IDENTIFY:
+                self.link.send_error(wire.E_BAD_ARGUMENT, wire.CMD_INDICATOR, seq,
+                                     "indicator mode %r unknown" % (mode,))
+                return
+            if mode == wire.IND_IDENTIFY:
+                self.identify_until = ticks_add(self.now_ms(), IDENTIFY_MS)
+            else:
+                self.indicator = mode
+                self.identify_until = None
+        else:
+            self.link.send_error(wire.E_UNKNOWN_TYPE, wire.TYPE_CODES.get(t, 0), seq,
+                                 "command %s not handled" % (t,))
+
+    def _cal_status(self, step, well, face, status, c=0, r=0, g=0, b=0):
+        self.link.send_message(wire.CAL_STATUS, {
+            "step": step, "well": well, "face": face, "status": status,
+            "c": c & 0xFFFF, "r": r & 0xFFFF, "g": g & 0xFFFF, "b": b & 0xFFFF})
+
+    def _calibrate(self, msg, seq):
+        step = msg["step"]
+        well = msg["well"]
+        face = msg["face"]
+        nw = self.n_wells
+        bad = None
+        if not wire.CAL_BEGIN <= step <= wire.CAL_DEFAULTS:
+            bad = "calibration step %d unknown" % step
+        elif step in (wire.CAL_BEGIN, wire.CAL_CAPTURE) and well >= nw:
+            bad = "well %d: the board has %d wells" % (well, nw)
+        elif step == wire.CAL_DEFAULTS and well >= nw and well != 255:
+            bad = "well %d: the board has %d wells (255 = all)" % (well, nw)
+        elif step == wire.CAL_CAPTURE and not 1 <= face <= 6:
+            bad = "face %d is not a top value 1-6" % face
+        if bad is not None:
+            self.link.send_error(wire.E_BAD_ARGUMENT, wire.CMD_CALIBRATE, seq, bad)
+            self._cal_status(step, well, face, wire.CAL_BAD_ARG)
+            return
+        ses = self.session_cal
+        if step == wire.CAL_BEGIN:
+            ses.begin(well)
+            self._cal_status(step, well, face, wire.CAL_OK)
+        elif step == wire.CAL_CAPTURE:
+            if not ses.active() or ses.well != well:
+                self._cal_status(step, well, face, wire.CAL_NOT_ACTIVE)
+                return
+            wl = self.wells[well]
+            if not self.sensor_ok[well] or wl.state in (dice.EMPTY, dice.REMOVED) \
+                    or wl.dark_count:
+                self._cal_status(step, well, face, wire.CAL_NO_DIE)
+                return
+            s = self.sensors[well]
+            if not wl.stable():
+                self._cal_status(step, well, face, wire.CAL_UNSTABLE, s.c, s.r, s.g, s.b)
+                return
+            wl.stable_mean()
+            ses.capture(face, wl.mc, wl.mr, wl.mg, wl.mb)
+            self._cal_status(step, well, face, wire.CAL_OK, wl.mc, wl.mr, wl.mg, wl.mb)
+        elif step == wire.CAL_SAVE or step == wire.CAL_CANCEL:
+            if not ses.active():
+                self._cal_status(step, well, face, wire.CAL_NOT_ACTIVE)
+                return
+            w = ses.well
+            if step == wire.CAL_CANCEL:
+                ses.cancel()
+                self._cal_status(step, w, face, wire.CAL_OK)
+                return
+            if ses.save():
+                self.classifiers[w].set(self.store.wells[w])
+                self._cal_status(step, w, face, wire.CAL_OK)
+            else:
+                self._cal_status(step, w, face, wire.CAL_STORE_FAILED)
+        else:  # CAL_DEFAULTS
+            wells = [[list(f) for f in x] for x in self.store.wells]
+            caps = [list(c) for c in self.store.captured]
+            targets = range(nw) if well == 255 else (well,)
+            for w in targets:
+                wells[w] = [list(f) for f in calib.DEFAULT_FACES]
+                caps[w] = [0] * 6
+            if self.store.save(wells, caps):
+                for w in targets:
+                    self.classifiers[w].set(self.store.wells[w])
+                self._cal_status(step, well, face, wire.CAL_OK)
+            else:
+                self._cal_status(step, well, face, wire.CAL_STORE_FAILED)
+
+    # ---------------------------------------------------------------- main loop
+    def _indicator(self, now):
+        if self.led is None:
+            return
+        mode = self.indicator
+        if self.identify_until is not None:
+            if ticks_diff(now, self.identify_until) >= 0:
+                self.identify_until = None
+            else:
+                mode = wire.IND_IDENTIFY
+        if mode == wire.IND_OFF:
+            on = 0
+        elif mode == wire.IND_ON:
+            on = 1
+        elif mode == wire.IND_BLINK:
+            on = (now // 250) & 1
+        elif mode == wire.IND_IDENTIFY:
+            on = (now // 60) & 1
+        else:  # auto: steady when paired, slow blink while waiting for the tablet
+            on = 1 if self.link_up else (now // 500) & 1
+        if on != self.led_state:
+            self.led_state = on
+            self.led.value(on if self.led_on_level else 1 - on)
+
+    def step(self):
+        """One main-loop iteration; returns False once the firmware should stop (CMD_REPL)."""
+        now = self.now_ms()
+        data = self.stream.read()
+        if data:
+            self.link.feed(data)
+        if ticks_diff(now, self.next_scan) >= 0:
+            self.next_scan = ticks_add(self.next_scan, self.scan_ms)
+            if ticks_diff(now, self.next_scan) >= 0:  # fell behind: do not try to catch up
+                self.next_scan = ticks_add(now, self.scan_ms)
+            self._scan(now)
+        self._sample_wells(now)
+        self.link.poll()
+        self._indicator(now)
+        if self.wdt is not None:
+            self.wdt.feed()
+        if self.repl_requested and ticks_diff(now, self.repl_at) >= REPL_FLUSH_MS:
+            self.running = False
+        return self.running
+
+    def until_next(self):
+        """Milliseconds until the next scheduled scan or sample (for an idle sleep)."""
+        now = self.now_ms()
+        d = ticks_diff(self.next_scan, now)
+        for w in range(self.n_wells):
+            if self.sensor_ok[w]:
+                e = ticks_diff(self.next_dice[w], now)
+                if e < d:
+                    d = e
+        return d if d > 0 else 0
+
+    def run_forever(self, sleep_ms):
+        while self.step():
+            if self.until_next() > 1:
+                sleep_ms(1)

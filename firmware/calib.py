@@ -1,0 +1,188 @@
+"""Calibration store: colour centroids per face per well, in flash as versioned JSON.
+
+File (``calibration.json``)::
+
+    {"format": "tabletop-cal", "version": 1, "atime": 246, "gain": 1,
+     "wells": [{"faces": [[c, r, g, b] x 6 (top value 1..6)], "captured": [0/1 x 6]}, ...]}
+
+Written atomically: the whole file goes to ``<path>.tmp``, then ``os.rename`` over the old
+one (LittleFS replaces the target; where rename refuses an existing target, the old file
+is removed first and ``load`` falls back to the complete ``.tmp``). A missing, unreadable,
+corrupt, wrong-version or wrong-settings file gives the defaults and ``defaults_in_use``
+(reported as FAULT_CAL_DEFAULTS); it never raises.
+
+Guided procedure (``Session``), driven by CMD_CALIBRATE steps from the tablet: BEGIN (well)
+copies that well's centroids; CAPTURE (well, face) takes the stable mean of the die lying
+with ``face`` on top; SAVE writes the file; CANCEL drops the copy; DEFAULTS resets the well
+(255 = every well) to the defaults and saves.
+"""
+import json
+import os
+
+FORMAT = "tabletop-cal"
+VERSION = 1
+ATIME = 0xF6  # firmware sensor settings the centroids were captured with
+GAIN = 1
+# Nominal centroids (c, r, g, b) by top value 1..6 at ATIME 0xF6 / gain 4x, from the printed
+# mark colours (firmware/sim/optics.py computes the same numbers; a test checks them).
+DEFAULT_FACES = (
+    (7528, 2612, 2612, 2612),  # top 1: bottom mark 6 white
+    (2435, 1489, 308, 735),  # top 2: bottom mark 5 magenta
+    (1704, 171, 359, 1239),  # top 3: bottom mark 4 blue
+    (1032, 127, 675, 267),  # top 4: bottom mark 3 green
+    (4037, 2212, 1586, 401),  # top 5: bottom mark 2 yellow
+    (1825, 1509, 232, 154),  # top 6: bottom mark 1 red
+)
+
+
+def defaults(n_wells):
+    out = []
+    for _ in range(n_wells):
+        out.append([list(f) for f in DEFAULT_FACES])
+    return out
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def parse(text, n_wells):
+    """Validate file text; return (wells, captured) or raise ValueError."""
+    doc = json.loads(text)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ValueError("not a calibration file")
+    if doc.get("version") != VERSION:
+        raise ValueError("calibration version %r, expected %d" % (doc.get("version"), VERSION))
+    if doc.get("atime") != ATIME or doc.get("gain") != GAIN:
+        raise ValueError("captured with other sensor settings")
+    wl = doc.get("wells")
+    if not isinstance(wl, list) or len(wl) != n_wells:
+        raise ValueError("calibration for another number of wells")
+    wells = []
+    caps = []
+    for w in wl:
+        faces = w.get("faces") if isinstance(w, dict) else None
+        cap = w.get("captured", [0] * 6) if isinstance(w, dict) else None
+        if not isinstance(faces, list) or len(faces) != 6:
+            raise ValueError("a well needs 6 faces")
+        if not isinstance(cap, list) or len(cap) != 6:
+            raise ValueError("a well needs 6 captured flags")
+        fl = []
+        for f in faces:
+            if not isinstance(f, list) or len(f) != 4:
+                raise ValueError("a face is [c, r, g, b]")
+            for v in f:
+                if type(v) is not int or v < 0 or v > 65535:
+                    raise ValueError("a count is an integer 0..65535")
+            if f[0] == 0 or f[1] + f[2] + f[3] == 0:
+                raise ValueError("a face centroid is dark")
+            fl.append(list(f))
+        wells.append(fl)
+        caps.append([1 if x else 0 for x in cap])
+    return wells, caps
+
+
+def dumps(wells, captured):
+    ws = []
+    for i in range(len(wells)):
+        ws.append({"faces": wells[i], "captured": captured[i]})
+    return json.dumps({"format": FORMAT, "version": VERSION, "atime": ATIME, "gain": GAIN,
+                       "wells": ws})
+
+
+class Store:
+    def __init__(self, path, n_wells):
+        self.path = path
+        self.tmp = path + ".tmp"
+        self.n_wells = n_wells
+        self.wells = defaults(n_wells)
+        self.captured = [[0] * 6 for _ in range(n_wells)]
+        self.defaults_in_use = True
+        self.problem = "not loaded"
+
+    def _read(self, path):
+        with open(path) as f:
+            return parse(f.read(), self.n_wells)
+
+    def load(self):
+        """Load the file (or the complete .tmp left by an interrupted save); never raises.
+
+        Returns True when a calibration file was used."""
+        for path in (self.path, self.tmp):
+            if not _exists(path):
+                continue
+            try:
+                self.wells, self.captured = self._read(path)
+                self.defaults_in_use = False
+                self.problem = None
+                return True
+            except Exception as exc:  # ValueError, OSError, MemoryError: all mean "unusable"
+                self.problem = "%s: %s" % (path, exc)
+        if self.problem is None or self.problem == "not loaded":
+            self.problem = "no calibration file"
+        self.wells = defaults(self.n_wells)
+        self.captured = [[0] * 6 for _ in range(self.n_wells)]
+        self.defaults_in_use = True
+        return False
+
+    def save(self, wells, captured):
+        """Write atomically; returns True on success (False: flash error, old file kept)."""
+        text = dumps(wells, captured)
+        try:
+            with open(self.tmp, "w") as f:
+                f.write(text)
+            try:
+                os.rename(self.tmp, self.path)
+            except OSError:
+                if _exists(self.path):
+                    os.remove(self.path)
+                os.rename(self.tmp, self.path)
+        except OSError as exc:
+            self.problem = "save failed: %s" % (exc,)
+            return False
+        self.wells = [[list(f) for f in w] for w in wells]
+        self.captured = [list(c) for c in captured]
+        self.defaults_in_use = False
+        self.problem = None
+        return True
+
+
+class Session:
+    """One guided calibration of one well (CMD_CALIBRATE steps)."""
+
+    def __init__(self, store):
+        self.store = store
+        self.well = -1
+        self.faces = None
+        self.captured = None
+
+    def active(self):
+        return self.well >= 0
+
+    def begin(self, well):
+        self.well = well
+        self.faces = [list(f) for f in self.store.wells[well]]
+        self.captured = list(self.store.captured[well])
+
+    def capture(self, face, c, r, g, b):
+        self.faces[face - 1] = [c, r, g, b]
+        self.captured[face - 1] = 1
+
+    def save(self):
+        wells = [[list(f) for f in w] for w in self.store.wells]
+        caps = [list(c) for c in self.store.captured]
+        wells[self.well] = self.faces
+        caps[self.well] = self.captured
+        ok = self.store.save(wells, caps)
+        if ok:
+            self.cancel()
+        return ok
+
+    def cancel(self):
+        self.well = -1
+        self.faces = None
+        self.captured = None

@@ -1,0 +1,1 @@
+"""Simulated chips and peripherals for the virtual board (CPython only)."""

@@ -1,0 +1,199 @@
+"""Register- and bit-level models of the chips (CPython only): 74HC165 chain, TCS34725.
+
+HC165Chain: the whole chain is one shift register of 8 * registers bits (a Python int; the
+most significant bit is QH of register 0, which drives MISO). While SH/LD is low the inputs
+are loaded continuously and clocks do not shift; with SH/LD high each rising CLK edge shifts
+every register by one (register k's SER = register k+1's QH, the last one's SER = the tail
+level). The SPI master samples MISO on the falling edge in mode 2 (polarity 1, phase 0),
+before the shift; in the other modes the sample falls on or after the shifting edge, so
+input H of register 0 is lost (the model samples after the shift), as on a real chain.
+
+TCS34725Sim: registers ENABLE, ATIME, WTIME, thresholds, PERS, CONFIG, CONTROL, ID, STATUS,
+CDATAL..BDATAH; the command byte (bit 7 CMD, type 00 repeated byte / 01 auto-increment /
+11 special function); reading a channel's low byte latches its high byte. With PON then AEN
+(after the 2.4 ms warm-up) the ADC integrates continuously; each cycle of (256 - ATIME) *
+2.4 ms latches a new reading from ``source(now_ms, cycles, gain)`` and sets AVALID.
+"""
+import errno
+
+GAINS = (1, 4, 16, 60)
+
+
+class HC165Chain:
+    def __init__(self, registers, inputs, tail_level=0):
+        self.registers = registers
+        self.inputs = inputs  # callable -> bytearray(registers): input levels, bit 7 = H
+        self.tail_level = tail_level
+        self.value = 0
+        self.loading = False
+        self.unplugged = False  # MISO floats high (pull-up) when the chain is not connected
+        self.clocks = 0
+
+    @property
+    def nbits(self):
+        return self.registers * 8
+
+    def load_pin(self, level, active_low=True):
+        self.loading = (level == 0) if active_low else (level == 1)
+        if self.loading:
+            self._load()
+
+    def _load(self):
+        data = self.inputs()
+        v = 0
+        for i in range(self.registers):
+            v = (v << 8) | (data[i] if i < len(data) else 0xFF)
+        self.value = v
+
+    def _qh(self):
+        return (self.value >> (self.nbits - 1)) & 1
+
+    def _shift(self):
+        mask = (1 << self.nbits) - 1
+        self.value = ((self.value << 1) & mask) | (1 if self.tail_level else 0)
+
+    def transfer(self, nbytes, polarity, phase):
+        """Clock nbytes * 8 bits; return the bytes seen on MISO."""
+        out = bytearray(nbytes)
+        if self.unplugged:
+            for i in range(nbytes):
+                out[i] = 0xFF
+            return out
+        sample_first = polarity == 1 and phase == 0
+        for i in range(nbytes):
+            byte = 0
+            for _ in range(8):
+                self.clocks += 1
+                if self.loading:
+                    self._load()
+                    bit = self._qh()
+                elif sample_first:
+                    bit = self._qh()
+                    self._shift()
+                else:
+                    self._shift()
+                    bit = self._qh()
+                byte = (byte << 1) | bit
+            out[i] = byte
+        return out
+
+
+class TCS34725Sim:
+    def __init__(self, now_ms, source, chip_id=0x44):
+        self.now_ms = now_ms
+        self.source = source  # source(now_ms, cycles, gain) -> (c, r, g, b)
+        self.chip_id = chip_id
+        self.regs = bytearray(0x20)
+        self.regs[0x01] = 0xFF
+        self.regs[0x03] = 0xFF
+        self.pointer = 0
+        self.auto = False
+        self.pon_ms = None
+        self.start_ms = None
+        self.cycles_done = 0
+        self.data = [0, 0, 0, 0]
+        self.shadow = 0
+        self.present = True
+        self.transactions = 0
+
+    # -------------------------------------------------------------- integration
+    def _cycle_ms(self):
+        return (256 - self.regs[0x01]) * 2.4
+
+    def _update(self):
+        if self.start_ms is None:
+            return
+        now = self.now_ms()
+        done = int((now - self.start_ms) // self._cycle_ms()) if now >= self.start_ms else 0
+        if done > self.cycles_done:
+            self.cycles_done = done
+            cycles = 256 - self.regs[0x01]
+            gain = GAINS[self.regs[0x0F] & 3]
+            end = self.start_ms + done * self._cycle_ms()
+            c, r, g, b = self.source(end, cycles, gain)
+            full = min(65535, cycles * 1024)
+            self.data = [max(0, min(full, int(round(x)))) for x in (c, r, g, b)]
+            self.regs[0x13] |= 0x01  # AVALID
+            if self.data[0] > self.regs[0x06] | (self.regs[0x07] << 8) or \
+                    self.data[0] < self.regs[0x04] | (self.regs[0x05] << 8):
+                self.regs[0x13] |= 0x10  # AINT (persistence 0: every cycle out of range)
+
+    def _write_enable(self, v):
+        old = self.regs[0x00]
+        self.regs[0x00] = v & 0x5B
+        now = self.now_ms()
+        if not v & 0x01:
+            self.pon_ms = None
+            self.start_ms = None
+            self.regs[0x13] &= ~0x01
+            return
+        if not old & 0x01:
+            self.pon_ms = now
+        if v & 0x02 and not old & 0x02:
+            # integration starts after the 2.4 ms oscillator warm-up that follows PON
+            self.start_ms = max(now, self.pon_ms + 2.4)
+            self.cycles_done = 0
+            self.regs[0x13] &= ~0x01
+        elif not v & 0x02:
+            self.start_ms = None
+            self.regs[0x13] &= ~0x01
+
+    # --------------------------------------------------------------- registers
+    def _read_reg(self, a):
+        self._update()
+        if a == 0x12:
+            return self.chip_id
+        if 0x14 <= a <= 0x1B:
+            ch = (a - 0x14) >> 1
+            if not (a & 1) == 0:  # high byte: the value latched by the low-byte read
+                return self.shadow
+            v = self.data[ch]
+            self.shadow = (v >> 8) & 0xFF
+            return v & 0xFF
+        return self.regs[a]
+
+    def _write_reg(self, a, v):
+        if a == 0x00:
+            self._write_enable(v)
+        elif a in (0x01, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0C, 0x0D, 0x0F):
+            self.regs[a] = v
+            if a == 0x01 and self.start_ms is not None:
+                self.start_ms = self.now_ms()
+                self.cycles_done = 0
+        # ID, STATUS and the data registers are read-only
+
+    def _command(self, cmd):
+        if not cmd & 0x80:
+            raise OSError(errno.EIO, "TCS34725: byte without the CMD bit")
+        typ = (cmd >> 5) & 3
+        if typ == 3:
+            if cmd & 0x1F == 0x06:
+                self.regs[0x13] &= ~0x10  # clear channel interrupt clear
+            return False
+        if typ == 2:
+            raise OSError(errno.EIO, "TCS34725: reserved command type")
+        self.pointer = cmd & 0x1F
+        self.auto = typ == 1
+        return True
+
+    def _next(self):
+        if self.auto:
+            self.pointer = (self.pointer + 1) & 0x1F
+
+    def write(self, data):
+        self.transactions += 1
+        if not data:
+            return
+        if not self._command(data[0]):
+            return
+        for v in data[1:]:
+            self._write_reg(self.pointer, v)
+            self._next()
+
+    def read(self, n):
+        self.transactions += 1
+        out = bytearray(n)
+        for i in range(n):
+            out[i] = self._read_reg(self.pointer)
+            self._next()
+        return out

@@ -1,0 +1,172 @@
+"""The physical world of the virtual board (CPython only): tokens on lanes, dice in wells,
+the 74HC165 chain and TCS34725 sensors that read them, pins, faults.
+
+All methods are called with the owner's lock held (companion/virtual_board.py), or from a
+single thread (tests). Positions are lane space indexes; wells are indexes into the map.
+"""
+import random
+
+from firmware.sim import optics
+from firmware.sim.chips import HC165Chain, TCS34725Sim
+
+
+class WellOptics:
+    """What one dice well shows its sensor."""
+
+    def __init__(self, rng, tint=(1.0, 1.0, 1.0), noise=0.012):
+        self.rng = rng
+        self.tint = tint
+        self.noise = noise
+        self.state = "empty"  # empty | die
+        self.top = None
+        self.crooked = None  # (mark a, mark b, share of a, brightness) or None
+        self.settle_at = 0.0
+        self.stopped_at = None
+
+    def roll(self, now, top, settle_ms, crooked):
+        self.state = "die"
+        self.top = top
+        self.settle_at = now + settle_ms
+        self.stopped_at = self.settle_at
+        if crooked:
+            a = 7 - top
+            b = self.rng.choice([m for m in range(1, 7) if m not in (a, 7 - a)])
+            self.crooked = (a, b, self.rng.uniform(0.45, 0.6), self.rng.uniform(0.5, 0.65))
+        else:
+            self.crooked = None
+
+    def remove(self):
+        self.state = "empty"
+        self.top = None
+        self.crooked = None
+
+    def _noisy(self, v, scale):
+        return v * (1.0 + self.rng.gauss(0.0, self.noise)) + self.rng.gauss(0.0, 2.0) * scale
+
+    def source(self, end_ms, cycles, gain):
+        """Counts of the integration cycle that ended at end_ms."""
+        scale = (cycles / optics.NOMINAL_CYCLES) * (gain / optics.NOMINAL_GAIN)
+        start = end_ms - cycles * 2.4
+        if self.state == "empty":
+            base = tuple(x * scale for x in optics.DARK)
+        elif start < self.settle_at:
+            # tumbling: whatever face passes by, lit unevenly (motion blur over the cycle)
+            base = optics.face_counts(self.rng.randint(1, 6), self.rng.uniform(0.15, 1.0),
+                                      self.tint, cycles, gain)
+        elif self.crooked is not None:
+            a, b, share, bright = self.crooked
+            base = optics.mix_counts((optics.mark_lin(a), share), (optics.mark_lin(b), 1 - share),
+                                     brightness=bright, tint=self.tint, cycles=cycles, gain=gain)
+        else:
+            base = optics.face_counts(7 - self.top, 1.0, self.tint, cycles, gain)
+        return tuple(self._noisy(x, scale) for x in base)
+
+
+class World:
+    def __init__(self, smap, profile, now_ms, rng=None, tints=None, spare_level=1):
+        self.smap = smap
+        self.profile = profile
+        self.now_ms = now_ms
+        self.rng = rng or random.Random(0)
+        self.spare_level = spare_level
+        self.tokens = {}  # lane index -> set of positions
+        self.stuck = {}  # chain bit -> level forced
+        self.pins = {}
+        self.held_low = set()  # input pins held low (repl_pin)
+        self.uid = bytes(self.rng.getrandbits(8) for _ in range(8))
+        self.chain = HC165Chain(smap.chain_registers, self._inputs, smap.tail_level)
+        self.load_pin = profile["load_pin"]
+        self.load_active_low = profile.get("load_active_low", True)
+        self.spi_id = profile["spi"]["id"]
+        self.optics = []
+        self.sensors = []
+        self.devices = {}  # (bus id, addr) -> TCS34725Sim
+        tints = tints or [(1.0, 1.0, 1.0), (1.06, 0.97, 1.04)]
+        for w in range(smap.n_wells):
+            o = WellOptics(random.Random(self.rng.getrandbits(32)), tints[w % len(tints)])
+            self.optics.append(o)
+            s = TCS34725Sim(now_ms, o.source, smap.well_chip_ids[w][0])
+            self.sensors.append(s)
+            bus_id = profile["i2c"][smap.well_buses[w]]["id"]
+            self.devices[(bus_id, smap.well_addrs[w])] = s
+        self.removed = set()  # wells whose sensor is unplugged
+        self.timeline = []  # (at_ms, callable)
+        self.wdt_timeout = None
+        self.wdt_fed = None
+        self.reset_requested = False
+
+    # ------------------------------------------------------------------ chain
+    def _inputs(self):
+        n = self.chain.registers
+        data = bytearray(b"\xff" * n)
+        spare_clear = not self.spare_level
+        for b in self.smap.spare_bits:
+            if spare_clear and (b >> 3) < n:
+                data[b >> 3] &= ~(0x80 >> (b & 7))
+        for k, poss in self.tokens.items():
+            bs = self.smap.lane_byte[k]
+            ms = self.smap.lane_mask[k]
+            for p in poss:
+                if bs[p] < n:
+                    data[bs[p]] &= ~ms[p]
+        for b, level in self.stuck.items():
+            if (b >> 3) < n:
+                if level:
+                    data[b >> 3] |= 0x80 >> (b & 7)
+                else:
+                    data[b >> 3] &= ~(0x80 >> (b & 7))
+        return data
+
+    def set_chain_registers(self, n):
+        """Physically connected registers (the map's count unless a fault is injected)."""
+        self.chain.registers = n
+
+    def pin_write(self, pin, level):
+        self.pins[pin] = level
+        if pin == self.load_pin:
+            self.chain.load_pin(level, self.load_active_low)
+
+    def pin_read(self, pin, pull):
+        if pin in self.held_low:
+            return 0
+        return self.pins.get(pin, 1 if pull == 1 else 0)
+
+    def spi_transfer(self, spi_id, n, polarity, phase):
+        if spi_id != self.spi_id:
+            return bytearray(b"\xff" * n)
+        return self.chain.transfer(n, polarity, phase)
+
+    # -------------------------------------------------------------------- I2C
+    def i2c_device(self, bus_id, addr):
+        d = self.devices.get((bus_id, addr))
+        if d is None or not d.present:
+            return None
+        return d
+
+    def i2c_scan(self, bus_id):
+        return sorted(a for (b, a), d in self.devices.items() if b == bus_id and d.present)
+
+    # ---------------------------------------------------------------- watchdog
+    def wdt_start(self, timeout):
+        self.wdt_timeout = timeout
+        self.wdt_fed = self.now_ms()
+
+    def wdt_feed(self):
+        self.wdt_fed = self.now_ms()
+
+    def wdt_expired(self):
+        return self.wdt_timeout is not None and self.now_ms() - self.wdt_fed > self.wdt_timeout
+
+    def request_reset(self):
+        self.reset_requested = True
+
+    # ---------------------------------------------------------------- timeline
+    def at(self, when, fn):
+        self.timeline.append((when, fn))
+        self.timeline.sort(key=lambda e: e[0])
+
+    def run_due(self):
+        now = self.now_ms()
+        while self.timeline and self.timeline[0][0] <= now:
+            _, fn = self.timeline.pop(0)
+            fn()

@@ -1,0 +1,214 @@
+"""Track scanning: lane masks from the 74HC165 chain, debounce, chain and spare-bit checks.
+
+Pure logic (no machine): ``scan(buf, now)`` takes the buffer filled by ShiftChain.read()
+(registers + 1 tail byte). Hall switches are active low: a 0 bit is a magnet (token).
+
+Debounce: a lane's new mask is committed only after ``stable_scans`` consecutive identical
+raw scans that differ from the committed mask. A token sliding along a lane shows short-lived
+intermediate masks (two spaces at once, an empty lane between magnets); none lasts that long,
+so none is reported. Two tokens in one lane give a mask with both bits: reported as it is.
+
+Chain health, checked every scan without allocation: the tail byte after the chain must be
+the tail level, and the spare inputs (tied to the spare level) must read it. When the tail
+byte is wrong or the last register with spare inputs reads none of them right for
+``stable_scans`` scans, ``chain_suspect`` is set and commits are frozen (a missing board
+would otherwise read as a lane full of tokens); the board then measures the chain length.
+
+Stuck bits (``stuck_bits``): a spare input away from its level is stuck from the first scan;
+a lane bit that stayed set while the lane's token moved on (other bits of the same lane
+changed) for ``stuck_ms`` is reported as stuck on. A token that never moves is not a fault.
+"""
+try:
+    from time import ticks_diff
+except ImportError:
+    def ticks_diff(a, b):
+        return a - b
+
+
+class TrackScanner:
+    def __init__(self, smap, stable_scans=4, stuck_ms=60000, spare_level=None):
+        n = smap.n_lanes
+        self.n = n
+        self.nreg = smap.chain_registers
+        self.stable_scans = stable_scans
+        self.stuck_ms = stuck_ms
+        self.lane_byte = smap.lane_byte
+        self.lane_mask = smap.lane_mask
+        self.lane_r0 = bytearray(n)
+        self.lane_r1 = bytearray(n)
+        for k in range(n):
+            bs = smap.lane_byte[k]
+            self.lane_r0[k] = min(bs)
+            self.lane_r1[k] = max(bs)
+        self.stable = [0] * n  # committed mask per lane, bit i = space i occupied
+        self.cand = [0] * n
+        self.count = [0] * n
+        self.prev = bytearray(self.nreg)  # last raw bytes
+        self.reg_changed = bytearray(self.nreg)
+        self.changes = bytearray(n)  # lanes committed by the last scan: changes[0:n_changes]
+        self.n_changes = 0
+        self.scans = 0
+        # tail and spare expectations
+        self.tail_byte = 0xFF if smap.tail_level else 0x00
+        if spare_level is None:
+            spare_level = getattr(smap, "spare_level", 1)
+        regs = []
+        for b in smap.spare_bits:
+            if (b >> 3) not in regs:
+                regs.append(b >> 3)
+        regs.sort()
+        self.spare_reg = bytearray(regs)
+        self.spare_mask = bytearray(len(regs))
+        self.spare_exp = bytearray(len(regs))
+        for b in smap.spare_bits:
+            j = regs.index(b >> 3)
+            m = 0x80 >> (b & 7)
+            self.spare_mask[j] |= m
+            if spare_level:
+                self.spare_exp[j] |= m
+        self.spare_bad = bytearray(len(regs))  # bits away from the spare level, per register
+        self.spare_since = [0] * (len(regs) * 8)
+        self.chain_bad_scans = 0
+        self.chain_good_scans = 0
+        self.chain_suspect = False
+        # stuck-on lane bits
+        self.held = [0] * n
+        self.set_ms = []
+        for k in range(n):
+            self.set_ms.append([0] * len(smap.lane_byte[k]))
+
+    def lane_raw(self, buf, k):
+        """Raw (undebounced) mask of lane k in buf."""
+        bs = self.lane_byte[k]
+        ms = self.lane_mask[k]
+        m = 0
+        bit = 1
+        for i in range(len(bs)):
+            if not buf[bs[i]] & ms[i]:
+                m |= bit
+            bit <<= 1
+        return m
+
+    def scan(self, buf, now):
+        """Process one chain read; returns the number of lanes committed (see .changes)."""
+        self.scans += 1
+        nreg = self.nreg
+        prev = self.prev
+        rc = self.reg_changed
+        first = self.scans == 1
+        for r in range(nreg):
+            v = buf[r]
+            if v != prev[r] or first:
+                prev[r] = v
+                rc[r] = 1
+            else:
+                rc[r] = 0
+        self._check_chain(buf, now)
+        nch = 0
+        stable = self.stable
+        cand = self.cand
+        count = self.count
+        r0 = self.lane_r0
+        r1 = self.lane_r1
+        frozen = self.chain_suspect
+        for k in range(self.n):
+            dirty = count[k] != 0
+            if not dirty:
+                r = r0[k]
+                while r <= r1[k]:
+                    if rc[r]:
+                        dirty = True
+                        break
+                    r += 1
+            if not dirty:
+                continue
+            raw = self.lane_raw(buf, k)
+            if raw == stable[k]:
+                count[k] = 0
+                continue
+            if raw == cand[k] and count[k]:
+                count[k] += 1
+            else:
+                cand[k] = raw
+                count[k] = 1
+            if count[k] >= self.stable_scans and not frozen:
+                self._commit(k, raw, now)
+                count[k] = 0
+                self.changes[nch] = k
+                nch += 1
+        self.n_changes = nch
+        return nch
+
+    def _commit(self, k, new, now):
+        old = self.stable[k]
+        self.stable[k] = new
+        moved = old ^ new
+        held = (self.held[k] | (old & new)) & new
+        self.held[k] = held
+        arrived = new & ~old
+        i = 0
+        sm = self.set_ms[k]
+        while arrived:
+            if arrived & 1:
+                sm[i] = now
+            arrived >>= 1
+            i += 1
+        return moved
+
+    def _check_chain(self, buf, now):
+        bad = buf[self.nreg] != self.tail_byte
+        sr = self.spare_reg
+        last = len(sr) - 1
+        for j in range(len(sr)):
+            m = self.spare_mask[j]
+            off = (buf[sr[j]] ^ self.spare_exp[j]) & m
+            if off != self.spare_bad[j]:
+                new = off & ~self.spare_bad[j]
+                self.spare_bad[j] = off
+                i = 0
+                while i < 8:
+                    if new & (0x80 >> i):
+                        self.spare_since[j * 8 + i] = now
+                    i += 1
+            if j == last and off == m:
+                bad = True
+        if bad:
+            self.chain_good_scans = 0
+            self.chain_bad_scans += 1
+            if self.chain_bad_scans >= self.stable_scans:
+                self.chain_suspect = True
+        else:
+            self.chain_bad_scans = 0
+            self.chain_good_scans += 1
+            if self.chain_good_scans >= self.stable_scans:
+                self.chain_suspect = False
+
+    def stuck_bits(self, now, out):
+        """Append (chain bit, seconds) of stuck bits to the list out (allocates; self-test)."""
+        for j in range(len(self.spare_reg)):
+            off = self.spare_bad[j]
+            for i in range(8):
+                if off & (0x80 >> i):
+                    s = ticks_diff(now, self.spare_since[j * 8 + i]) // 1000
+                    out.append((self.spare_reg[j] * 8 + i, s))
+        for k in range(self.n):
+            h = self.held[k] & self.stable[k]
+            i = 0
+            while h:
+                if h & 1:
+                    age = ticks_diff(now, self.set_ms[k][i])
+                    if age >= self.stuck_ms:
+                        b = self.lane_byte[k][i] * 8 + _pos(self.lane_mask[k][i])
+                        out.append((b, age // 1000))
+                h >>= 1
+                i += 1
+        return out
+
+
+def _pos(mask):
+    p = 0
+    m = 0x80
+    while m and m != mask:
+        m >>= 1
+        p += 1
+    return p
