@@ -46,6 +46,14 @@ class RulesData:
         for t, spaces in self.asp.items():
             if [s["level"] for s in spaces] != [1, 2, 3, 4, 5, 6]:
                 raise ValueError(f"aspect track {t} must have levels 1..6")
+        for group in (self.dev, self.asp):
+            for t, spaces in group.items():
+                for sp in spaces:
+                    if "money" in sp.get("gain", {}):
+                        raise ValueError(f"track {t} space {sp['name']}: bonus resources are non-Money")
+                    for a in sp.get("aspect", {}):
+                        if a not in self.asp:
+                            raise ValueError(f"track {t} space {sp['name']}: unknown aspect {a!r}")
         if self.res_ids != ("food", "wood", "stone", "metal", "money", "combat_power"):
             raise ValueError("resources must be food, wood, stone, metal, money, combat_power")
 

@@ -1483,6 +1483,40 @@ class CivMint(Game):
                 "end_reasons": list(s.end_reasons)}
 
     # =============================================================================================
+    # view for the UI
+    # =============================================================================================
+    def view(self, s) -> dict:
+        """Everything the app shows, as plain data (no engine objects)."""
+        players = {}
+        for seat in SEATS:
+            p = s.players[seat]
+            players[seat] = {
+                "colour": p.colour,
+                "resources": dict(p.res),
+                "development": {t: {"position": p.dev[t], "level": level_of(t, p.dev[t]),
+                                    "name": DATA.dev[t][p.dev[t]]["name"],
+                                    "next_cost": None if p.dev[t] >= TOP_DEV[t] else research_cost(t, p.dev[t])}
+                                for t in DEV},
+                "aspects": dict(p.asp),
+                "bonuses": dict(bonuses(p)),
+                "upkeep": self.upkeep(s, seat),
+                "dice_in_play": self.dice_count(s, seat),
+                "controlled_spaces": self.controlled_spaces(s, seat),
+            }
+        return {
+            "round": s.round, "first_player": s.first, "active": s.active if s.first else None,
+            "phase": self.flow.phase(s.step), "step": s.step, "actor": self.actor(s),
+            "players": players,
+            "units": [u.to_dict() for u in sorted(s.units.values())],
+            "combat": dict(s.combat) if s.combat else None,
+            "last_battle": s.t.get("last_battle"),
+            "events": {seat: {"number": n, "name": self._event(n)["name"]} for seat, n in s.events.items()},
+            "pending": [list(x) for x in s.pending],
+            "over": s.over, "end_reasons": list(s.end_reasons),
+            "score": self.score(s),
+        }
+
+    # =============================================================================================
     # status (python-chess style: explain an impossible position)
     # =============================================================================================
     def status(self, s) -> list:
