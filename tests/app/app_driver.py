@@ -121,11 +121,23 @@ def state_report(app):
     }
 
 
+def _rss_kib():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def _main(argv):
     cmd = argv[0]
     if cmd == "coldstart":
         app = boot()
-        print(json.dumps({"seconds": time.perf_counter() - T0, "screen": app.root.current}), flush=True)
+        print(json.dumps({"seconds": time.perf_counter() - T0, "screen": app.root.current,
+                          "rss_kib": _rss_kib()}), flush=True)
         return 0
     app = boot()
     if cmd == "play":

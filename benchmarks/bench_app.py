@@ -1,0 +1,139 @@
+"""Companion app figures: cold start to the home screen, resume of a 1,000-action game, memory.
+
+    .venv/bin/python benchmarks/bench_app.py
+
+Needs a display; without one it starts Xvfb (like the tests). Goals: cold start <= 2 s,
+resume <= 300 ms.
+"""
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+DRIVER = os.path.join(ROOT, "tests", "app", "app_driver.py")
+
+
+def _display():
+    if os.environ.get("DISPLAY"):
+        return None
+    for n in range(150, 199):
+        if os.path.exists(f"/tmp/.X{n}-lock"):
+            continue
+        p = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(50):
+            if os.path.exists(f"/tmp/.X11-unix/X{n}"):
+                os.environ["DISPLAY"] = f":{n}"
+                return p
+            time.sleep(0.1)
+        p.kill()
+    raise SystemExit("no display and no Xvfb")
+
+
+def _env(tmp):
+    env = dict(os.environ)
+    env.update({"KIVY_NO_ARGS": "1", "KIVY_WINDOW": "sdl2", "KIVY_HOME": os.path.join(tmp, "kivy"),
+                "KIVY_NO_CONSOLELOG": "1", "TABLETOP_COMPANION_DATA": os.path.join(tmp, "data"),
+                "TABLETOP_COMPANION_BOARD": "none"})
+    return env
+
+
+def make_game(directory, n=1000, seed=1):
+    """A saved game of n journaled actions, played from the legal-action list (random play that
+    keeps the tracks low, so the game lasts long enough)."""
+    from companion.gui.controller import GameController
+
+    for attempt in range(20):
+        c = GameController.new(directory, ("A", "B"), ("blue", "green"), seed=seed + attempt,
+                               max_rounds=None)
+        rng = random.Random(seed + attempt)
+        while len(c.journal) < n:
+            if c.awaiting_dice():
+                c.roll_virtual()
+                continue
+            acts = c.legal_actions()
+            if not acts:
+                break
+            # keep the tracks low so the game does not end before n actions
+            slow = ("improve_aspect", "research", "upgrade", "build")
+            ne = [a for a in acts if a["type"] not in slow + ("end_step",)]
+            la = [a for a in acts if a["type"] not in slow] or acts
+            a = rng.choice(ne) if ne and rng.random() < 0.6 else rng.choice(la)
+            c.dispatch(a)
+        path, done = c.path, len(c.journal)
+        c.close()
+        if done >= n:
+            return path
+    raise RuntimeError("could not make a long enough game")
+
+
+def main():
+    xv = _display()
+    tmp = tempfile.mkdtemp(prefix="bench-app-")
+    try:
+        env = _env(tmp)
+        # warm the OS file cache once, then measure
+        subprocess.run([sys.executable, DRIVER, "coldstart"], env=env, capture_output=True, timeout=60)
+        walls, inner, rss = [], [], []
+        for _ in range(5):
+            t = time.perf_counter()
+            r = subprocess.run([sys.executable, DRIVER, "coldstart"], env=env, capture_output=True,
+                               text=True, timeout=60)
+            walls.append(time.perf_counter() - t)
+            d = json.loads(r.stdout.strip().splitlines()[-1])
+            inner.append(d["seconds"])
+            rss.append(d["rss_kib"])
+        print(f"cold start to home screen (process start -> first frames drawn, incl. exit): "
+              f"median {statistics.median(walls):.2f} s (goal <= 2 s); "
+              f"inside the process {statistics.median(inner):.2f} s")
+        print(f"memory in use at the home screen: RSS {statistics.median(rss) / 1024:.0f} MiB")
+
+        from companion.gui.controller import GameController
+
+        games = os.path.join(tmp, "games")
+        path = make_game(games, 1000)
+        times = []
+        for _ in range(7):
+            t = time.perf_counter()
+            c = GameController.open(path)
+            snap = c.snapshot()
+            acts = c.legal_actions()
+            log = c.log(limit=40)
+            times.append(time.perf_counter() - t)
+            c.close()
+        size = os.path.getsize(path) // 1024
+        print(f"resume of a 1,000-action game (open + verify + replay + dashboard data): "
+              f"median {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
+              f"(goal <= 300 ms); round {snap['round']}, {len(acts)} legal actions, {size} KiB file")
+
+        # the same resume through the real app (auto-resume at start), in a subprocess
+        env2 = dict(env)
+        env2["TABLETOP_COMPANION_DATA"] = os.path.join(tmp, "data2")
+        os.makedirs(env2["TABLETOP_COMPANION_DATA"], exist_ok=True)
+        with open(os.path.join(env2["TABLETOP_COMPANION_DATA"], "current"), "w") as f:
+            f.write(path)
+        r = subprocess.run([sys.executable, DRIVER, "coldstart"], env=env2, capture_output=True,
+                           text=True, timeout=60)
+        d = json.loads(r.stdout.strip().splitlines()[-1])
+        print(f"cold start straight into that 1,000-action game: {d['seconds']:.2f} s in process "
+              f"(screen {d['screen']}), RSS {d['rss_kib'] / 1024:.0f} MiB")
+
+        import resource
+
+        print(f"peak RSS of this benchmark process (engine + journal, no Kivy window): "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if xv is not None:
+            xv.terminate()
+
+
+if __name__ == "__main__":
+    main()
