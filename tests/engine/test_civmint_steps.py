@@ -629,3 +629,91 @@ def test_round_end_damage_removal_resupply_and_first_player_passes():
     assert s3.units[c].damage == 0 if c in s3.units else False
     assert s3.players["p1"].res["combat_power"] == 3  # resupplied to Military Might level
     assert s3.first == "p2" and s3.round == 5 and s3.active == "p2"
+
+
+# ---- more combat ------------------------------------------------------------------------------
+
+def _no_cp(s):
+    res(s, "p1", combat_power=0)
+    res(s, "p2", combat_power=0)
+
+
+def test_one_contested_space_at_a_time_and_battle_in_progress():
+    s = bare("combat")
+    a = put(s, "p1", "infantry", "r2c0")
+    b = put(s, "p1", "infantry", "r2c0")
+    c = put(s, "p1", "infantry", "r0c0")
+    put(s, "p2", "infantry", "r2c0")
+    put(s, "p2", "infantry", "r2c0")
+    put(s, "p2", "settler", "r0c0")
+    _no_cp(s)
+    res(s, "p1", combat_power=1)
+    s = act(s, "attack", player="p1", unit=a, target="r2c0")
+    rejects(s, "flow.actor", "attack", player="p1", unit=b, target="r2c0")  # p2 chooses a defender
+    s = act(s, "defend", player="p2", unit=[u.id for u in s.units.values() if u.owner == "p2" and u.kind == "infantry"][0])
+    s = act(s, "roll_combat", attacker=1, defender=6)  # p1 rolled lower: p1 may spend first
+    rejects(s, "combat.in_progress", "attack", player="p1", unit=b, target="r2c0")
+    rejects(s, "combat.in_progress", "end_step", player="p1")
+    s = act(s, "spend_combat_power", player="p1", amount=0)  # pass: defender wins, a damaged
+    assert s.units[a].damage == 1
+    rejects(s, "combat.one_space", "attack", player="p1", unit=c, target="r0c0")
+    rejects(s, "flow.actor", "roll_combat", attacker=1, defender=1)
+    rejects(s, "combat.stage", "defend", player="p1", unit=a)
+
+
+def test_ranged_attacks_are_optional_and_need_a_defender():
+    s = bare("combat")
+    art = put(s, "p1", "artillery", "r0c0")
+    rejects(s, "combat.no_defender", "attack", player="p1", unit=art, target="r0c1")
+    put(s, "p2", "infantry", "r0c1")
+    assert any(a.type == "attack" for a in GAME.legal_actions(s))
+    s2 = act(s, "end_step", player="p1")  # the attacker may choose not to attack
+    assert s2.step == "research"
+    far = put(s, "p1", "artillery", "r3c3")
+    rejects(s, "combat.range", "attack", player="p1", unit=far, target="r0c1")
+
+
+def test_undamaged_unit_retreats_onto_a_friendly_ship_damaged_one_transfers_damage():
+    s = bare("combat")
+    ship = put(s, "p1", "ship", "r1c2")
+    s.players["p1"].dev["technology"] = 2  # carry 3
+    hurt = put(s, "p1", "infantry", "r0c2", damage=1)
+    put(s, "p2", "settler", "r0c2")
+    put(s, "p2", "settler", "r0c2")
+    put(s, "p2", "infantry", "r0c1")  # r0c1 is enemy: no friendly land
+    put(s, "p2", "infantry", "r0c3")
+    # hurt has no attack target choice: it must attack (mandatory); make it have fought already
+    s.units[hurt] = s.units[hurt]._replace(fought=True)
+    s2 = s.copy()
+    GAME._settle_spaces(s2)
+    assert s2.units[hurt].carrier == ship and s2.units[hurt].damage == 0
+    assert s2.units[ship].damage == 1
+
+
+def test_ship_sunk_with_no_landing_sinks_its_cargo_without_money():
+    s = bare("combat")
+    # r4c1 water; neighbours r3c1 (land), r5c1 (land), r4c0 (water), r4c2 (land)
+    ship = put(s, "p2", "ship", "r4c1", damage=1)
+    cargo = put(s, "p2", "infantry", "r4c1", carrier=ship)
+    for sp in ("r3c1", "r5c1", "r4c2"):
+        put(s, "p1", "infantry", sp)
+    art = put(s, "p1", "artillery", "r3c1")
+    s.players["p2"].asp["military_might"] = 3
+    _no_cp(s)
+    money = s.players["p2"].res["money"]
+    s = act(s, "attack", player="p1", unit=art, target="r4c1")
+    s = act(s, "roll_combat", attacker=5, defender=2)
+    assert ship not in s.units and cargo not in s.units
+    assert s.players["p2"].res["money"] == money
+    assert s.players["p2"].asp["military_might"] == 2 and s.players["p2"].asp["population_size"] == 1
+
+
+def test_capital_can_be_retaken_by_its_owner():
+    s = bare("combat", active="p2")
+    s.units[2] = s.units[2]._replace(owner="p1", damage=3)  # p1 holds p2's capital
+    a = put(s, "p2", "infantry", "r4c4")
+    _no_cp(s)
+    s = act(s, "attack", player="p2", unit=a, target="r4c4")
+    s = act(s, "roll_combat", attacker=6, defender=1)
+    assert s.units[2].owner == "p2" and s.units[2].damage == 0
+    assert GAME.end_conditions(s) == []
