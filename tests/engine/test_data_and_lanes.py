@@ -117,3 +117,20 @@ def test_scoring_items_and_tie_breakers():
     r = GAME.result(t)
     assert r["score"]["p1"]["total"] == r["score"]["p2"]["total"]
     assert r["winner"] == "p1" and r["decided_by"] == "aspects"
+
+
+def test_every_rule_id_the_engine_raises_is_in_the_trace_table():
+    import os
+    import re
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = ""
+    for d in ("companion/engine", "companion/games/civmint"):
+        for f in os.listdir(os.path.join(root, d)):
+            if f.endswith(".py"):
+                code += open(os.path.join(root, d, f), encoding="utf-8").read()
+    ids = set(re.findall(r'Rejected\(f?"([a-z_.0-9{}]+)"', code)) | {"engine.malformed"}
+    assert len(ids) > 40
+    trace = open(os.path.join(root, "docs", "civmint-trace.md"), encoding="utf-8").read()
+    missing = sorted(i for i in ids if ("`%s`" % i.replace("{n}", "1")) not in trace)
+    assert missing == []
