@@ -38,6 +38,13 @@ class Game:
     def is_over(self, state) -> bool:
         raise NotImplementedError  # pragma: no cover
 
+    def view(self, state) -> dict:
+        """Plain-data view of `state` for the UI (game hook)."""
+        return {"step": state.step, "actor": self.actor(state)}
+
+    def default_setup(self, **over) -> dict:
+        return dict(over)
+
     def status(self, state) -> list[str]:
         """Problems that make the state impossible under the rules ([] when consistent)."""
         return []

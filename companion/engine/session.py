@@ -137,6 +137,14 @@ class Session:
     def actor(self):
         return self.game.actor(self.state)
 
+    def view(self) -> dict:
+        """Plain-data view of the current state (the game's `view`), for the UI."""
+        return self.game.view(self.state)
+
+    def status(self) -> list:
+        """Problems that make the current state impossible ([] normally)."""
+        return self.game.status(self.state)
+
     def close(self):
         if self.journal is not None:
             self.journal.close()
