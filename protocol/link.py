@@ -24,6 +24,10 @@ HELLO_RETRY_HOST_MS = 500
 HELLO_RETRY_BOARD_MS = 1000
 ERROR_REPLY_GAP_MS = 100
 
+# errors that line noise produces: their ERROR replies are rate limited
+NOISE_ERRORS = (wire.E_BAD_CRC, wire.E_BAD_FRAMING, wire.E_TOO_LONG, wire.E_TOO_SHORT,
+                wire.E_BAD_VERSION)
+
 COUNTER_NAMES = (
     "rx_frames", "rx_delivered", "rx_duplicate", "rx_out_of_order", "rx_not_synced",
     "tx_frames", "tx_resent", "tx_acked", "hello_rx", "hello_tx", "link_down", "folded",
@@ -229,11 +233,14 @@ class Link:
                          (self.now_ms() // 1000) & 0xFFFFFFFF)
         self._send_unsequenced(wire.HEARTBEAT, wire.HEADER_LEN + 8)
 
-    def send_error(self, code, ref_type=0, ref_seq=0, detail=""):
+    def send_error(self, code, ref_type=0, ref_seq=0, detail="", rate_limited=False):
+        """ERROR to the peer. Line-noise errors are rate limited so noise cannot flood the line;
+        errors about a command the peer really sent always go out."""
         now = self.now_ms()
-        if self.error_ms is not None and ticks_diff(now, self.error_ms) < ERROR_REPLY_GAP_MS:
-            return
-        self.error_ms = now
+        if rate_limited:
+            if self.error_ms is not None and ticks_diff(now, self.error_ms) < ERROR_REPLY_GAP_MS:
+                return
+            self.error_ms = now
         self.send_message(wire.ERROR, {"code": code, "ref_type": ref_type, "ref_seq": ref_seq,
                                        "detail": detail})
 
@@ -290,7 +297,7 @@ class Link:
         if code == wire.E_BAD_VERSION and not self.reply_errors:
             self.on_message({"type": "REFUSED", "code": code, "reason": detail})
         if self.reply_errors:
-            self.send_error(code, ref_type, ref_seq, detail)
+            self.send_error(code, ref_type, ref_seq, detail, code in NOISE_ERRORS)
 
     def _on_frame(self, mtype, seq, ack, payload):
         if mtype == wire.HELLO:
@@ -308,7 +315,7 @@ class Link:
             if self.rx_expected is None:
                 self.counters["rx_not_synced"] += 1
                 if self.reply_errors:
-                    self.send_error(wire.E_NOT_SYNCED, mtype, seq, "HELLO first")
+                    self.send_error(wire.E_NOT_SYNCED, mtype, seq, "HELLO first", True)
                 return
             d = seq_diff(seq, self.rx_expected)
             self.ack_pending = True

@@ -80,6 +80,7 @@ SNAP_REASON_NAMES = ("boot", "hello", "request", "overflow")
 # SELF_TEST triggers and fault codes
 TEST_AT_BOOT = const(0)
 TEST_ON_COMMAND = const(1)
+TEST_UNPROMPTED = const(2)  # the board noticed a fault appear or clear by itself
 FAULT_SENSOR_MISSING = const(1)  # index = well, value = 0
 FAULT_SENSOR_ID = const(2)  # index = well, value = the ID register read
 FAULT_CHAIN_LENGTH = const(3)  # index = registers expected, value = registers found (0xFFFF unknown)

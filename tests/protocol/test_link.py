@@ -129,3 +129,20 @@ def test_newer_protocol_version_is_refused_with_both_numbers():
     refused = [m for m in host_msgs if m["type"] == "REFUSED"]
     assert refused and "version 2" in refused[0]["reason"] and "speaks 1" in refused[0]["reason"]
     assert host.counters["bad_version"] == 1
+
+
+def test_every_intact_bad_command_gets_its_error_but_noise_errors_are_rate_limited():
+    board, host, board_msgs, host_msgs, run, wires = _pair()
+    run(50)
+    seq = host.tx_next
+    for k in range(3):  # three unknown commands inside one millisecond
+        wires["to_board"].append(raw_frame(wire.build_body(0x2D, (seq + k) & 0xFFFF, 0, b"")))
+    for _ in range(5):  # five frames with broken CRCs
+        frame = bytearray(wire.encode_frame(wire.CMD_SELF_TEST, 5, 0, {}))
+        frame[5] ^= 0x01
+        wires["to_board"].append(bytes(frame))
+    run(5)
+    errors = [m["code"] for m in host_msgs if m["type"] == "ERROR"]
+    assert errors.count(wire.E_UNKNOWN_TYPE) == 3
+    assert 1 <= errors.count(wire.E_BAD_CRC) + errors.count(wire.E_BAD_FRAMING) < 5
+    assert board.counters["bad_crc"] + board.counters["bad_framing"] == 5
