@@ -144,5 +144,6 @@ def test_every_intact_bad_command_gets_its_error_but_noise_errors_are_rate_limit
     run(5)
     errors = [m["code"] for m in host_msgs if m["type"] == "ERROR"]
     assert errors.count(wire.E_UNKNOWN_TYPE) == 3
-    assert 1 <= errors.count(wire.E_BAD_CRC) + errors.count(wire.E_BAD_FRAMING) < 5
-    assert board.counters["bad_crc"] + board.counters["bad_framing"] == 5
+    noise = [c for c in errors if c in (wire.E_BAD_CRC, wire.E_BAD_FRAMING, wire.E_TOO_SHORT)]
+    assert len(noise) == 1  # five broken frames in one millisecond: one reply
+    assert sum(board.counters[k] for k in ("bad_crc", "bad_framing", "too_short")) >= 5
