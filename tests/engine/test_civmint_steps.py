@@ -388,10 +388,15 @@ def test_retreat_order_alternates_starting_with_attacker():
     put(s, "p1", "settler", "r1c0")  # friendly space next door
     s2 = s.copy()
     GAME._settle_spaces(s2)  # nobody can attack: straight to retreats
-    # attacker retreats first (a1), then defender (d1): p1 keeps a2 in the space
+    # attacker retreats first (a1, to its only friendly space), then the defender d1 chooses
     assert s2.units[a1].space == "r1c0" and s2.units[a2].space == "r2c0"
-    assert s2.units[d1].space != "r2c0"
-    assert GAME.contested_spaces(s2) == []
+    assert GAME.actor(s2) == "p2" and s2.combat["stage"] == "retreat" and s2.combat["unit"] == d1
+    assert sorted(s2.combat["options"]) == ["r2c1", "r3c0"]  # no friendly space: unoccupied ones
+    rejects(s2, "combat.retreat", "retreat", player="p2", unit=d1, to="r1c0")
+    rejects(s2, "flow.actor", "retreat", player="p1", unit=a2, to="r1c0")
+    s3 = act(s2, "retreat", player="p2", unit=d1, to="r3c0")
+    assert s3.units[d1].space == "r3c0" and s3.units[a2].space == "r2c0"
+    assert GAME.contested_spaces(s3) == [] and s3.combat is None
 
 
 def test_retreat_without_space_disbands_for_money():

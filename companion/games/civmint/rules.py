@@ -52,6 +52,7 @@ def _schemas():
         S("defend", {**P, "unit": "int"}),
         S("roll_combat", {"attacker": "die", "defender": "die"}, chance=True),
         S("spend_combat_power", {**P, "amount": "int"}),
+        S("retreat", {**P, "unit": "int", "to": "str"}),
         S("research", {**P, "track": "str"}),
         S("improve_aspect", {**P, "track": "str"}),
         S("roll_event", {"dice": "dice"}, chance=True),
@@ -238,6 +239,8 @@ class CivMint(Game):
             return "system"
         if st == "combat" and s.combat:
             stage = s.combat["stage"]
+            if stage == "retreat":
+                return s.units[s.combat["unit"]].owner
             if stage == "roll":
                 return "system"
             if stage == "defend":
@@ -921,7 +924,8 @@ class CivMint(Game):
         cs = s.t.get("cspace")
         if cs and not (self._mandatory(s, cs, s.active) and self.defenders(s, cs, s.active)):
             s.t["retreat_turn"] = None
-            self._retreat(s, cs)
+            if not self._retreat(s, cs):
+                return
             s.t["cspace"] = None
         self._settle_spaces(s)
 
@@ -945,48 +949,57 @@ class CivMint(Game):
                 self._remove(s, x, loss="destroyed")
 
     def _landing(self, s, seat, space, land=True, allow_ship=True, unit=None):
-        """Retreat / disembark destination: friendly space, then (units) a friendly Ship, then empty."""
+        """Disembark destination for the cargo of a lost Ship: a friendly, else an unoccupied space."""
+        opts = self.retreat_options(s, seat, space, land, allow_ship and land, unit)
+        return opts[0] if opts else None
+
+    def retreat_options(self, s, seat, space, land=True, allow_ship=True, unit=None):
+        """Where a unit leaving `space` may go (REG-C7): the adjacent friendly spaces (own units only;
+        for land units also water with an own Ship that has room, a damaged unit only if its damage
+        would not sink the Ship); if there are none, the adjacent unoccupied spaces; [] = disband."""
         terrain = s.board.land if land else s.board.water
-        empty = None
+        friendly, empty = [], []
         for sp in s.board.adj[space]:
             owners = {x.owner for x in s.units.values() if x.space == sp}
             if sp in terrain:
                 if owners == {seat}:
-                    return sp
-                if not owners and empty is None:
-                    empty = sp
-        if allow_ship and unit is not None:
-            for sp in s.board.adj[space]:
-                if sp in s.board.water:
-                    ship = self._boardable_ship(s, seat, sp)
-                    if ship and (not unit.damage or ship.damage + unit.damage < U["ship"]["strength"]):
-                        return ("ship", ship.id, sp)
-        return empty
+                    friendly.append(sp)
+                elif not owners:
+                    empty.append(sp)
+            elif allow_ship and unit is not None and sp in s.board.water:
+                ship = self._boardable_ship(s, seat, sp)
+                if ship and (not unit.damage or ship.damage + unit.damage < U["ship"]["strength"]):
+                    friendly.append(sp)
+        return friendly or empty
 
-    def _retreat(self, s, space):
-        """Combat step 7 for one space: after its battles, units sharing it with the enemy retreat."""
-        att = s.active
+    def _retreat(self, s, space) -> bool:
+        """Combat step 7 for one space. Returns False when paused for a player's retreat choice."""
         while True:
             here = [x for x in s.units.values() if x.space == space and not x.carrier]
             sides = {x.owner for x in here}
             if len(sides) < 2:
-                return
+                return True
             settle = [x for x in here if x.kind in SETTLEMENT]
             if settle:
                 mover_side = other(settle[0].owner)
             else:
-                mover_side = s.t.get("retreat_turn") or att
-                s.t["retreat_turn"] = other(mover_side)
+                mover_side = s.t.get("retreat_turn") or s.active
             movers = sorted((x for x in here if x.owner == mover_side and x.kind not in SETTLEMENT),
                             key=lambda x: (-x.damage, x.id))
             if not movers:
-                return
-            self._retreat_unit(s, movers[0], space)
+                return True
+            u = movers[0]
+            land = u.kind != "ship"
+            opts = self.retreat_options(s, u.owner, space, land, land, u)
+            if len(opts) > 1:
+                s.combat = {"stage": "retreat", "unit": u.id, "from": space, "options": opts}
+                return False
+            self._retreat_unit(s, u, space, opts[0] if opts else None)
+            if not settle:
+                s.t["retreat_turn"] = other(mover_side)
 
-    def _retreat_unit(self, s, u, space):
-        land = u.kind != "ship"
-        dest = self._landing(s, u.owner, space, land=land, allow_ship=land, unit=u)
-        if dest is None:
+    def _retreat_unit(self, s, u, space, dest):
+        if dest is None:  # nowhere to go: disbanded for 1 Money
             cargo = [x for x in s.units.values() if x.carrier == u.id]
             self._remove(s, u, money=1)
             for x in cargo:
@@ -995,18 +1008,42 @@ class CivMint(Game):
                     s.units[x.id] = x._replace(space=d2, carrier=0)
                 else:
                     self._remove(s, x, loss="destroyed")
-        elif isinstance(dest, tuple):
-            _, ship_id, sp = dest
-            ship = s.units[ship_id]
-            if u.damage:
-                s.units[ship_id] = ship._replace(damage=ship.damage + u.damage)
-            s.units[u.id] = u._replace(space=sp, carrier=ship_id, damage=0)
+        elif u.kind != "ship" and dest in s.board.water:
+            ship = self._boardable_ship(s, u.owner, dest)
+            if u.damage:  # the damage moves to the Ship
+                s.units[ship.id] = ship._replace(damage=ship.damage + u.damage)
+            s.units[u.id] = u._replace(space=dest, carrier=ship.id, damage=0)
         else:
             if u.kind == "ship":
                 for x in list(s.units.values()):
                     if x.carrier == u.id:
                         s.units[x.id] = x._replace(space=dest)
             s.units[u.id] = u._replace(space=dest)
+
+    def check_retreat(self, s, a):
+        c = s.combat
+        if not c or c["stage"] != "retreat":
+            raise Rejected("combat.stage", "no retreat is being chosen now")
+        if a["unit"] != c["unit"]:
+            raise Rejected("combat.retreat", f"unit {c['unit']} retreats now (most damaged first, sides alternate)")
+        if a["to"] not in c["options"]:
+            raise Rejected("combat.retreat", f"retreat to a friendly adjacent space, else an unoccupied one: "
+                           f"{', '.join(c['options'])}")
+
+    def do_retreat(self, s, a):
+        frm = s.combat["from"]
+        u = s.units[a["unit"]]
+        settled = any(x.space == frm and x.kind in SETTLEMENT and not x.carrier for x in s.units.values())
+        s.combat = None
+        self._retreat_unit(s, u, frm, a["to"])
+        if not settled:
+            s.t["retreat_turn"] = other(u.owner)
+        if not self._retreat(s, frm):
+            return
+        if frm == s.t.get("cspace"):
+            s.t["cspace"] = None
+        s.t["retreat_turn"] = None
+        self._settle_spaces(s)
 
     def _settle_spaces(self, s):
         """Contested spaces where no battle can happen any more go straight to retreats."""
@@ -1018,7 +1055,8 @@ class CivMint(Game):
                 continue
             if not (self._mandatory(s, sp, seat) and self.defenders(s, sp, seat)):
                 s.t["retreat_turn"] = None
-                self._retreat(s, sp)
+                if not self._retreat(s, sp):
+                    return
         s.t["retreat_turn"] = None
 
     # =============================================================================================
@@ -1403,6 +1441,8 @@ class CivMint(Game):
             c = s.combat
             if c and c["stage"] == "defend":
                 return [A("defend", player=seat, unit=u.id) for u in self.defenders(s, c["target"], s.active)]
+            if c and c["stage"] == "retreat":
+                return [A("retreat", player=seat, unit=c["unit"], to=sp) for sp in c["options"]]
             if c and c["stage"] == "cp":
                 return [A("spend_combat_power", player=seat, amount=n)
                         for n in range(0, s.players[seat].res["combat_power"] + 1)]
