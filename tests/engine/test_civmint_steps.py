@@ -722,3 +722,34 @@ def test_capital_can_be_retaken_by_its_owner():
     s = act(s, "roll_combat", attacker=6, defender=1)
     assert s.units[2].owner == "p2" and s.units[2].damage == 0
     assert GAME.end_conditions(s) == []
+
+
+# ---- status(): impossible positions are explained --------------------------------------------
+
+@pytest.mark.parametrize("spoil, words", [
+    (lambda s: s.players["p1"].res.__setitem__("food", -1), "food = -1"),
+    (lambda s: s.players["p2"].res.__setitem__("money", 11), "money = 11"),
+    (lambda s: s.players["p1"].asp.__setitem__("military_might", 7), "outside 1..6"),
+    (lambda s: s.players["p1"].dev.__setitem__("culture", 8), "outside the track"),
+    (lambda s: [put(s, "p1", "settler", P1_CAP) for _ in range(9)], "unit dice in play"),
+    (lambda s: s.units.__setitem__(1, s.units[1]._replace(space="r0c0")), "capitals missing or moved"),
+    (lambda s: put(s, "p1", "ship", "r0c0"), "on land"),
+    (lambda s: put(s, "p1", "infantry", "r1c2"), "in water without a Ship"),
+    (lambda s: put(s, "p1", "village", "r0c0", damage=2), "damage"),
+    (lambda s: [put(s, "p1", "village", "r0c0"), put(s, "p1", "city", "r0c0")], "holds 2 settlements"),
+    (lambda s: [put(s, "p2", "settler", "r0c0"), put(s, "p1", "settler", "r0c0")], "contested spaces outside combat"),
+])
+def test_status_explains_impossible_positions(spoil, words):
+    s = bare("research")
+    assert GAME.status(s) == []
+    spoil(s)
+    assert any(words in p for p in GAME.status(s)), GAME.status(s)
+
+
+def test_status_ship_over_capacity():
+    s = bare("research")
+    ship = put(s, "p1", "ship", "r1c2")
+    put(s, "p1", "infantry", "r1c2", carrier=ship)
+    assert GAME.status(s) == []
+    put(s, "p1", "infantry", "r1c2", carrier=ship)
+    assert any("carries 2 units" in p for p in GAME.status(s))
