@@ -1,6 +1,6 @@
 """Kivy tablet companion: `tabletop-companion` (console entry point) starts it.
 
-    tabletop-companion [--size 1280x800] [--data DIR] [--board none|auto|PORT] [--fullscreen]
+    tabletop-companion [--size 1280x800] [--data DIR] [--board none|auto|virtual|PORT] [--fullscreen]
 
 Saved games are journal files in `<data>/games` (default `~/.local/share/tabletop-companion`,
 or `$TABLETOP_COMPANION_DATA`). If the app is killed mid-game, the next start reopens that game
@@ -21,7 +21,7 @@ def _parse(argv):
     ap = argparse.ArgumentParser(prog="tabletop-companion", description=__doc__.split("\n")[0])
     ap.add_argument("--size", default=None, help="window size WxH (default 1280x800)")
     ap.add_argument("--data", default=None, help="data directory (saved games)")
-    ap.add_argument("--board", default=None, help="none, auto (default) or a serial port")
+    ap.add_argument("--board", default=None, help="none, auto (default: a USB board, else the virtual board), virtual, or a serial port")
     ap.add_argument("--fullscreen", action="store_true")
     ap.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
     return ap.parse_args(argv)

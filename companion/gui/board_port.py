@@ -5,10 +5,13 @@ thread), `status()` (what to show on the Board status screen) and `lanes()` (lan
 position, for reconciliation). `open_board()` picks an implementation:
 
 * `ManualBoard`  - no board: every input is entered by touch (always available);
-* `LinkBoard`    - `companion.board_link.BoardConnection` (serial worker thread + table mirror).
+* `LinkBoard`    - `companion.board_link.BoardConnection` (serial worker thread + table mirror);
+* `VirtualLinkBoard` - the same link to `companion.virtual_board.VirtualBoard`, which runs the
+  firmware's own modules on simulated chips behind a real pty.
 
 `TABLETOP_COMPANION_BOARD` chooses: `none` (manual only), `auto` (default: a USB board found by
-VID/PID, else manual) or a serial port name (e.g. `/dev/ttyACM0`).
+VID/PID, else the virtual board), `virtual`, or a serial port name (e.g. `/dev/ttyACM0`).
+Manual entry stays available in every mode.
 """
 from __future__ import annotations
 
@@ -107,6 +110,27 @@ class LinkBoard(BoardPort):
                 "detail": " ".join(x for x in (self.description, self.detail) if x)}
 
 
+class VirtualLinkBoard(LinkBoard):
+    """The virtual board (firmware on simulated chips, real pty) through the real link layer."""
+
+    mode = "virtual"
+
+    def __init__(self, detail: str = ""):
+        from companion import board_link
+        from companion.virtual_board import VirtualBoard
+        self.vboard = VirtualBoard()
+        path = self.vboard.start()
+        super().__init__(board_link.BoardConnection(path),
+                         " ".join(x for x in (detail, "Virtual board on %s." % path) if x))
+
+    def stop(self):
+        super().stop()
+        try:
+            self.vboard.stop()
+        except Exception:
+            pass
+
+
 def open_board(choice: str | None = None) -> BoardPort:
     """Best available board; never raises (falls back to manual entry with a reason)."""
     choice = (choice or os.environ.get(ENV_VAR) or "auto").strip()
@@ -117,10 +141,12 @@ def open_board(choice: str | None = None) -> BoardPort:
     except Exception as exc:  # link layer missing or broken: manual entry still works
         return ManualBoard(f"Board link unavailable ({exc.__class__.__name__}).")
     try:
+        if choice == "virtual":
+            return VirtualLinkBoard()
         if choice == "auto":
             found = board_link.find_boards()
             if not found:
-                return ManualBoard("No board found on USB.")
+                return VirtualLinkBoard("No board found on USB.")
             port, what = found[0]
         else:
             port, what = choice, "serial port"

@@ -93,3 +93,26 @@ def test_port_names_and_masks():
     assert "ESP32" in describe_usb(0x303A, 0x1001)
     assert describe_usb(0x0403, 0x6001) is None
     assert mask_positions(0) == [] and mask_positions(0b100101) == [0, 2, 5]
+
+
+def test_app_falls_back_to_the_virtual_board_running_the_real_firmware():
+    from companion.gui.board_port import open_board
+    board = open_board("virtual")
+    board.start()
+    try:
+        end = time.monotonic() + 10
+        while time.monotonic() < end and board.status()["state"] != "paired":
+            board.poll()
+            time.sleep(0.02)
+        assert board.status()["mode"] == "virtual" and board.status()["state"] == "paired"
+        board.vboard.place("military_might.p1", 2)
+        board.vboard.roll(1, value=6)
+        end = time.monotonic() + 10
+        well = SMAP.well_ids[1]
+        while time.monotonic() < end and not (board.lanes() and board.wells().get(well, ("",))[0] == "settled"):
+            board.poll()
+            time.sleep(0.02)
+        assert board.lanes() == {"military_might.p1": 2}
+        assert board.wells()[SMAP.well_ids[1]] == ("settled", 6)
+    finally:
+        board.stop()
