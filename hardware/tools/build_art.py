@@ -204,17 +204,7 @@ def outputs(map_path=None):
 
 def main(argv):
     os.makedirs(ART, exist_ok=True)
-    bad = 0
-    for path, text in outputs().items():
-        if "--check" in argv:
-            if not os.path.exists(path) or open(path).read() != text:
-                print("stale:", path)
-                bad = 1
-        else:
-            with open(path, "w", newline="\n") as f:
-                f.write(text)
-            print("wrote", path)
-    return bad
+    return design.write_or_check(outputs(), argv, 'build_art.py')
 
 
 if __name__ == "__main__":

@@ -359,17 +359,7 @@ def outputs():
 
 def main(argv):
     os.makedirs(os.path.join(HW, "docs"), exist_ok=True)
-    bad = 0
-    for path, text in outputs().items():
-        if "--check" in argv:
-            if not os.path.exists(path) or open(path).read() != text:
-                print("stale:", path)
-                bad = 1
-        else:
-            with open(path, "w", newline="\n") as f:
-                f.write(text)
-            print("wrote", path)
-    return bad
+    return design.write_or_check(outputs(), argv, 'build_docs.py')
 
 
 if __name__ == "__main__":

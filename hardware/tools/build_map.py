@@ -76,21 +76,8 @@ OUTPUTS = {
 
 
 def main(argv):
-    check = "--check" in argv
-    bad = 0
-    for name, fn in OUTPUTS.items():
-        path = os.path.join(HW, name)
-        text = fn()
-        if check:
-            with open(path) as f:
-                if f.read() != text:
-                    print("stale: %s (run python hardware/tools/build_map.py)" % path)
-                    bad = 1
-        else:
-            with open(path, "w", newline="\n") as f:
-                f.write(text)
-            print("wrote", path)
-    return bad
+    outputs = {os.path.join(HW, name): fn() for name, fn in OUTPUTS.items()}
+    return design.write_or_check(outputs, argv, "build_map.py")
 
 
 if __name__ == "__main__":

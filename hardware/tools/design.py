@@ -139,3 +139,19 @@ DIE_SIZE = 16.0          # mm, standard D6
 FACE_MARK = 13.0         # mm square sticker per face
 WELL_INNER = 22.0        # mm inner side of the well (die lies flat, any rotation)
 WELL_WINDOW = 7.0        # mm hole in the well floor over the sensor
+
+
+def write_or_check(outputs, argv, script):
+    """Write generated files, or with --check report the stale ones; returns the exit status."""
+    import os
+    bad = 0
+    for path, text in outputs.items():
+        if "--check" in argv:
+            if not os.path.exists(path) or open(path).read() != text:
+                print("stale: %s (run python hardware/tools/%s)" % (path, script))
+                bad = 1
+        else:
+            with open(path, "w", newline="\n") as f:
+                f.write(text)
+            print("wrote", path)
+    return bad
