@@ -127,8 +127,14 @@ def test_economic_developments_improve_trade():
     s.players["p1"].dev["economy"] = 4  # Trade Routes (3) + Banking (4): opponent trade, 2 for 1
     assert bonuses(s.players["p1"])["trade_rate"] == 2
     res(s, "p2", metal=3)
-    s4 = act(s, "trade_opponent", player="p1", give={"food": 2}, get={"metal": 3})
-    assert s4.players["p2"].res["food"] == 3 and s4.players["p1"].res["metal"] == 4
+    s4 = act(s, "trade_opponent", player="p1", give={"food": 2}, get={"metal": 3})  # an offer
+    assert GAME.actor(s4) == "p2" and s4.players["p1"].res["food"] == 9
+    rejects(s4, "flow.actor", "trade", player="p1", give="food", get="wood")
+    s5 = act(s4, "accept_trade", player="p2")
+    assert s5.players["p2"].res["food"] == 3 and s5.players["p1"].res["metal"] == 4
+    assert GAME.actor(s5) == "p1"
+    s6 = act(s4, "decline_trade", player="p2")
+    assert s6.players["p1"].res == s.players["p1"].res and GAME.actor(s6) == "p1"
     rejects(s, "trade.opponent", "trade_opponent", player="p1", give={"food": 2}, get={"metal": 4})
 
 
@@ -419,7 +425,7 @@ def test_ship_eliminated_cargo_disembarks_or_sinks():
     cargo = put(s, "p2", "infantry", "r2c2", carrier=ship)
     res(s, "p1", combat_power=0)
     res(s, "p2", combat_power=0)
-    rejects(s, "combat.defender", "defend", player="p2", unit=cargo) if False else None
+    assert [u.id for u in GAME.defenders(s, "r2c2", "p1")] == [ship]  # the cargo cannot defend
     s = _battle(s, art, "r2c2")  # only the ship can defend
     assert s.combat["def"] == ship
     s = act(s, "roll_combat", attacker=6, defender=1)
@@ -624,7 +630,6 @@ def test_round_end_damage_removal_resupply_and_first_player_passes():
     s.players["p1"].asp["military_might"] = 3
     s.round = 4
     s.pending = ()
-    s2 = act(s, "roll_event", dice=[3, 4]) if False else s
     s2 = s.copy()
     GAME._advance(s2)  # event_choice -> remove_damage
     assert s2.step == "remove_damage" and GAME.actor(s2) == "p1"

@@ -40,6 +40,8 @@ def _schemas():
         S("produce", P, {"picks": "pick_map"}),
         S("trade", {**P, "give": "str", "get": "str"}),
         S("trade_opponent", {**P, "give": "res_map", "get": "res_map"}),
+        S("accept_trade", P),
+        S("decline_trade", P),
         S("pay_upkeep", P),
         S("downgrade", {**P, "unit": "int"}),
         S("disband", {**P, "unit": "int"}),
@@ -248,6 +250,8 @@ class CivMint(Game):
             return s.combat["cp_turn"]
         if st in ("event_choice", "remove_damage"):
             return s.pending[0][0] if s.pending else None
+        if st == "trade" and s.t.get("offer"):
+            return other(s.active)  # the opponent answers a trade offer
         return s.active
 
     def bonuses(self, s, seat) -> dict:
@@ -479,6 +483,8 @@ class CivMint(Game):
 
     def check_trade_opponent(self, s, a):
         me = a["player"]
+        if s.t.get("offer"):
+            raise Rejected("trade.opponent", "a trade offer is already waiting for an answer")
         if not bonuses(s.players[me])["trade_opponent"]:
             raise Rejected("trade.opponent", "trading with the opponent needs an economic development")
         give, get = dict(a["give"]), dict(a["get"])
@@ -493,8 +499,22 @@ class CivMint(Game):
                     raise Rejected("trade.opponent", f"{who} does not have {n} {r}")
 
     def do_trade_opponent(self, s, a):
-        me, op = a["player"], other(a["player"])
-        give, get = dict(a["give"]), dict(a["get"])
+        s.t["offer"] = {"give": dict(a["give"]), "get": dict(a["get"])}
+
+    def check_accept_trade(self, s, a):
+        if not s.t.get("offer"):
+            raise Rejected("trade.opponent", "no trade offer is open")
+
+    def check_decline_trade(self, s, a):
+        self.check_accept_trade(s, a)
+
+    def do_decline_trade(self, s, a):
+        s.t["offer"] = None
+
+    def do_accept_trade(self, s, a):
+        me, op = s.active, a["player"]
+        give, get = s.t["offer"]["give"], s.t["offer"]["get"]
+        s.t["offer"] = None
         gain(s.players[me].res, give, -1)
         gain(s.players[op].res, give)
         gain(s.players[op].res, get, -1)
@@ -1398,6 +1418,8 @@ class CivMint(Game):
             for c in combos:
                 out.append(A("produce", player=seat, picks={str(k): r for k, r in zip(keys, c)}))
             return out
+        if st == "trade" and s.t.get("offer"):
+            return [A("accept_trade", player=seat), A("decline_trade", player=seat)]
         if st == "trade":
             b = bonuses(s.players[seat])
             gets = TRADEABLE + (("money",) if b["trade_money"] else ())
