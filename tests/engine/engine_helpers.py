@@ -70,6 +70,9 @@ def dist(board, a, b):
 
 def choose(s, rng, policy):
     """Pick an action for the actor: fast rejection sampling over the pseudo-legal candidates."""
+    early = GAME.early_actions(s)
+    if early and rng.random() < 0.5:
+        return rng.choice(early)
     cands = GAME.pseudo_legal_actions(s)
     if policy == "aggressive":
         seat = GAME.actor(s)

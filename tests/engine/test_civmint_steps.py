@@ -758,3 +758,46 @@ def test_status_ship_over_capacity():
     assert GAME.status(s) == []
     put(s, "p1", "infantry", "r1c2", carrier=ship)
     assert any("carries 2 units" in p for p in GAME.status(s))
+
+
+# ---- second player's early start (REG-D2) --------------------------------------------------------
+
+def _to_p1_research():
+    s = new_game()  # p1 first, in production
+    s = act(s, "produce", player="p1")
+    for _ in range(5):  # trade, upkeep, build, move, combat
+        if s.step == "upkeep" and not s.t.get("upkeep_paid"):
+            s = act(s, "pay_upkeep", player="p1")
+        s = act(s, "end_step", player="p1")
+    assert s.step == "research" and s.active == "p1"
+    return s
+
+
+def test_second_player_may_play_up_to_action_during_development():
+    s = _to_p1_research()
+    early = GAME.early_actions(s)
+    assert early and all(a["player"] == "p2" for a in early) and {a.type for a in early} == {"produce"}
+    s = act(s, "produce", player="p2")                     # p2's production while p1 researches
+    assert s.early == "trade" and s.step == "research" and GAME.actor(s) == "p1"
+    s = act(s, "research", player="p1", track="culture")  # p1 carries on
+    rejects(s, "flow.step", "move", player="p2", unit=7, to="r3c4")
+    s = act(s, "end_step", player="p2")                   # p2 ends trade
+    s = act(s, "end_step", player="p2")                   # upkeep (nothing to pay)
+    s = act(s, "build", player="p2", kind="settler", space=P2_CAP)
+    s = act(s, "end_step", player="p2")                   # p2 ends build: waits at Move
+    assert s.early == "move"
+    rejects(s, "flow.early", "end_step", player="p2")
+    assert GAME.early_actions(s) == []
+    s = act(s, "end_step", player="p1")                   # p1 research -> taxation
+    s = act(s, "end_step", player="p1")                   # p1 ends taxation: p2's turn resumes at Move
+    assert s.active == "p2" and s.step == "move" and s.early is None
+    assert GAME.dice_count(s, "p2") == 3
+
+
+def test_early_start_can_be_switched_off():
+    s = GAME.initial_state(GAME.default_setup(second_player_early_start=False))
+    s = act(s, "roll_first_player", die=1)
+    s = at(s, "research")
+    assert GAME.early_actions(s) == []
+    rejects(s, "flow.step", "produce", player="p2")
+    rejects(s, "flow.actor", "end_step", player="p2")

@@ -156,3 +156,43 @@ def test_mutated_legal_actions_are_rejected_or_consistent(n, pick, value):
     else:
         assert GAME.status(new) == []
     assert st_.to_dict() == snap
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_early_start_interleaving_gives_the_same_state(seed):
+    """The second player's early actions commute with the first player's Development actions."""
+    rng = random.Random(seed)
+    s, actions, states = random_game(seed % 500, 3, "aggressive", keep_states=True)
+    starts = [x for x in states if x.step == "research" and x.turn == 0 and not x.over and x.early is None]
+    if not starts:
+        return
+    s0 = starts[rng.randrange(len(starts))]
+    # play the first player's development to its end, recording it
+    dev, cur = [], s0
+    while cur.turn == 0 and not cur.over:
+        la = GAME.legal_actions(cur)
+        a = rng.choice(la)
+        dev.append(a)
+        cur = GAME.apply(cur, a)
+    # the second player's actions up to Move, played in their own turn
+    own, cur2 = [], cur
+    while cur2.step in ("production", "trade", "upkeep", "build") and GAME.actor(cur2) == other_seat(s0):
+        la = [a for a in GAME.legal_actions(cur2) if a.type not in ("trade_opponent",)]
+        a = rng.choice(la)
+        own.append(a)
+        cur2 = GAME.apply(cur2, a)
+    # now interleave the same actions during the first player's development
+    inter, i, j = s0, 0, 0
+    while i < len(dev) or j < len(own):
+        if j < len(own) and (i >= len(dev) - 1 or rng.random() < 0.5):
+            inter = GAME.apply(inter, own[j])
+            j += 1
+        else:
+            inter = GAME.apply(inter, dev[i])
+            i += 1
+    assert inter.to_dict() == cur2.to_dict()
+
+
+def other_seat(s):
+    return "p2" if s.first == "p1" else "p1"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from companion.engine.actions import ActionCodec, ActionSchema
+from companion.engine.actions import Action, ActionCodec, ActionSchema
 from companion.engine.errors import Rejected, SetupError
 from companion.engine.flow import Flow
 from companion.engine.game import Game
@@ -225,6 +225,9 @@ class CivMint(Game):
         s.end_reasons = ()
         s.max_rounds = mr
         s.chance_count = 0
+        s.early_ok = bool(setup.get("second_player_early_start", True))
+        s.early = None
+        s.t2 = None
         return s
 
     # =============================================================================================
@@ -332,6 +335,10 @@ class CivMint(Game):
         st = s.step
         seat = s.active
         if st == "production":
+            if s.early:  # the second player already began this turn during the first's Development
+                s.step, s.t, s.early, s.t2 = s.early, s.t2, None, None
+                s.combat = None
+                return False
             s.t = {"repairs": 0}
             s.units = {k: (u._replace(moved=False, fought=False, fresh=False)
                            if (u.moved or u.fought or u.fresh) else u) for k, u in s.units.items()}
@@ -393,6 +400,73 @@ class CivMint(Game):
 
     def settle(self, s):
         pass
+
+    # =============================================================================================
+    # second player's early start (REG-D2)
+    # =============================================================================================
+    EARLY_STEPS = ("production", "trade", "upkeep", "build")
+
+    def _is_early(self, s, a) -> bool:
+        return (s.early_ok and not s.over and s.turn == 0 and s.step in ("research", "taxation")
+                and a.get("player") == other(s.first) and not self.codec.schemas[a.type].chance)
+
+    def _early_view(self, s):
+        """The second player's turn as it stands: a copy of s at their early cursor."""
+        v = s.copy()
+        v.turn = 1
+        v.combat = None
+        v.pending = ()
+        if s.early is None:
+            v.step = "production"
+            v.early = None
+            if self._enter(v):
+                self._advance(v)
+        else:
+            v.step = s.early
+            v.t = dict(s.t2)
+            v.early = v.t2 = None
+        return v
+
+    def _early_check(self, s, a):
+        v = self._early_view(s)
+        if v.step not in self.EARLY_STEPS:
+            raise Rejected("flow.early", "the second player may play up to the Action step while the "
+                           "first player develops; wait for the first player to finish")
+        if a.type in ("trade_opponent", "accept_trade", "decline_trade"):
+            raise Rejected("flow.early", "trades with the opponent wait until the first player has finished")
+        Game.check(self, v, a)
+        return v
+
+    def check(self, s, a):
+        if self._is_early(s, a):
+            self._early_check(s, a)
+            return
+        Game.check(self, s, a)
+
+    def apply(self, s, a):
+        if not isinstance(a, Action):
+            a = self.codec.from_dict(a)
+        if not self._is_early(s, a):
+            return Game.apply(self, s, a)
+        v = self._early_check(s, a)
+        getattr(self, "do_" + a.type)(v, a)
+        new = s.copy()
+        new.units = v.units
+        new.players[v.active] = v.players[v.active]
+        new.next_uid = v.next_uid
+        new.early = v.step
+        new.t2 = v.t
+        return new
+
+    def early_actions(self, s) -> list:
+        """Legal actions of the second player during the first player's Development ([] otherwise)."""
+        if not (s.early_ok and not s.over and s.turn == 0 and s.step in ("research", "taxation")):
+            return []
+        v = self._early_view(s)
+        if v.step not in self.EARLY_STEPS:
+            return []
+        return [a for a in self.legal_actions(v)
+                if a.type not in ("trade_opponent", "accept_trade", "decline_trade")]
 
     # =============================================================================================
     # setup step
@@ -1574,6 +1648,8 @@ class CivMint(Game):
             "last_battle": s.t.get("last_battle"),
             "events": {seat: {"number": n, "name": self._event(n)["name"]} for seat, n in s.events.items()},
             "pending": [list(x) for x in s.pending],
+            "second_player_early": {"enabled": s.early_ok, "step": s.early,
+                                    "open": bool(self.early_actions(s))},
             "over": s.over, "end_reasons": list(s.end_reasons),
             "score": self.score(s),
         }

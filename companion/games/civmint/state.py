@@ -44,7 +44,8 @@ class Player:
 
 class State:
     __slots__ = ("board", "round", "first", "turn", "step", "players", "units", "next_uid", "t",
-                 "combat", "pending", "events", "over", "end_reasons", "max_rounds", "chance_count")
+                 "combat", "pending", "events", "over", "end_reasons", "max_rounds", "chance_count",
+                 "early_ok", "early", "t2")
 
     def copy(self):
         s = State.__new__(State)
@@ -64,6 +65,9 @@ class State:
         s.end_reasons = self.end_reasons
         s.max_rounds = self.max_rounds
         s.chance_count = self.chance_count
+        s.early_ok = self.early_ok
+        s.early = self.early
+        s.t2 = self.t2
         return s
 
     @property
@@ -84,6 +88,7 @@ class State:
             "turn": dict(self.t), "combat": dict(self.combat) if self.combat else None,
             "pending": [list(p) for p in self.pending], "events": dict(self.events),
             "over": self.over, "end_reasons": list(self.end_reasons), "max_rounds": self.max_rounds,
+            "early": self.early, "early_turn": dict(self.t2) if self.t2 else None,
         }
 
     def __eq__(self, other):
