@@ -71,6 +71,8 @@ class Game:
         else:
             seat = action.get("player")
             if seat is not None and seat != who:
+                if who == "system":
+                    raise Rejected("flow.actor", "a dice roll is awaited now, not a player's decision")
                 raise Rejected("flow.actor", f"it is {who}'s decision now, not {seat}'s")
         getattr(self, "check_" + action.type)(state, action)
 

@@ -801,3 +801,27 @@ def test_early_start_can_be_switched_off():
     assert GAME.early_actions(s) == []
     rejects(s, "flow.step", "produce", player="p2")
     rejects(s, "flow.actor", "end_step", player="p2")
+
+
+def test_ship_downgrade_lands_a_settler_and_needs_an_empty_ship():
+    s = bare("upkeep", upkeep_paid=False)
+    ship = put(s, "p1", "ship", "r1c2")
+    s2 = act(s, "downgrade", player="p1", unit=ship)
+    assert s2.units[ship].kind == "settler" and s2.units[ship].space in s2.board.land
+    assert s2.players["p1"].res["money"] == 2
+    put(s, "p1", "infantry", "r1c2", carrier=ship)
+    rejects(s, "upkeep.downgrade", "downgrade", player="p1", unit=ship)
+
+
+def test_a_player_action_while_dice_are_awaited_is_rejected():
+    s = GAME.initial_state()
+    e = rejects(s, "flow.step", "end_step", player="p1")
+    s = at(new_game(), "event_roll")
+    e = rejects(s, "flow.step", "end_step", player="p1")
+    s = bare("combat")
+    a = put(s, "p1", "infantry", "r2c2")
+    put(s, "p2", "infantry", "r2c2")
+    s = act(s, "attack", player="p1", unit=a, target="r2c2")
+    assert GAME.actor(s) == "system"
+    e = rejects(s, "flow.actor", "end_step", player="p1")
+    assert "dice roll is awaited" in e.message
