@@ -239,3 +239,32 @@ def test_bad_setup_creates_no_journal(tmp_path):
     with pytest.raises(SetupError):
         Session.new("civmint", {"players": {"p1": {"colour": "red"}, "p2": {"colour": "red"}}}, p)
     assert not p.exists()
+
+
+def test_resumed_session_rolls_the_same_dice_as_an_uninterrupted_one(tmp_path):
+    import random
+
+    def step(sess, rng):
+        if sess.actor() == "system":
+            sess.roll()
+        else:
+            la = sess.legal_actions()
+            sess.dispatch(la[rng.randrange(len(la))], "ui")
+
+    whole = Session.new("civmint", None, tmp_path / "a.civj", seed=99)
+    rng = random.Random(1)
+    for _ in range(300):
+        step(whole, rng)
+    split = Session.new("civmint", None, tmp_path / "b.civj", seed=99)
+    rng = random.Random(1)
+    for _ in range(150):
+        step(split, rng)
+    split.close()
+    split = Session.resume(tmp_path / "b.civj")
+    for _ in range(150):
+        step(split, rng)
+    assert split.state.to_dict() == whole.state.to_dict()
+    rolls = [a.to_dict() for a, _ in whole.history if whole.game.is_chance(a)]
+    assert len(rolls) > 5
+    whole.close()
+    split.close()
