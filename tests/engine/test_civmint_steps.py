@@ -430,8 +430,14 @@ def test_ship_eliminated_cargo_disembarks_or_sinks():
     assert s.combat["def"] == ship
     s = act(s, "roll_combat", attacker=6, defender=1)
     assert ship not in s.units
-    assert s.units[cargo].space in ("r2c3", "r3c2", "r1c2") or cargo not in s.units
-    assert s.units[cargo].carrier == 0
+    # the surviving cargo may disembark to an adjacent unoccupied or friendly space: p2 chooses
+    assert GAME.actor(s) == "p2" and s.combat["kind"] == "disembark"
+    assert sorted(s.combat["options"]) == ["r2c3", "r3c2"]  # r2c1 holds the enemy, r1c2 is water
+    assert GAME.status(s) == []
+    rejects(s, "combat.retreat", "retreat", player="p2", unit=cargo, to="r2c1")
+    s = act(s, "retreat", player="p2", unit=cargo, to="r2c3")
+    assert s.units[cargo].space == "r2c3" and s.units[cargo].carrier == 0
+    assert s.combat is None and GAME.actor(s) == "p1"
 
 
 def test_ship_iron_working_attack_bonus():

@@ -353,7 +353,9 @@ class CivMint(Game):
             return False
         if st == "combat":
             s.t["cspace"] = None
-            self._settle_spaces(s)
+            s.t["retreating"] = None
+            s.t["disembark"] = ()
+            self._continue_combat(s)
             return False
         if st == "research":
             s.t["research_left"] = bonuses(s.players[seat])["research"]
@@ -1015,13 +1017,7 @@ class CivMint(Game):
         s.combat = None
         if lose.damage >= U[lose.kind]["strength"]:
             self._eliminate(s, lose, win.owner)
-        cs = s.t.get("cspace")
-        if cs and not (self._mandatory(s, cs, s.active) and self.defenders(s, cs, s.active)):
-            s.t["retreat_turn"] = None
-            if not self._retreat(s, cs):
-                return
-            s.t["cspace"] = None
-        self._settle_spaces(s)
+        self._continue_combat(s)
 
     def _eliminate(self, s, u, victor):
         loser = u.owner
@@ -1035,17 +1031,24 @@ class CivMint(Game):
         self._remove(s, u, loss="destroyed")
         if U[u.kind]["victor_money"]:
             gain(s.players[victor].res, {"money": U[u.kind]["victor_money"]})
-        for x in cargo:
-            dest = self._landing(s, x.owner, u.space, land=True, allow_ship=False)
-            if dest:
-                s.units[x.id] = x._replace(space=dest, carrier=0)
-            else:  # sinks with the ship, no compensation
-                self._remove(s, x, loss="destroyed")
+        self._queue_disembark(s, cargo, u.space)
 
-    def _landing(self, s, seat, space, land=True, allow_ship=True, unit=None):
-        """Disembark destination for the cargo of a lost Ship: a friendly, else an unoccupied space."""
-        opts = self.retreat_options(s, seat, space, land, allow_ship and land, unit)
-        return opts[0] if opts else None
+    def _queue_disembark(self, s, cargo, space):
+        """The units of a lost Ship disembark (the owner chooses where) or sink (REG-C9)."""
+        for x in cargo:
+            s.units[x.id] = x._replace(carrier=0)
+        s.t["disembark"] = tuple(s.t.get("disembark") or ()) + tuple((x.id, space) for x in cargo)
+
+    def disembark_options(self, s, u, space):
+        """Adjacent land spaces that are unoccupied or friendly (Ships: 'may disembark to an adjacent,
+        unoccupied or friendly space')."""
+        out = []
+        for sp in s.board.adj[space]:
+            if sp in s.board.land:
+                owners = {x.owner for x in s.units.values() if x.space == sp}
+                if not owners or owners == {u.owner}:
+                    out.append(sp)
+        return out
 
     def retreat_options(self, s, seat, space, land=True, allow_ship=True, unit=None):
         """Where a unit leaving `space` may go (REG-C7): the adjacent friendly spaces (own units only;
@@ -1086,22 +1089,19 @@ class CivMint(Game):
             land = u.kind != "ship"
             opts = self.retreat_options(s, u.owner, space, land, land, u)
             if len(opts) > 1:
-                s.combat = {"stage": "retreat", "unit": u.id, "from": space, "options": opts}
+                s.combat = {"stage": "retreat", "kind": "retreat", "unit": u.id, "from": space, "options": opts}
                 return False
             self._retreat_unit(s, u, space, opts[0] if opts else None)
             if not settle:
                 s.t["retreat_turn"] = other(mover_side)
+            if s.t.get("disembark"):
+                return False  # the lost Ship's cargo goes ashore first
 
     def _retreat_unit(self, s, u, space, dest):
         if dest is None:  # nowhere to go: disbanded for 1 Money
             cargo = [x for x in s.units.values() if x.carrier == u.id]
             self._remove(s, u, money=1)
-            for x in cargo:
-                d2 = self._landing(s, x.owner, space, land=True, allow_ship=False)
-                if d2:
-                    s.units[x.id] = x._replace(space=d2, carrier=0)
-                else:
-                    self._remove(s, x, loss="destroyed")
+            self._queue_disembark(s, cargo, space)
         elif u.kind != "ship" and dest in s.board.water:
             ship = self._boardable_ship(s, u.owner, dest)
             if u.damage:  # the damage moves to the Ship
@@ -1125,33 +1125,65 @@ class CivMint(Game):
                            f"{', '.join(c['options'])}")
 
     def do_retreat(self, s, a):
-        frm = s.combat["from"]
+        c = s.combat
+        frm = c["from"]
         u = s.units[a["unit"]]
-        settled = any(x.space == frm and x.kind in SETTLEMENT and not x.carrier for x in s.units.values())
         s.combat = None
-        self._retreat_unit(s, u, frm, a["to"])
-        if not settled:
-            s.t["retreat_turn"] = other(u.owner)
-        if not self._retreat(s, frm):
-            return
-        if frm == s.t.get("cspace"):
-            s.t["cspace"] = None
-        s.t["retreat_turn"] = None
-        self._settle_spaces(s)
+        if c["kind"] == "disembark":
+            s.t["disembark"] = s.t["disembark"][1:]
+            s.units[u.id] = u._replace(space=a["to"], carrier=0)
+        else:
+            settled = any(x.space == frm and x.kind in SETTLEMENT and not x.carrier for x in s.units.values())
+            self._retreat_unit(s, u, frm, a["to"])
+            if not settled:
+                s.t["retreat_turn"] = other(u.owner)
+        self._continue_combat(s)
 
-    def _settle_spaces(self, s):
-        """Contested spaces where no battle can happen any more go straight to retreats."""
-        if s.combat:
-            return
+    def _continue_combat(self, s):
+        """Automatic combat processing between decisions: cargo of lost Ships goes ashore, the current
+        contested space retreats once its battles are over, then every contested space where no
+        battle is possible retreats. Stops when a player must choose (s.combat set)."""
         seat = s.active
-        for sp in self.contested_spaces(s):
-            if sp == s.t.get("cspace"):
-                continue
-            if not (self._mandatory(s, sp, seat) and self.defenders(s, sp, seat)):
-                s.t["retreat_turn"] = None
-                if not self._retreat(s, sp):
+        while not s.combat:
+            q = s.t.get("disembark")
+            if q:
+                uid, frm = q[0]
+                x = s.units[uid]
+                opts = self.disembark_options(s, x, frm)
+                if len(opts) > 1:
+                    s.combat = {"stage": "retreat", "kind": "disembark", "unit": uid, "from": frm, "options": opts}
                     return
-        s.t["retreat_turn"] = None
+                s.t["disembark"] = q[1:]
+                if opts:
+                    s.units[uid] = x._replace(space=opts[0], carrier=0)
+                else:  # sinks with the ship, no compensation
+                    self._remove(s, x, loss="destroyed")
+                continue
+            rs = s.t.get("retreating")
+            if rs:
+                if not self._retreat(s, rs):
+                    continue  # paused for a choice, or cargo to put ashore first
+                s.t["retreating"] = None
+                s.t["retreat_turn"] = None
+                if rs == s.t.get("cspace"):
+                    s.t["cspace"] = None
+                continue
+            cs = s.t.get("cspace")
+            if cs and not (self._mandatory(s, cs, seat) and self.defenders(s, cs, seat)):
+                s.t["retreating"] = cs
+                s.t["retreat_turn"] = None
+                continue
+            nxt = None
+            for sp in self.contested_spaces(s):
+                if sp != cs and not (self._mandatory(s, sp, seat) and self.defenders(s, sp, seat)):
+                    nxt = sp
+                    break
+            if nxt is None:
+                return
+            s.t["retreating"] = nxt
+            s.t["retreat_turn"] = None
+
+    _settle_spaces = _continue_combat
 
     # =============================================================================================
     # development: research, taxation & improvements
@@ -1683,7 +1715,8 @@ class CivMint(Game):
                 continue
             if u.kind == "ship" and u.space not in b.water:
                 probs.append(f"ship {u.id} on land")
-            if u.kind != "ship" and u.space in b.water and not u.carrier:
+            if u.kind != "ship" and u.space in b.water and not u.carrier and not any(
+                    q[0] == u.id for q in (s.t.get("disembark") or ())):
                 probs.append(f"{u.kind} {u.id} in water without a Ship")
             if u.carrier:
                 sh = s.units.get(u.carrier)
