@@ -50,6 +50,23 @@ class Game:
         return []
 
     # -- generic --------------------------------------------------------------------------------
+    def validate_definition(self) -> list[str]:
+        """Consistency of flow data, schemas and handlers: every action a step allows has a schema
+        and check_/do_ handlers, and every schema is allowed in some step."""
+        probs = []
+        allowed = set()
+        for step, acts in self.flow.allowed.items():
+            for t in acts:
+                allowed.add(t)
+                if t not in self.codec.schemas:
+                    probs.append(f"step {step!r} allows {t!r}, which has no schema")
+        for t in self.codec.schemas:
+            if not hasattr(self, "check_" + t) or not hasattr(self, "do_" + t):
+                probs.append(f"action {t!r} has no check_/do_ handler")
+            if t not in allowed:
+                probs.append(f"action {t!r} is allowed in no step")
+        return probs
+
     def action_from_dict(self, d) -> Action:
         return self.codec.from_dict(d)
 

@@ -134,3 +134,29 @@ def test_every_rule_id_the_engine_raises_is_in_the_trace_table():
     trace = open(os.path.join(root, "docs", "civmint-trace.md"), encoding="utf-8").read()
     missing = sorted(i for i in ids if ("`%s`" % i.replace("{n}", "1")) not in trace)
     assert missing == []
+
+
+def test_game_definition_is_consistent():
+    assert GAME.validate_definition() == []
+
+
+def test_bad_track_data_is_refused(monkeypatch):
+    import copy
+
+    from companion.games.civmint.data_load import DATA
+
+    bad = copy.deepcopy(DATA.dev)
+    bad["technology"] = bad["technology"][:7]
+    monkeypatch.setattr(DATA, "dev", bad)
+    with pytest.raises(ValueError, match="8 printed spaces"):
+        DATA.validate()
+    bad2 = copy.deepcopy(DATA.tracks["development"])
+    bad2["culture"][3]["level"] = 6
+    monkeypatch.setattr(DATA, "dev", bad2)
+    with pytest.raises(ValueError, match="rise by 0"):
+        DATA.validate()
+    bad3 = copy.deepcopy(DATA.tracks["development"])
+    bad3["economy"][2]["gain"] = {"money": 1}
+    monkeypatch.setattr(DATA, "dev", bad3)
+    with pytest.raises(ValueError, match="non-Money"):
+        DATA.validate()
