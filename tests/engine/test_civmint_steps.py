@@ -292,15 +292,19 @@ def test_ships_on_water_carry_and_astronomy():
     s = bare("move")
     ship = put(s, "p1", "ship", "r1c2")
     a = put(s, "p1", "infantry", "r0c2")
-    b = put(s, "p1", "infantry", "r2c1")
+    b = put(s, "p1", "infantry", "r0c2")
     assert set(GAME.reachable(s, s.units[ship])) == {"r2c2"}
     rejects(s, "move.ship_water", "move", player="p1", unit=ship, to="r1c1")
     s = act(s, "move", player="p1", unit=a, to="r1c2")  # embark
     assert s.units[a].carrier == ship
-    assert "r2c2" not in GAME.reachable(s, s.units[b])  # capacity 1 without Shipbuilding
+    assert "r1c2" not in GAME.reachable(s, s.units[b])  # full: capacity 1 without Shipbuilding
+    rejects(s, "move.range", "move", player="p1", unit=b, to="r1c2")
     s.players["p1"].dev["technology"] = 2  # Shipbuilding: carry 3
-    assert "r1c2" in GAME.reachable(s, s.units[b]) or True
+    assert "r1c2" in GAME.reachable(s, s.units[b])
+    s = act(s, "move", player="p1", unit=b, to="r1c2")
+    assert s.units[b].carrier == ship
     s = act(s, "move", player="p1", unit=ship, to="r2c2")
+    assert s.units[b].space == "r2c2"
     assert s.units[a].space == "r2c2"  # carried units move with the ship
     s.players["p1"].dev["technology"] = 3  # Astronomy: ships move 2
     assert bonuses(s.players["p1"])["ship_move"] == 2 and bonuses(s.players["p1"])["ship_carry"] == 3
@@ -642,7 +646,7 @@ def test_round_end_damage_removal_resupply_and_first_player_passes():
     rejects(s2, "round.repair_allowance", "round_repair", player="p1", units=[c, c, c])
     rejects(s2, "repair.undamaged", "round_repair", player="p1", units=[1])
     s3 = act(s2, "round_repair", player="p1", units=[c, c])  # 1 + 1 settler
-    assert s3.units[c].damage == 0 if c in s3.units else False
+    assert s3.units[c].damage == 0
     assert s3.players["p1"].res["combat_power"] == 3  # resupplied to Military Might level
     assert s3.first == "p2" and s3.round == 5 and s3.active == "p2"
 
