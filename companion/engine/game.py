@@ -113,6 +113,10 @@ class Game:
             return False
         return True
 
+    def legal_actions_for(self, state, seat: str) -> list[Action]:
+        """What `seat` may do now (a game may let a player act out of turn, e.g. CivMint's early start)."""
+        return self.legal_actions(state) if self.actor(state) == seat else []
+
     def legal_actions(self, state) -> list[Action]:
         if self.is_over(state):
             return []

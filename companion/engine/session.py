@@ -131,8 +131,11 @@ class Session:
     def history(self):
         return list(self._history)
 
-    def legal_actions(self):
-        return self.game.legal_actions(self.state)
+    def legal_actions(self, seat: str | None = None):
+        """Legal actions of whoever must act now, or (seat given) of that seat, out-of-turn ones included."""
+        if seat is None:
+            return self.game.legal_actions(self.state)
+        return self.game.legal_actions_for(self.state, seat)
 
     def actor(self):
         return self.game.actor(self.state)

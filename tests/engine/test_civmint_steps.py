@@ -787,6 +787,8 @@ def test_second_player_may_play_up_to_action_during_development():
     s = _to_p1_research()
     early = GAME.early_actions(s)
     assert early and all(a["player"] == "p2" for a in early) and {a.type for a in early} == {"produce"}
+    assert GAME.legal_actions_for(s, "p2") == early
+    assert GAME.legal_actions_for(s, "p1") == GAME.legal_actions(s)
     s = act(s, "produce", player="p2")                     # p2's production while p1 researches
     assert s.early == "trade" and s.step == "research" and GAME.actor(s) == "p1"
     s = act(s, "research", player="p1", track="culture")  # p1 carries on

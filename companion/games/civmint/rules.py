@@ -460,6 +460,12 @@ class CivMint(Game):
         new.t2 = v.t
         return new
 
+    def legal_actions_for(self, s, seat) -> list:
+        out = self.legal_actions(s) if self.actor(s) == seat else []
+        if s.early_ok and s.first and seat == other(s.first):
+            out += self.early_actions(s)
+        return out
+
     def early_actions(self, s) -> list:
         """Legal actions of the second player during the first player's Development ([] otherwise)."""
         if not (s.early_ok and not s.over and s.turn == 0 and s.step in ("research", "taxation")):
