@@ -99,7 +99,7 @@ class SensorMap:
         bs = self.lane_byte[k]
         ms = self.lane_mask[k]
         for i in range(len(bs)):
-            out.append(bs[i] * 8 + _pos(ms[i]))
+            out.append(bs[i] * 8 + mask_bit(ms[i]))
         return out
 
     def n_spaces(self, k):
@@ -142,7 +142,8 @@ class SensorMap:
         return "unmapped bit %d (%s)" % (b, self.bit_location(b))
 
 
-def _pos(mask):
+def mask_bit(mask):
+    """Input index 0-7 (0 = MSB = input H) of a one-bit byte mask."""
     p = 0
     m = 0x80
     while m and m != mask:

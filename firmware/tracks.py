@@ -18,6 +18,8 @@ Stuck bits (``stuck_bits``): a spare input away from its level is stuck from the
 a lane bit that stayed set while the lane's token moved on (other bits of the same lane
 changed) for ``stuck_ms`` is reported as stuck on. A token that never moves is not a fault.
 """
+from firmware.sensormap import mask_bit
+
 try:
     from time import ticks_diff
 except ImportError:
@@ -198,17 +200,9 @@ class TrackScanner:
                 if h & 1:
                     age = ticks_diff(now, self.set_ms[k][i])
                     if age >= self.stuck_ms:
-                        b = self.lane_byte[k][i] * 8 + _pos(self.lane_mask[k][i])
+                        b = self.lane_byte[k][i] * 8 + mask_bit(self.lane_mask[k][i])
                         out.append((b, age // 1000))
                 h >>= 1
                 i += 1
         return out
 
-
-def _pos(mask):
-    p = 0
-    m = 0x80
-    while m and m != mask:
-        m >>= 1
-        p += 1
-    return p
