@@ -81,10 +81,20 @@ class TableMirror:
         self.wells = None
         self.last_roll = {}
 
+    @staticmethod
+    def _mismatch(what, got, have):
+        """A board message that does not fit the sensor map: an error event, nothing applied."""
+        return {"type": "ERROR", "code": wire.E_BAD_PAYLOAD,
+                "detail": "board reported %s %d; the sensor map has %d" % (what, got, have)}
+
     def apply(self, msg):
         """Apply a delivered message; return the event for the UI, or None."""
         t = msg["type"]
         if t == "SNAPSHOT":
+            if len(msg["lanes"]) != self.smap.n_lanes:
+                return self._mismatch("a snapshot of lanes:", len(msg["lanes"]), self.smap.n_lanes)
+            if len(msg["wells"]) != self.smap.n_wells:
+                return self._mismatch("a snapshot of wells:", len(msg["wells"]), self.smap.n_wells)
             old = self.lanes
             self.lanes = list(msg["lanes"])
             self.wells = [tuple(w) for w in msg["wells"]]
@@ -96,8 +106,7 @@ class TableMirror:
         if t == "TRACK_CHANGE":
             lane = msg["lane"]
             if lane >= self.smap.n_lanes:
-                return {"type": "ERROR", "code": wire.E_BAD_PAYLOAD,
-                        "detail": "board reported lane %d; the map has %d" % (lane, self.smap.n_lanes)}
+                return self._mismatch("lane", lane, self.smap.n_lanes)
             if self.lanes is not None:
                 self.lanes[lane] = msg["mask"]
             return {"type": "TRACK_CHANGE", "lane": lane, "lane_id": self.smap.lane_ids[lane],
@@ -105,8 +114,7 @@ class TableMirror:
         if t == "DICE":
             well = msg["well"]
             if well >= self.smap.n_wells:
-                return {"type": "ERROR", "code": wire.E_BAD_PAYLOAD,
-                        "detail": "board reported well %d; the map has %d" % (well, self.smap.n_wells)}
+                return self._mismatch("well", well, self.smap.n_wells)
             if self.wells is not None:
                 self.wells[well] = (msg["state"], msg["value"], msg["confidence"], msg["roll"])
             return {"type": "DICE", "well": well, "well_id": self.smap.well_ids[well],

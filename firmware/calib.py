@@ -42,7 +42,7 @@ def defaults(n_wells):
     return out
 
 
-def _exists(path):
+def path_exists(path):
     try:
         os.stat(path)
         return True
@@ -113,7 +113,7 @@ class Store:
 
         Returns True when a calibration file was used."""
         for path in (self.path, self.tmp):
-            if not _exists(path):
+            if not path_exists(path):
                 continue
             try:
                 self.wells, self.captured = self._read(path)
@@ -138,7 +138,7 @@ class Store:
             try:
                 os.rename(self.tmp, self.path)
             except OSError:
-                if _exists(self.path):
+                if path_exists(self.path):
                     os.remove(self.path)
                 os.rename(self.tmp, self.path)
         except OSError as exc:

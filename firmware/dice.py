@@ -111,14 +111,8 @@ class Well:
         self.dark_c = dark_c
         self.dark_n = dark_n
         self.leave_n = leave_n
-        self.state = EMPTY
-        self.value = 0
-        self.confidence = 0
         self.roll = 0
-        self.dark_count = 0
-        self.stable_count = 0
-        self.leave_count = 0
-        self.have_prev = False
+        self.reset()
         self.pc = self.pr = self.pg = self.pb = 0  # previous sample's features
         self.rc = [0] * stable_n  # ring of the last samples (raw counts)
         self.rr = [0] * stable_n

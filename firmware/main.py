@@ -16,15 +16,9 @@ import time
 
 import machine
 
+from firmware.calib import path_exists
+
 REPL_FLAG = "/repl_once"
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
 
 
 def _repl_wanted(profile):
@@ -34,7 +28,7 @@ def _repl_wanted(profile):
     if pin.value() == 0:
         print("tabletop: repl_pin %d held low: REPL" % profile["repl_pin"])
         return True
-    if _exists(REPL_FLAG):
+    if path_exists(REPL_FLAG):
         os.remove(REPL_FLAG)
         print("tabletop: REPL requested by the tablet (CMD_REPL)")
         return True
@@ -50,11 +44,11 @@ def run():
     from firmware.board import Board
     from firmware import transport
     smap = sensormap.load("/sensor_map.json")
-    if _exists("/uart"):
+    if path_exists("/uart"):
         stream = transport.Uart(machine, profile["uart"])
     else:
         stream = transport.UsbCdc()
-    production = not _exists("/devmode")
+    production = not path_exists("/devmode")
     try:
         board = Board(machine, profile, smap, stream, time.ticks_ms, fs_dir="/",
                       production=production)

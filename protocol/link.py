@@ -93,12 +93,10 @@ class Link:
             self._views[n] = v
         return v
 
-    def _pack_header(self, mtype, seq):
+    def _seal(self, mtype, seq, n):
+        """Header and CRC around the payload in scratch[6:n]; returns the body length."""
         ack = self.rx_expected if self.rx_expected is not None else 0
         struct.pack_into(wire.HEADER_FMT, self.scratch, 0, wire.VERSION, mtype, seq, ack)
-
-    def _finish(self, n):
-        """Append the CRC to scratch[0:n]; return the body length."""
         struct.pack_into("<I", self.scratch, n, binascii.crc32(self._view(n)))
         return n + wire.CRC_LEN
 
@@ -127,14 +125,10 @@ class Link:
         if pos < 0:
             return -1
         seq = self.tx_next
-        scratch = self.scratch
-        struct.pack_into(wire.HEADER_FMT, scratch, 0, wire.VERSION, mtype, seq,
-                         self.rx_expected if self.rx_expected is not None else 0)
-        struct.pack_into("<I", scratch, n, binascii.crc32(self._view(n)))
-        body_len = n + wire.CRC_LEN
+        body_len = self._seal(mtype, seq, n)
         ring = self.ring
         ring[pos] = 0
-        end = cobs.encode_into(scratch, body_len, ring, pos + 1)
+        end = cobs.encode_into(self.scratch, body_len, ring, pos + 1)
         ring[end] = 0
         end += 1
         slot = (self.head + self.count) % self.window
@@ -150,8 +144,7 @@ class Link:
 
     def _send_unsequenced(self, mtype, n, seq=0):
         """Send header+payload in scratch[0:n] once, outside the ring."""
-        self._pack_header(mtype, seq)
-        body_len = self._finish(n)
+        body_len = self._seal(mtype, seq, n)
         out = self.spare
         out[0] = 0
         end = cobs.encode_into(self.scratch, body_len, out, 1)

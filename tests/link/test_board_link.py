@@ -116,3 +116,17 @@ def test_app_falls_back_to_the_virtual_board_running_the_real_firmware():
         assert board.wells()[SMAP.well_ids[1]] == ("settled", 6)
     finally:
         board.stop()
+
+
+def test_mirror_refuses_messages_that_do_not_fit_the_map_and_keeps_its_state():
+    from companion.board_link import TableMirror
+    mirror = TableMirror(SMAP)
+    good = {"type": "SNAPSHOT", "reason": 1, "folded": 0, "lanes": [1] * SMAP.n_lanes,
+            "wells": [(0, 0, 0, 0)] * SMAP.n_wells}
+    assert mirror.apply(good)["type"] == "TABLE"
+    for bad in (dict(good, lanes=[2] * (SMAP.n_lanes - 1)), dict(good, wells=[(0, 0, 0, 0)]),
+                {"type": "TRACK_CHANGE", "lane": SMAP.n_lanes, "mask": 1},
+                {"type": "DICE", "well": SMAP.n_wells, "state": 2, "value": 3, "confidence": 90, "roll": 1}):
+        ev = mirror.apply(bad)
+        assert ev["type"] == "ERROR" and "sensor map has" in ev["detail"]
+    assert mirror.lanes == [1] * SMAP.n_lanes
