@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-KV_FILE = Path(__file__).with_name("gui") / "companion.kv"
+GUI_DIR = Path(__file__).with_name("gui")
+KV_FILE = GUI_DIR / "companion.kv"  # shared styles first, then every other gui/*.kv
 DEFAULT_SIZE = (1280, 800)
 
 
@@ -68,6 +69,9 @@ def _make_app_class():
         # ---------------------------------------------------------------- lifecycle
         def build(self):
             Builder.load_file(str(KV_FILE))
+            for kv in sorted(GUI_DIR.glob("*.kv")):
+                if kv != KV_FILE:
+                    Builder.load_file(str(kv))
             sm = ScreenManager(transition=NoTransition())
             sm.add_widget(S.HomeScreen(name="home"))
             sm.add_widget(S.NewGameScreen(name="new_game"))

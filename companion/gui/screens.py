@@ -17,6 +17,7 @@ from kivy.uix.screenmanager import Screen
 from companion.journal import BrokenJournal, JournalError, UndoRefused
 
 from . import controller as C
+from . import step_panels
 from .labels import nice
 
 COLOUR_RGBA = {
@@ -157,12 +158,52 @@ class GameScreen(Screen):
     wide = BooleanProperty(True)
     pending = ObjectProperty(None, allownone=True)
 
+    left_view = StringProperty("players")
+    _panel = None
+    _panel_key = None
+    _map = None
+
     def set_controller(self, ctrl):
         self.ctrl = ctrl
         self.pending = None
         self.message = ""
+        self._panel_key = "-"  # force a new panel for this game
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
+
+    # -------------------------------------------------------------- left side: players / map
+    def show_left(self, which):
+        """Swap the left column between the player panels and the map view."""
+        holder = self.ids.left_holder
+        holder.clear_widgets()
+        if which == "map":
+            if self._map is None:
+                self._map = step_panels.make_map_view()
+            holder.add_widget(self._map)
+            if self.ctrl is not None:
+                self._map.update(self, self.ctrl, self.ctrl.snapshot())
+        else:
+            holder.add_widget(self.ids.players_view)
+        self.left_view = which
+
+    # -------------------------------------------------------------- step panel
+    def _update_step_panel(self, snap):
+        key = step_panels.panel_key(snap)
+        area = self.ids.step_area
+        if key != self._panel_key:
+            area.clear_widgets()
+            self._panel = step_panels.make_panel(key)
+            self._panel_key = key
+            if self._panel is not None:
+                area.add_widget(self._panel)
+        if self._panel is not None:
+            self._panel.update(self, self.ctrl, snap)
+        if self.left_view == "map" and self._map is not None:
+            self._map.update(self, self.ctrl, snap)
+
+    def submit(self, action, source="ui", label=None) -> bool:
+        """Dispatch an action built by a panel or the map (same path as Confirm). True if done."""
+        return self._run(lambda: self.ctrl.dispatch(action, source), label)
 
     def on_size(self, *a):
         self.wide = self.width >= dp(1100)
@@ -197,6 +238,7 @@ class GameScreen(Screen):
             cb = snap["combat"]
             self.prompt += "\nCombat: " + ", ".join(f"{k} {v}" for k, v in cb.items() if not isinstance(v, (dict, list)))
         self._fill_actions()
+        self._update_step_panel(snap)
         self.log_text = "\n".join(f"#{e['seq']} [{e['source']}] {e['text']}" for e in reversed(c.log(limit=40)))
 
     def _fill_actions(self):
@@ -245,17 +287,18 @@ class GameScreen(Screen):
             return
         self.message, self.error = f"Undone: {self.ctrl.action_label(a) if a else ''}", False
 
-    def _run(self, fn, label):
+    def _run(self, fn, label) -> bool:
         try:
             a = fn()
         except C.Rejected as exc:
             self.message, self.error = f"Not allowed: {exc.message}", True
-            return
+            return False
         except JournalError as exc:
             self.message, self.error = f"Could not save the action (nothing changed): {exc}", True
-            return
+            return False
         done = label or self.ctrl.action_label(a.to_dict() if hasattr(a, "to_dict") else a)
         self.message, self.error = f"Done: {done}", False
+        return True
 
 
 class BoardScreen(Screen):

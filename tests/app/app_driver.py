@@ -28,11 +28,11 @@ os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("TABLETOP_COMPANION_BOARD", "none")
 
 
-def boot(size=(1280, 800)):
+def boot(size=(1280, 800), board="none"):
     from companion import app as appmod
 
     appmod.configure_kivy(size)
-    app = appmod.create_app("none")
+    app = appmod.create_app(board)
     app._run_prepare()
     from kivy.base import runTouchApp
 
@@ -78,6 +78,35 @@ def pixels_stats():
     n = len(vals)
     mean = sum(vals) / n
     return mean / 3, sum((v - mean) ** 2 for v in vals) / n / 9
+
+
+ARTIFACTS = os.path.join(ROOT, "test-artifacts", "app")
+
+
+def shot(name, min_variance=50):
+    """Save the current frame to test-artifacts/app/<name>.png and check it is not blank."""
+    from kivy.core.window import Window
+
+    pump(3)
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    path = os.path.join(ARTIFACTS, name + ".png")
+    made = Window.screenshot(path)  # Kivy adds a counter to the name
+    os.replace(made, path)
+    assert os.path.getsize(path) > 2000, path
+    mean, var = pixels_stats()
+    assert var > min_variance, f"{name}: screen looks blank (grey variance {var:.1f})"
+    return path
+
+
+def wait_for(predicate, seconds=10.0, what="condition"):
+    """Advance frames (the real Clock, so board polling runs) until predicate() is true."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pump(1)
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
 
 
 def game_screen(app):
@@ -134,6 +163,26 @@ def _rss_kib():
 
 def _main(argv):
     cmd = argv[0]
+    if cmd == "scenario":
+        # scenario FILE:FUNC [board] [WxH]: FUNC(app, drv) in this process, one window
+        import importlib.util
+
+        target, func = argv[1].rsplit(":", 1)
+        board = argv[2] if len(argv) > 2 else "none"
+        size = tuple(int(x) for x in argv[3].split("x")) if len(argv) > 3 else (1280, 800)
+        spec = importlib.util.spec_from_file_location("scenario_module", target)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        app = boot(size, board)
+        try:
+            getattr(mod, func)(app, sys.modules[__name__])
+        finally:
+            try:
+                app.stop()
+            except Exception:
+                pass
+        print("SCENARIO OK", flush=True)
+        os._exit(0)  # skip slow interpreter teardown of SDL/GL; output is flushed
     if cmd == "coldstart":
         app = boot()
         print(json.dumps({"seconds": time.perf_counter() - T0, "screen": app.root.current,

@@ -1,0 +1,48 @@
+"""Step panels: what the round dashboard shows for the current step, above the legal-action list.
+
+The dashboard (`GameScreen`) asks `panel_key(snapshot)` which panel fits the game's current step,
+builds it once with `make_panel(key)`, and calls `panel.update(screen, ctrl, snapshot)` after every
+change. A panel only reads the controller and submits actions through `screen.submit(action)`,
+the same validated + journaled path as the Confirm button; the engine decides legality.
+
+Panels are registered here by step id as "module:Class" (imported lazily, so a step's panel
+lives in its own module and .kv file). A step without a panel shows only the legal actions.
+The map view (`make_map_view`) is the same kind of widget, shown in the left column.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+# step id (companion/games/civmint/data/flow.json) -> "module:Class"
+PANELS: dict[str, str] = {}
+
+MAP_VIEW = "companion.gui.map_view:MapView"
+
+
+def _load(ref: str):
+    mod, _, cls = ref.partition(":")
+    return getattr(import_module(mod), cls)
+
+
+def panel_key(snap: dict) -> str | None:
+    """The panel for a snapshot: its step, or None when the game is over / no panel is registered."""
+    if snap.get("over"):
+        return None
+    step = snap.get("step")
+    return step if step in PANELS else None
+
+
+def make_panel(key: str | None):
+    return _load(PANELS[key])() if key else None
+
+
+def make_map_view():
+    try:
+        return _load(MAP_VIEW)()
+    except ImportError:
+        from kivy.uix.label import Label
+
+        class NoMap(Label):
+            def update(self, screen, ctrl, snap):
+                self.text = "No map view available."
+        return NoMap()
