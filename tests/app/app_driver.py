@@ -173,16 +173,23 @@ def _main(argv):
         spec = importlib.util.spec_from_file_location("scenario_module", target)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        app = boot(size, board)
+        rc = 0
         try:
-            getattr(mod, func)(app, sys.modules[__name__])
-        finally:
+            app = boot(size, board)
             try:
+                getattr(mod, func)(app, sys.modules[__name__])
+            finally:
                 app.stop()
-            except Exception:
-                pass
-        print("SCENARIO OK", flush=True)
-        os._exit(0)  # skip slow interpreter teardown of SDL/GL; output is flushed
+            print("SCENARIO OK", flush=True)
+        except BaseException:
+            import traceback
+
+            # Kivy may have replaced sys.stderr with its logger: write to the real one
+            sys.__stderr__.write(traceback.format_exc())
+            sys.__stderr__.flush()
+            rc = 1
+        sys.stdout.flush()
+        os._exit(rc)  # skip slow interpreter teardown of SDL/GL
     if cmd == "coldstart":
         app = boot()
         print(json.dumps({"seconds": time.perf_counter() - T0, "screen": app.root.current,
