@@ -9,6 +9,7 @@ exactly where it was (`<data>/current` names it until the player goes back Home)
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,14 @@ from pathlib import Path
 GUI_DIR = Path(__file__).with_name("gui")
 KV_FILE = GUI_DIR / "companion.kv"  # shared styles first, then every other gui/*.kv
 DEFAULT_SIZE = (1280, 800)
+# screen name -> "module:Class" (each screen's layout is in its own gui/*.kv)
+SCREENS = (
+    ("home", "companion.gui.screens:HomeScreen"),
+    ("new_game", "companion.gui.screens:NewGameScreen"),
+    ("game", "companion.gui.screens:GameScreen"),
+    ("board", "companion.gui.board_screen:BoardScreen"),
+    ("game_end", "companion.gui.summary:GameEndScreen"),
+)
 
 
 def _parse(argv):
@@ -65,6 +74,7 @@ def _make_app_class():
             self.ctrl = None
             self.games_dir = str(paths.games_dir())
             self._prev_screen = "home"
+            self._poll_ev = None
 
         # ---------------------------------------------------------------- lifecycle
         def build(self):
@@ -73,10 +83,9 @@ def _make_app_class():
                 if kv != KV_FILE:
                     Builder.load_file(str(kv))
             sm = ScreenManager(transition=NoTransition())
-            sm.add_widget(S.HomeScreen(name="home"))
-            sm.add_widget(S.NewGameScreen(name="new_game"))
-            sm.add_widget(S.GameScreen(name="game"))
-            sm.add_widget(S.BoardScreen(name="board"))
+            for name, ref in SCREENS:
+                mod, _, cls = ref.partition(":")
+                sm.add_widget(getattr(importlib.import_module(mod), cls)(name=name))
             self._sm = sm
             resumed = self._auto_resume()
             if not resumed:
@@ -90,8 +99,31 @@ def _make_app_class():
                 self.board.start()
             except Exception as exc:
                 self.board = ManualBoard(f"Board could not start ({exc}).")
-            if self.board.mode != "manual":
-                Clock.schedule_interval(lambda dt: self.board.poll(), 0.05)
+            if self._poll_ev is None:
+                self._poll_ev = Clock.schedule_interval(lambda dt: self.poll_board(), 0.02)
+            self._notify_board([])
+
+        def switch_board(self, choice):
+            """Replace the board (port picker): none | auto | virtual | a port name."""
+            old, self.board = self.board, ManualBoard()
+            old.stop()
+            self.board_choice = choice
+            self._open_board()
+
+        def poll_board(self):
+            """UI thread: drain the board's queue and hand the events to the screens."""
+            try:
+                events = self.board.poll()
+            except Exception as exc:  # a broken board must not stop the game
+                events = [{"type": "ERROR", "detail": f"board poll failed: {exc}"}]
+            if events:
+                self._notify_board(events)
+
+        def _notify_board(self, events):
+            for scr in self._sm.screens:
+                fn = getattr(scr, "on_board_events", None)
+                if fn is not None:
+                    fn(self.board, events)
 
         def on_stop(self):
             self.board.stop()

@@ -21,7 +21,7 @@ import secrets
 from pathlib import Path
 
 from companion import journal as J
-from companion.engine.errors import Rejected  # noqa: F401  (re-exported for the screens)
+from companion.engine.errors import Rejected  # also re-exported for the screens
 from companion.games import get_game
 
 from . import labels
@@ -107,6 +107,16 @@ class GameController:
         a = self.session.roll()
         self._changed()
         return a
+
+    def check(self, action: dict) -> str | None:
+        """Why `action` is not allowed now (the engine's message), or None when it is legal.
+        Nothing is applied or written; for previews such as the map's touch-to-move."""
+        try:
+            a = self.game.action_from_dict(action)
+            self.game.check(self.state, a)
+        except Rejected as exc:
+            return exc.message
+        return None
 
     def legal_actions(self) -> list[dict]:
         return [a.to_dict() for a in self.session.legal_actions()]

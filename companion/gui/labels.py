@@ -52,6 +52,14 @@ def describe(a: dict, state=None, name=lambda seat: seat) -> str:
         return f"{who}trade {nice(a['give'])} -> {nice(a['get'])}"
     if t == "trade_opponent":
         return f"{who}trade with opponent: give {_res(a['give'])}, get {_res(a['get'])}"
+    if t == "accept_trade":
+        return f"{who}accept the trade offer"
+    if t == "decline_trade":
+        return f"{who}decline the trade offer"
+    if t == "retreat":
+        return f"{who}retreat {_unit(state, a['unit'])} -> {a['to']}"
+    if t == "correct_track":
+        return f"{who}table correction: {a['lane']} set to {a['value']}"
     if t == "pay_upkeep":
         return f"{who}pay upkeep"
     if t in ("downgrade", "disband", "repair", "defend"):

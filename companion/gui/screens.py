@@ -162,12 +162,15 @@ class GameScreen(Screen):
     _panel = None
     _panel_key = None
     _map = None
+    _seen = None  # (round, over) at the last refresh
 
     def set_controller(self, ctrl):
         self.ctrl = ctrl
         self.pending = None
         self.message = ""
         self._panel_key = "-"  # force a new panel for this game
+        self._seen = (None, ctrl.game.is_over(ctrl.state))
+        self.ids.notice_area.clear_widgets()
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
 
@@ -200,6 +203,21 @@ class GameScreen(Screen):
             self._panel.update(self, self.ctrl, snap)
         if self.left_view == "map" and self._map is not None:
             self._map.update(self, self.ctrl, snap)
+
+    def _round_and_end(self, snap):
+        """Round end summary card when the round number moves on; the Game End screen once."""
+        seen = self._seen
+        self._seen = (snap["round"], snap["over"])
+        if seen is None or seen[0] is None:
+            return
+        if snap["round"] > seen[0] and not snap["over"]:
+            from .summary import RoundSummaryCard
+
+            area = self.ids.notice_area
+            area.clear_widgets()
+            area.add_widget(RoundSummaryCard(screen=self, ctrl=self.ctrl, ended_round=seen[0]))
+        if snap["over"] and not seen[1]:
+            App.get_running_app().go("game_end")
 
     def submit(self, action, source="ui", label=None) -> bool:
         """Dispatch an action built by a panel or the map (same path as Confirm). True if done."""
@@ -239,6 +257,7 @@ class GameScreen(Screen):
             self.prompt += "\nCombat: " + ", ".join(f"{k} {v}" for k, v in cb.items() if not isinstance(v, (dict, list)))
         self._fill_actions()
         self._update_step_panel(snap)
+        self._round_and_end(snap)
         self.log_text = "\n".join(f"#{e['seq']} [{e['source']}] {e['text']}" for e in reversed(c.log(limit=40)))
 
     def _fill_actions(self):
@@ -299,33 +318,3 @@ class GameScreen(Screen):
         done = label or self.ctrl.action_label(a.to_dict() if hasattr(a, "to_dict") else a)
         self.message, self.error = f"Done: {done}", False
         return True
-
-
-class BoardScreen(Screen):
-    status_text = StringProperty("")
-    lanes_text = StringProperty("")
-
-    def on_pre_enter(self, *a):
-        self.refresh()
-
-    def refresh(self):
-        app = App.get_running_app()
-        st = app.board.status()
-        self.status_text = (f"Mode: [b]{st['mode']}[/b]   State: [b]{st['state']}[/b]"
-                            + (f"   Port: {st['port']}" if st.get("port") else "") + f"\n{st['detail']}")
-        lanes = app.board.lanes()
-        lines = []
-        ctrl = app.ctrl
-        if lanes and ctrl is not None:
-            try:
-                from companion.games.civmint import reconcile
-                diffs = reconcile(ctrl.state, lanes)
-                lines.append(f"{len(diffs)} lane(s) differ from the game:" if diffs else "Table matches the game.")
-                lines += [f"  {d['lane']}: table {d['table_value']}, game {d['engine_value']}" for d in diffs]
-            except Exception as exc:
-                lines.append(f"Cannot compare with the game: {exc}")
-        if lanes:
-            lines += [f"{k}: {v}" for k, v in sorted(lanes.items())]
-        wells = app.board.wells()
-        lines += [f"{k}: {v}" for k, v in sorted(wells.items(), key=str)]
-        self.lanes_text = "\n".join(lines) or "No table data. All input is by touch on the game screen."
