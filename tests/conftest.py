@@ -17,7 +17,7 @@ def _start_xvfb():
         if os.path.exists("/tmp/.X%d-lock" % number):
             continue
         proc = subprocess.Popen(
-            ["Xvfb", ":%d" % number, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            ["Xvfb", ":%d" % number, "-screen", "0", "1920x1200x24", "-nolisten", "tcp"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         for _ in range(50):
