@@ -20,7 +20,7 @@ DEFAULT_SIZE = (1280, 800)
 # screen name -> "module:Class" (each screen's layout is in its own gui/*.kv)
 SCREENS = (
     ("home", "companion.gui.screens:HomeScreen"),
-    ("new_game", "companion.gui.screens:NewGameScreen"),
+    ("new_game", "companion.gui.new_game:NewGameScreen"),
     ("game", "companion.gui.screens:GameScreen"),
     ("board", "companion.gui.board_screen:BoardScreen"),
     ("game_end", "companion.gui.summary:GameEndScreen"),
@@ -167,10 +167,10 @@ def _make_app_class():
             self._sm.get_screen("game").set_controller(ctrl)
             self.go("game")
 
-        def start_new_game(self, names, colours, virtual_first=True):
+        def start_new_game(self, names, colours, virtual_first=True, map_layout=None):
             scr = self._sm.get_screen("new_game")
             try:
-                ctrl = C.GameController.new(self.games_dir, names, colours)
+                ctrl = C.GameController.new(self.games_dir, names, colours, map_layout=map_layout)
             except Exception as exc:
                 scr.message = f"Cannot start the game: {exc}"
                 return None

@@ -56,14 +56,17 @@ class GameController:
     # ---------------------------------------------------------------- lifecycle
     @classmethod
     def new(cls, directory, names=("Player 1", "Player 2"), colours=("blue", "green"),
-            seed: int | None = None, max_rounds=...) -> "GameController":
-        """max_rounds: the game's default when omitted; None = no round limit."""
+            seed: int | None = None, max_rounds=..., map_layout: dict | None = None) -> "GameController":
+        """max_rounds: the game's default when omitted; None = no round limit.
+        map_layout: {"nw"|"ne"|"sw"|"se": face id} (data/maps.json); the default layout when None."""
         game = get_game(GAME)
         setup = game.default_setup()
         setup["players"] = {
             "p1": {"colour": colours[0], "name": names[0] or "Player 1"},
             "p2": {"colour": colours[1], "name": names[1] or "Player 2"},
         }
+        if map_layout is not None:
+            setup["map"] = dict(map_layout)
         if max_rounds is not ...:
             setup["max_rounds"] = max_rounds
         seed = secrets.randbits(31) if seed is None else int(seed)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import datetime as _dt
 
 from kivy.app import App
-from kivy.clock import Clock
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, DictProperty, ListProperty, NumericProperty,
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty,
                              ObjectProperty, StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -121,27 +120,6 @@ class HomeScreen(Screen):
         if not items:
             box.add_widget(Label(text="No saved games yet.", size_hint_y=None, height=dp(48),
                                  font_size="16sp", color=(0.7, 0.7, 0.7, 1)))
-
-
-class NewGameScreen(Screen):
-    colours = ListProperty(list(C.COLOURS))
-    p1_colour = StringProperty("blue")
-    p2_colour = StringProperty("green")
-    virtual_first = BooleanProperty(True)
-    message = StringProperty("")
-
-    def pick(self, seat, colour):
-        if seat == "p1":
-            self.p1_colour = colour
-        else:
-            self.p2_colour = colour
-
-    def start(self):
-        if self.p1_colour == self.p2_colour:
-            self.message = "Pick two different colours."
-            return
-        names = (self.ids.p1_name.text.strip() or "Player 1", self.ids.p2_name.text.strip() or "Player 2")
-        App.get_running_app().start_new_game(names, (self.p1_colour, self.p2_colour), self.virtual_first)
 
 
 class GameScreen(Screen):
