@@ -2,12 +2,13 @@
 
 A flow config (JSON data of the game) looks like::
 
-    {"setup": ["first_player"],
+    {"setup": ["first_player"], "anytime": ["correct_track"],
      "phases": [{"id": "player_turns", "per_player": true, "steps": ["production", ...]}, ...],
      "steps": {"production": {"actions": ["produce"], "auto": false}, ...}}
 
 `Flow` only answers questions about that data: which actions a step allows, which step follows,
-whether a step is run by the game itself (`auto`). The game reacts to step entry through hooks; the
+whether a step is run by the game itself (`auto`). `anytime` actions (table corrections) are
+accepted at every step from nobody's turn in particular. The game reacts to step entry through hooks; the
 core never hard-codes a game's order of play.
 """
 from __future__ import annotations
@@ -31,6 +32,8 @@ class Flow:
             self.phase_of[st] = "setup"
         self._index = {st: i for i, (_, st, _) in enumerate(self.order)}
         self.allowed = {st: frozenset(d.get("actions", ())) for st, d in self.steps.items()}
+        self.anytime = frozenset(config.get("anytime", ()))
+        self.allowed = {st: acts | self.anytime for st, acts in self.allowed.items()}
         self.auto = frozenset(st for st, d in self.steps.items() if d.get("auto"))
         self.first_step = self.order[0][1]
         pp = [i for i, o in enumerate(self.order) if o[2]]

@@ -81,6 +81,9 @@ class Game:
         if action.type not in self.flow.actions_of(step):
             raise Rejected("flow.step", f"{action.type!r} is not an action of the {step!r} step "
                            f"(allowed: {', '.join(sorted(self.flow.actions_of(step))) or 'none'})")
+        if action.type in self.flow.anytime:  # a correction: nobody's turn in particular
+            getattr(self, "check_" + action.type)(state, action)
+            return
         who = self.actor(state)
         if self.codec.schemas[action.type].chance:
             if who != "system":

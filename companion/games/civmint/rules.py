@@ -13,6 +13,7 @@ from companion.engine.game import Game
 
 from .board import Board
 from .data_load import DATA
+from .lanes import lane_value, position_of
 from .state import SEATS, Player, State, Unit, other
 
 U = DATA.units
@@ -65,6 +66,7 @@ def _schemas():
         S("event_upgrade", {**P, "unit": "int", "to": "str"}),
         S("event_track", {**P, "track": "str"}),
         S("round_repair", {**P, "units": "ints"}),
+        S("correct_track", {"lane": "str", "value": "int"}),
     ]
 
 
@@ -407,6 +409,19 @@ class CivMint(Game):
     # second player's early start (REG-D2)
     # =============================================================================================
     EARLY_STEPS = ("production", "trade", "upkeep", "build")
+
+    # =============================================================================================
+    # table corrections (REG-A4): the sensed table wins when the players say so
+    # =============================================================================================
+    def check_correct_track(self, s, a):
+        return lane_value(a["lane"], position_of(a["lane"], a["value"]))  # Rejected: bad lane / value
+
+    def do_correct_track(self, s, a):
+        """Sets the track to the sensed value and nothing else: no gains or effects of the spaces
+        passed (the players already handled the table by hand)."""
+        info = self.check_correct_track(s, a)
+        p = s.players[info["seat"]]
+        {"development": p.dev, "aspect": p.asp, "resource": p.res}[info["kind"]][info["track"]] = a["value"]
 
     def _is_early(self, s, a) -> bool:
         return (s.early_ok and not s.over and s.turn == 0 and s.step in ("research", "taxation")
