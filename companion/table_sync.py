@@ -1,0 +1,221 @@
+"""Table vs app: what the board senses, compared with what the engine says (no Kivy, no serial).
+
+`TableSync` keeps, per sensed lane, the position the board reports and the position the engine
+wants, and sorts every difference into one of two kinds:
+
+* **move** - the game changed and the table has not followed yet: the app tells the players
+  which token to move ("Military Might: move Red to 3") and confirms when the board shows it;
+* **mismatch** - the table changed and no action asked for it: the players either put the token
+  back (`fix_table`: it becomes a *move*) or keep it (`accept`: returns the engine's
+  `correct_track` action, which the caller dispatches with source "board").
+
+A lane with no single token sensed (lifted, empty, or two tokens) is *unknown*: it never raises a
+mismatch by itself, and a pending move stays pending until the token is seen on its space.
+
+`DiceFeeder` turns settled dice in the board's wells into the roll the engine awaits. Only a
+throw made while the app was listening counts (dice left in a well from before are not reused),
+each throw is used once, and a crooked die asks for a re-roll instead of guessing.
+
+Lane semantics (ids, positions, values) come from the game's lanes module
+(`companion/games/civmint/lanes.py`).
+"""
+from __future__ import annotations
+
+from companion.games.civmint import lanes as civ_lanes
+
+MOVE, MISMATCH = "move", "mismatch"
+
+
+def _nice(word: str) -> str:
+    return str(word).replace("_", " ").title()
+
+
+class TableSync:
+    def __init__(self, lanes=civ_lanes, seat_label=lambda seat: seat):
+        self.lanes = lanes
+        self.seat_label = seat_label
+        self.known = set(lanes.lane_ids())
+        self.table: dict[str, int | None] = {}   # lane -> sensed position (None: unknown)
+        self.engine: dict[str, int] = {}         # lane -> position the engine wants
+        self.pending: set[str] = set()
+        self.mismatch: set[str] = set()
+        self.unknown_lanes: set[str] = set()     # lanes the board has that the game does not
+        self.confirmed: list[str] = []           # lanes confirmed since the last take_confirmed()
+
+    # ------------------------------------------------------------------ inputs
+    def start(self, state, table: dict | None = None):
+        """A game (re)opened or a board (re)connected: everything that differs is a move to make."""
+        self.engine = {lane: self.lanes.lane_position(state, lane) for lane in self.known}
+        if table is not None:
+            self._set_table(table)
+        self.mismatch.clear()
+        self.pending = {lane for lane, pos in self.table.items()
+                        if pos is not None and pos != self.engine[lane]}
+
+    def engine_changed(self, state):
+        """After every accepted action (or undo): new moves for the lanes the game moved."""
+        for lane in self.known:
+            want = self.lanes.lane_position(state, lane)
+            old = self.engine.get(lane)
+            self.engine[lane] = want
+            have = self.table.get(lane)
+            if have == want:
+                self._settle(lane, confirm=lane in self.pending)
+            elif want != old:
+                self.mismatch.discard(lane)
+                if lane in self.table:  # only lanes the board senses
+                    self.pending.add(lane)
+
+    def table_changed(self, lane: str, position: int | None):
+        """The board reports a lane (position None: no single token there)."""
+        if lane not in self.known:
+            self.unknown_lanes.add(lane)
+            return
+        self.table[lane] = position
+        if position is None:
+            return
+        if position == self.engine.get(lane):
+            self._settle(lane, confirm=lane in self.pending or lane in self.mismatch)
+        elif lane not in self.pending:
+            self.mismatch.add(lane)
+
+    def table_snapshot(self, table: dict, changed: set | None = None):
+        """A whole-table report (reconnect, board reset). Lanes in `changed` (or all when None)
+        are handled as physical changes; lanes that differ and changed while away are mismatches."""
+        for lane, pos in table.items():
+            if changed is None or lane in changed or lane not in self.table:
+                self.table_changed(lane, pos)
+
+    def clear_table(self):
+        """Board gone: nothing is sensed any more (pending moves and mismatches stay listed)."""
+        for lane in self.table:
+            self.table[lane] = None
+
+    def _set_table(self, table):
+        for lane, pos in table.items():
+            if lane in self.known:
+                self.table[lane] = pos
+            else:
+                self.unknown_lanes.add(lane)
+
+    def _settle(self, lane, confirm):
+        self.pending.discard(lane)
+        self.mismatch.discard(lane)
+        if confirm:
+            self.confirmed.append(lane)
+
+    # ------------------------------------------------------------------ choices
+    def fix_table(self, lane: str):
+        """The players will put the token back where the game has it."""
+        if lane in self.mismatch:
+            self.mismatch.discard(lane)
+            self.pending.add(lane)
+
+    def accept(self, lane: str) -> dict:
+        """The engine action that records the sensed reading as a correction (dispatch it with
+        source "board"; engine_changed() then clears the mismatch)."""
+        pos = self.table.get(lane)
+        if lane not in self.mismatch or pos is None:
+            raise ValueError(f"no sensed reading to accept on lane {lane}")
+        return {"type": "correct_track", "lane": lane,
+                "value": self.lanes.lane_value(lane, pos)["value"]}
+
+    def take_confirmed(self) -> list[str]:
+        out, self.confirmed = self.confirmed, []
+        return out
+
+    # ------------------------------------------------------------------ views
+    def describe(self, lane: str, position: int) -> str:
+        v = self.lanes.lane_value(lane, position)
+        if v["kind"] == "development":
+            return f"{v['name']} (space {position})"
+        return str(v["value"])
+
+    def item(self, lane: str) -> dict:
+        track, seat = lane.split(".")
+        who = self.seat_label(seat)
+        want, have = self.engine[lane], self.table.get(lane)
+        kind = MISMATCH if lane in self.mismatch else MOVE
+        if kind == MOVE:
+            text = f"{_nice(track)}: move {who} to {self.describe(lane, want)}"
+            if have is not None:
+                text += f" (board shows {self.describe(lane, have)})"
+        else:
+            text = (f"{_nice(track)} ({who}): the board shows {self.describe(lane, have)}, "
+                    f"the game has {self.describe(lane, want)}")
+        return {"lane": lane, "kind": kind, "text": text, "table": have, "engine": want,
+                "engine_text": self.describe(lane, want),
+                "table_text": self.describe(lane, have) if have is not None else None}
+
+    def items(self) -> list[dict]:
+        """Mismatches first (they need a decision), then moves, in lane order."""
+        order = sorted(self.mismatch) + sorted(self.pending - self.mismatch)
+        return [self.item(lane) for lane in order]
+
+    def confirmation_text(self, lane: str) -> str:
+        track, seat = lane.split(".")
+        return f"{_nice(track)}: {self.seat_label(seat)} on {self.describe(lane, self.engine[lane])}"
+
+
+class DiceFeeder:
+    """Dice in the wells -> the awaited roll action (or a reason to wait)."""
+
+    def __init__(self, n_wells: int = 2):
+        self.n_wells = n_wells
+        self.wells = {}          # well -> (state, value, roll)
+        self.fresh = set()       # wells holding a throw not used yet
+
+    def seen(self, well: int, state: str, value: int, roll: int, initial=False):
+        """A DICE report (initial=True for a snapshot: dice already there are not fresh)."""
+        old = self.wells.get(well)
+        self.wells[well] = (state, value, roll)
+        if state in ("empty", "removed"):
+            self.fresh.discard(well)
+        elif initial:
+            return
+        elif state == "rolling" or old is None or old[2] != roll:
+            self.fresh.add(well)
+
+    def forget(self):
+        """Board gone: nothing in the wells can be trusted."""
+        self.wells.clear()
+        self.fresh.clear()
+
+    def awaited_wells(self, roll_action_type: str) -> int:
+        return {"roll_first_player": 1, "roll_event": 2, "roll_combat": 2}.get(roll_action_type, 0)
+
+    def propose(self, roll_action_type: str):
+        """(action or None, message). The action uses the fresh settled dice in well order:
+        one die for the first player; event 2D6 = wells 0 and 1; combat = well 0 attacker,
+        well 1 defender (REG-L3)."""
+        need = self.awaited_wells(roll_action_type)
+        if need == 0:
+            return None, ""
+        wells = list(range(self.n_wells))[:need] if need > 1 else None
+        if need == 1:
+            fresh = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
+            wells = fresh[:1] or [0]
+        for w in wells:
+            st = self.wells.get(w, ("empty", 0, 0))[0]
+            if st == "crooked":
+                return None, f"The die in well {w + 1} is crooked: roll it again."
+            if st == "rolling":
+                return None, ""
+        if not all(w in self.fresh and self.wells[w][0] == "settled" for w in wells):
+            waiting = [str(w + 1) for w in wells if not (w in self.fresh and self.wells[w][0] == "settled")]
+            return None, f"Waiting for a die in well {' and '.join(waiting)} (or enter the values by touch)."
+        vals = [self.wells[w][1] for w in wells]
+        if roll_action_type == "roll_first_player":
+            return {"type": "roll_first_player", "die": vals[0]}, ""
+        if roll_action_type == "roll_event":
+            return {"type": "roll_event", "dice": vals}, ""
+        return {"type": "roll_combat", "attacker": vals[0], "defender": vals[1]}, ""
+
+    def used(self, action: dict):
+        """The proposed roll was dispatched: its dice are spent."""
+        n = self.awaited_wells(action.get("type", ""))
+        if action.get("type") == "roll_first_player":
+            w = [w for w in sorted(self.fresh) if self.wells[w][0] == "settled"][:1]
+            self.fresh.difference_update(w)
+        else:
+            self.fresh.difference_update(range(n))

@@ -1,0 +1,165 @@
+"""Headless: table vs app reconciliation and dice from the wells (companion/table_sync.py)."""
+import pytest
+
+from companion.engine.session import Session
+from companion.games.civmint import lane_ids, lane_position
+from companion.table_sync import MISMATCH, MOVE, DiceFeeder, TableSync
+
+
+@pytest.fixture
+def sess(tmp_path):
+    s = Session.new("civmint", None, tmp_path / "g.journal", seed=4)
+    s.roll()
+    yield s
+    s.close()
+
+
+def _table_of(state):
+    return {lane: lane_position(state, lane) for lane in lane_ids()}
+
+
+def _sync(sess):
+    ts = TableSync(seat_label=lambda seat: {"p1": "Blue", "p2": "Green"}[seat])
+    ts.start(sess.state, _table_of(sess.state))
+    return ts
+
+
+def _first_changing_action(sess):
+    """A legal action that moves at least one lane, dispatched; returns the lanes it moved."""
+    for _ in range(200):
+        before = _table_of(sess.state)
+        if sess.actor() == "system":
+            sess.roll()
+        else:
+            acts = sess.legal_actions()
+            sess.dispatch(next((a for a in acts if a.type != "end_step"), acts[0]), "ui")
+        moved = {k for k, v in _table_of(sess.state).items() if before[k] != v}
+        if moved:
+            return before, moved
+    raise AssertionError("no action moved a lane")
+
+
+def test_table_that_matches_has_nothing_to_say(sess):
+    ts = _sync(sess)
+    assert ts.items() == []
+
+
+def test_action_asks_for_moves_then_board_confirms(sess):
+    ts = _sync(sess)
+    before, moved = _first_changing_action(sess)
+    ts.engine_changed(sess.state)
+    items = ts.items()
+    assert {i["lane"] for i in items} == moved and all(i["kind"] == MOVE for i in items)
+    lane = sorted(moved)[0]
+    it = ts.item(lane)
+    assert it["text"].startswith(lane.split(".")[0].replace("_", " ").title() + ": move ")
+    assert ("Blue" if lane.endswith("p1") else "Green") in it["text"]
+    # the token passes over an intermediate space: still pending, not a mismatch
+    ts.table_changed(lane, None)
+    assert ts.item(lane)["kind"] == MOVE
+    ts.table_changed(lane, lane_position(sess.state, lane))
+    assert lane not in {i["lane"] for i in ts.items()}
+    assert ts.take_confirmed() == [lane]
+
+
+def test_unprompted_change_is_a_mismatch_fixed_by_putting_it_back(sess):
+    ts = _sync(sess)
+    lane = "military_might.p2"
+    want = lane_position(sess.state, lane)
+    ts.table_changed(lane, want + 1)
+    [it] = ts.items()
+    assert it["kind"] == MISMATCH and "the board shows" in it["text"] and "(Green)" in it["text"]
+    ts.fix_table(lane)
+    [it] = ts.items()
+    assert it["kind"] == MOVE and it["engine"] == want
+    ts.table_changed(lane, want)
+    assert ts.items() == [] and ts.take_confirmed() == [lane]
+
+
+def test_unprompted_change_accepted_becomes_a_correction(sess):
+    ts = _sync(sess)
+    lane = "food.p1"
+    want = lane_position(sess.state, lane)
+    ts.table_changed(lane, want + 2)
+    action = ts.accept(lane)
+    assert action == {"type": "correct_track", "lane": lane, "value": want + 2}
+    sess.dispatch(action, "board")
+    ts.engine_changed(sess.state)
+    assert ts.items() == []
+    assert sess.journal.actions()[-1].source == "board"
+
+
+def test_accept_needs_a_mismatch_with_a_reading(sess):
+    ts = _sync(sess)
+    with pytest.raises(ValueError):
+        ts.accept("food.p1")
+
+
+def test_lifted_token_is_not_a_mismatch_and_unknown_lanes_are_reported(sess):
+    ts = _sync(sess)
+    ts.table_changed("economy.p1", None)
+    ts.table_changed("bogus.p9", 3)
+    assert ts.items() == [] and ts.unknown_lanes == {"bogus.p9"}
+
+
+def test_reconnect_snapshot_flags_only_lanes_changed_while_away(sess):
+    ts = _sync(sess)
+    table = _table_of(sess.state)
+    ts.clear_table()
+    table["culture.p1"] += 1
+    ts.table_snapshot(table, changed={"culture.p1"})
+    assert [(i["lane"], i["kind"]) for i in ts.items()] == [("culture.p1", MISMATCH)]
+
+
+def test_undo_puts_the_move_back(sess):
+    ts = _sync(sess)
+    before, moved = _first_changing_action(sess)
+    ts.engine_changed(sess.state)
+    sess.undo()
+    ts.engine_changed(sess.state)
+    assert ts.items() == []
+
+
+# ------------------------------------------------------------------------------ dice
+def test_dice_fill_the_event_roll_once():
+    f = DiceFeeder()
+    f.seen(0, "settled", 5, 7, initial=True)  # left over from before: not used
+    f.seen(1, "empty", 0, 0, initial=True)
+    assert f.propose("roll_event")[0] is None
+    f.seen(0, "rolling", 0, 8)
+    assert f.propose("roll_event") == (None, "")
+    f.seen(0, "settled", 3, 8)
+    f.seen(1, "rolling", 0, 1)
+    f.seen(1, "settled", 6, 1)
+    action, msg = f.propose("roll_event")
+    assert action == {"type": "roll_event", "dice": [3, 6]}
+    f.used(action)
+    assert f.propose("roll_event")[0] is None  # the same throw is never used twice
+
+
+def test_crooked_die_asks_for_a_reroll():
+    f = DiceFeeder()
+    f.seen(0, "settled", 2, 1)
+    f.seen(1, "crooked", 0, 1)
+    action, msg = f.propose("roll_combat")
+    assert action is None and "crooked" in msg and "well 2" in msg
+    f.seen(1, "rolling", 0, 2)
+    f.seen(1, "settled", 4, 2)
+    assert f.propose("roll_combat")[0] == {"type": "roll_combat", "attacker": 2, "defender": 4}
+
+
+def test_first_player_uses_any_one_fresh_die():
+    f = DiceFeeder()
+    f.seen(1, "settled", 6, 3)
+    action, _ = f.propose("roll_first_player")
+    assert action == {"type": "roll_first_player", "die": 6}
+    f.used(action)
+    assert f.propose("roll_first_player")[0] is None
+
+
+def test_board_lost_forgets_the_wells():
+    f = DiceFeeder()
+    f.seen(0, "settled", 2, 1)
+    f.seen(1, "settled", 2, 1)
+    f.forget()
+    assert f.propose("roll_event")[0] is None
