@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from kivy.app import App
+from kivy.logger import Logger
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty,
                              ObjectProperty, StringProperty)
@@ -15,8 +16,15 @@ from kivy.uix.screenmanager import Screen
 
 from companion.journal import BrokenJournal, JournalError, UndoRefused
 
+from companion.table_sync import DiceFeeder, TableSync
+
 from . import controller as C
 from . import step_panels
+
+
+def wire_dice_state(code: int) -> str:
+    from protocol.wire import DICE_STATE_NAMES
+    return DICE_STATE_NAMES[code] if 0 <= code < len(DICE_STATE_NAMES) else "empty"
 from .labels import nice
 
 COLOUR_RGBA = {
@@ -51,6 +59,36 @@ class SavedGameRow(BoxLayout):
 class BrokenGameRow(BoxLayout):
     path = StringProperty("")
     message = StringProperty("")
+
+
+class SyncRow(BoxLayout):
+    """One table-vs-app line: a token to move, or a mismatch with its two choices."""
+    screen = ObjectProperty(None, allownone=True)
+    lane = StringProperty("")
+    kind = StringProperty("move")
+    text = StringProperty("")
+    table_text = StringProperty("")
+
+
+def stepper_markup(flow, step) -> str:
+    """The current phase's steps with the current one highlighted; other phases by name."""
+    phase = flow.phase(step)
+    parts = []
+    for ph in flow.phases:
+        if ph["id"] != phase:
+            parts.append(f"[color=777777]{nice(ph['id'])}[/color]")
+            continue
+        for st in ph["steps"]:
+            if st in flow.auto:
+                continue
+            parts.append(f"[b][color=ffd54f]{nice(st)}[/color][/b]" if st == step else nice(st))
+    if phase == "setup":
+        parts.insert(0, f"[b][color=ffd54f]{nice(step)}[/color][/b]")
+    return "  >  ".join(parts)
+
+
+BOARD_COLOURS = {"paired": "8be28b", "searching": "ffd54f", "disconnected": "ff8a80",
+                 "refused": "ff8a80", "manual": "aaaaaa"}
 
 
 class StatLine(BoxLayout):
@@ -136,7 +174,14 @@ class GameScreen(Screen):
     wide = BooleanProperty(True)
     pending = ObjectProperty(None, allownone=True)
 
+    stepper_text = StringProperty("")
+    board_line = StringProperty("")
+    dice_hint = StringProperty("")
     left_view = StringProperty("players")
+    _sync = None       # TableSync of the open game
+    _sensed = None     # lane -> sensed position (None: no single token), while a board reports
+    _feeder = None     # DiceFeeder
+    _board_state = "manual"
     _panel = None
     _panel_key = None
     _map = None
@@ -149,6 +194,9 @@ class GameScreen(Screen):
         self._panel_key = "-"  # force a new panel for this game
         self._seen = (None, ctrl.game.is_over(ctrl.state))
         self.ids.notice_area.clear_widgets()
+        self._sync = TableSync(seat_label=lambda seat: ctrl.colour(seat).capitalize())
+        if self._sensed is not None:
+            self._sync.start(ctrl.state, self._sensed)
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
 
@@ -197,6 +245,121 @@ class GameScreen(Screen):
         if snap["over"] and not seen[1]:
             App.get_running_app().go("game_end")
 
+    # -------------------------------------------------------------- the board (UI thread)
+    def on_board_events(self, board, events):
+        """Called by the app with each batch of board events (already on the UI thread)."""
+        if self._feeder is None:
+            self._feeder = DiceFeeder()
+        st = board.status()
+        self._board_state = st["state"] if board.mode != "manual" else "manual"
+        for ev in events:
+            t = ev.get("type")
+            if t == "STATE" and ev.get("state") == "refused":
+                self._board_lost()
+            elif t == "STATE" and ev.get("state") != "paired":
+                # the link resumes exactly on reconnect (missed changes are re-sent, a reset
+                # sends a snapshot), so the last sensed table stays; dice in the wells do not
+                self._feeder.forget()
+            elif t == "TABLE":
+                self._table_event(board, ev)
+            elif t == "TRACK_CHANGE" and self._sensed is not None:
+                pos = ev.get("positions") or []
+                pos = pos[0] if len(pos) == 1 else None
+                self._sensed[ev["lane_id"]] = pos
+                if self._sync is not None:
+                    self._sync.table_changed(ev["lane_id"], pos)
+            elif t == "DICE":
+                self._feeder.seen(ev["well"], ev["state"], ev["value"], ev["roll"])
+        self._show_board_line(board, st)
+        if self.ctrl is not None and self._sync is not None:
+            self._render_sync()
+            self._try_board_dice()
+
+    def _board_lost(self):
+        self._sensed = None
+        self._feeder.forget()
+        if self._sync is not None:
+            self._sync.clear_table()
+
+    def _table_event(self, board, ev):
+        conn = getattr(board, "conn", None)
+        ids = list(conn.smap.lane_ids) if conn is not None else []
+        table = {}
+        for i, mask in enumerate(ev.get("lanes", [])):
+            if i < len(ids):
+                pos = [b for b in range(mask.bit_length()) if mask >> b & 1]
+                table[ids[i]] = pos[0] if len(pos) == 1 else None
+        changed = {ids[i] for i in ev.get("changed", []) if i < len(ids)}
+        first = self._sensed is None
+        self._sensed = table
+        for i, w in enumerate(ev.get("wells", [])):
+            state = w[0] if isinstance(w[0], str) else wire_dice_state(w[0])
+            self._feeder.seen(i, state, w[1], w[3], initial=True)
+        if self._sync is None:
+            return
+        if first and self._sync.table == {}:
+            self._sync.start(self.ctrl.state, table)
+        else:
+            self._sync.table_snapshot(table, None if first else changed)
+
+    def _show_board_line(self, board, st):
+        state = self._board_state
+        colour = BOARD_COLOURS.get(state, "aaaaaa")
+        if state == "manual":
+            text = "No board: enter rolls and moves by touch"
+        elif state == "paired":
+            text = f"{board.mode.capitalize()} board connected"
+        elif state == "refused":
+            text = "Board refused (see Board screen); play continues by touch"
+        elif state == "disconnected":
+            text = "Board disconnected: play continues by touch; the table is checked on reconnect"
+        else:
+            text = "Looking for the board... play continues by touch"
+        self.board_line = f"[color={colour}]{text}[/color]"
+
+    def _render_sync(self):
+        area = self.ids.table_area
+        area.clear_widgets()
+        sync = self._sync
+        confirmed = sync.take_confirmed()
+        items = sync.items()
+        if confirmed:
+            self.message = "Board confirms: " + "; ".join(sync.confirmation_text(l) for l in confirmed)
+            self.error = False
+        for it in items[:5]:
+            area.add_widget(SyncRow(screen=self, lane=it["lane"], kind=it["kind"], text=it["text"],
+                                    table_text=it["table_text"] or ""))
+        if len(items) > 5:
+            area.add_widget(Label(text=f"... and {len(items) - 5} more token(s) to check on the table",
+                                  size_hint_y=None, height=dp(28), font_size="14sp"))
+
+    def fix_table(self, lane):
+        self._sync.fix_table(lane)
+        self._render_sync()
+
+    def accept_reading(self, lane):
+        try:
+            action = self._sync.accept(lane)
+        except ValueError as exc:
+            self.message, self.error = str(exc), True
+            return
+        self.submit(action, "board")
+
+    def _try_board_dice(self):
+        """A roll is awaited and the wells hold fresh settled dice: use them (source "board")."""
+        c = self.ctrl
+        if c is None or self._feeder is None or self._board_state != "paired" or not c.awaiting_dice():
+            self.dice_hint = ""
+            return
+        acts = c.legal_actions()
+        if not acts:
+            return
+        action, hint = self._feeder.propose(acts[0]["type"])
+        self.dice_hint = hint
+        if action is not None:
+            self._feeder.used(action)
+            self.submit(action, "board", label="dice from the board: " + c.action_label(action))
+
     def submit(self, action, source="ui", label=None) -> bool:
         """Dispatch an action built by a panel or the map (same path as Confirm). True if done."""
         return self._run(lambda: self.ctrl.dispatch(action, source), label)
@@ -233,9 +396,19 @@ class GameScreen(Screen):
         if snap["combat"]:
             cb = snap["combat"]
             self.prompt += "\nCombat: " + ", ".join(f"{k} {v}" for k, v in cb.items() if not isinstance(v, (dict, list)))
+        self.stepper_text = stepper_markup(c.game.flow, snap["step"])
         self._fill_actions()
-        self._update_step_panel(snap)
-        self._round_and_end(snap)
+        # helpers of the dashboard: a bug in one must not stop the game (the action is saved)
+        for part in (self._update_step_panel, self._round_and_end):
+            try:
+                part(snap)
+            except Exception as exc:  # noqa: BLE001
+                Logger.exception(f"dashboard: {part.__name__} failed")
+                self.message, self.error = f"Display problem ({exc.__class__.__name__}: {exc}); the game is saved.", True
+        if self._sync is not None:
+            self._sync.engine_changed(c.state)
+            self._render_sync()
+        self._try_board_dice()
         self.log_text = "\n".join(f"#{e['seq']} [{e['source']}] {e['text']}" for e in reversed(c.log(limit=40)))
 
     def _fill_actions(self):
