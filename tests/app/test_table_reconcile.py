@@ -184,3 +184,63 @@ def test_reconciliation_match_fixed_accepted(xdisplay, tmp_path):
 
 def test_board_dice_crooked_and_unplug_mid_game(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_board_dice_and_unplug", tmp_path, board="virtual")
+
+
+def scenario_full_game_on_the_virtual_board(app, drv):
+    """A whole CivMint game through the real widgets with the table kept in step: every roll
+    comes from dice thrown in the virtual board's wells, every cube is moved on the board as the
+    app asks, and the game ends on the Game End screen with the table matching the final state."""
+    import random
+
+    from companion.games.civmint import lane_ids, lane_position
+    from companion.gui.controller import GameController
+
+    drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
+    c = GameController.new(app.games_dir, ("Ada", "Bo"), ("red", "blue"), seed=21, max_rounds=3)
+    path = c.path
+    c.close()
+    assert app.resume_game(path)
+    scr = app.root.get_screen("game")
+    drv.pump(2)
+    _set_table_to_game(app, drv, scr)
+    vb = app.board.vboard
+    rng = random.Random(4)
+    rolls = actions = 0
+    while not app.ctrl.game.is_over(app.ctrl.state):
+        n = len(app.ctrl.journal)
+        if scr.awaiting_dice:
+            for well in range(2):
+                vb.roll(well, value=rng.randint(1, 6), settle_ms=30)
+            drv.wait_for(lambda: len(app.ctrl.journal) > n, 5, "the roll read from the wells")
+            rolls += 1
+        else:
+            buttons = list(reversed(scr.ids.action_grid.children))
+            ends = [b for b in buttons if b.action["type"] == "end_step"]
+            other = [b for b in buttons if b.action["type"] != "end_step"]
+            pick = rng.choice(other) if other and (not ends or rng.random() < 0.6) else (ends or buttons)[0]
+            drv.press(pick, frames=1)
+            drv.press(scr.ids.confirm, frames=1)
+            assert len(app.ctrl.journal) == n + 1, scr.message
+            actions += 1
+        if scr._sync.items():
+            _follow_moves(app, drv, scr)
+        assert actions + rolls < 3000
+    drv.pump(3)
+    assert app.root.current == "game_end"
+    entries = app.ctrl.journal.actions()
+    chance = [e for e in entries if app.ctrl.game.is_chance(e.action)]
+    assert len(chance) == rolls + 1 and all(e.source == "board" for e in chance), [e.source for e in chance]
+    for lane in lane_ids():
+        assert vb.tokens()[lane] == [lane_position(app.ctrl.state, lane)], lane
+    sc = app.ctrl.game.score(app.ctrl.state)
+    end = app.root.get_screen("game_end")
+    shown = " ".join(w.text for w in drv.find(end) if isinstance(getattr(w, "text", None), str))
+    for seat in ("p1", "p2"):
+        assert str(sc[seat]["total"]) in shown
+    drv.shot("full-game-virtual-board-end")
+    print(f"full game: {actions} touch actions, {rolls} rolls from the wells", flush=True)
+
+
+def test_full_game_on_the_virtual_board(xdisplay, tmp_path):
+    out = run_scenario(__file__, "scenario_full_game_on_the_virtual_board", tmp_path, board="virtual")
+    assert "full game:" in out
