@@ -229,7 +229,7 @@ def scenario_full_game_on_the_virtual_board(app, drv):
     assert app.root.current == "game_end"
     entries = app.ctrl.journal.actions()
     chance = [e for e in entries if app.ctrl.game.is_chance(e.action)]
-    assert len(chance) == rolls + 1 and all(e.source == "board" for e in chance), [e.source for e in chance]
+    assert len(chance) == rolls and all(e.source == "board" for e in chance), [e.source for e in chance]
     for lane in lane_ids():
         assert vb.tokens()[lane] == [lane_position(app.ctrl.state, lane)], lane
     sc = app.ctrl.game.score(app.ctrl.state)
