@@ -150,6 +150,55 @@ def state_report(app):
     }
 
 
+def board_latency(n=20):
+    """Virtual board -> screen: a cube slid one space (mismatch row drawn) and a die thrown
+    (roll journaled and shown), timed from the physical change to the frame that shows it."""
+    from companion.games.civmint import lane_ids, lane_position
+    from companion.gui.controller import GameController
+
+    app = boot(board="virtual")
+    wait_for(lambda: app.board.status()["state"] == "paired", 20, "pairing")
+    c = GameController.new(app.games_dir, ("A", "B"), ("red", "blue"), seed=3)
+    path = c.path
+    c.close()
+    app.resume_game(path)
+    scr = game_screen(app)
+    vb = app.board.vboard
+    for lane in lane_ids():
+        vb.place(lane, lane_position(app.ctrl.state, lane))
+    wait_for(lambda: scr._sensed is not None and not scr._sync.items()
+             and all(scr._sensed.get(l) is not None for l in lane_ids()), 10, "table sensed")
+    token, die = [], []
+    lane = "culture.p1"
+    for i in range(n):
+        want = lane_position(app.ctrl.state, lane)
+        t0 = time.perf_counter()
+        vb.move(lane, want, want + 1)
+        wait_for(lambda: any(r.lane == lane for r in find(scr, "SyncRow")), 5, "mismatch row")
+        token.append((time.perf_counter() - t0) * 1000)
+        vb.move(lane, want + 1, want)
+        wait_for(lambda: not find(scr, "SyncRow"), 5, "row gone")
+    for i in range(n):
+        # the first-player roll, then undo is impossible (a die): start a fresh game each time
+        c = GameController.new(app.games_dir, ("A", "B"), ("red", "blue"), seed=100 + i)
+        path = c.path
+        c.close()
+        app.resume_game(path)
+        pump(2)
+        t0 = time.perf_counter()
+        vb.roll(0, value=1 + i % 6, settle_ms=0)
+        wait_for(lambda: len(app.ctrl.journal) == 1, 5, "roll journaled")
+        pump(1)
+        die.append((time.perf_counter() - t0) * 1000)
+    app.stop()
+
+    def stats(xs):
+        xs = sorted(xs)
+        return {"median_ms": round(xs[len(xs) // 2], 1), "p95_ms": round(xs[int(len(xs) * 0.95) - 1], 1),
+                "max_ms": round(xs[-1], 1)}
+    return {"token_to_screen": stats(token), "die_to_screen": stats(die), "samples": n}
+
+
 def _rss_kib():
     try:
         with open("/proc/self/status") as f:
@@ -190,6 +239,9 @@ def _main(argv):
             rc = 1
         sys.stdout.flush()
         os._exit(rc)  # skip slow interpreter teardown of SDL/GL
+    if cmd == "boardlatency":
+        print(json.dumps(board_latency(int(argv[1]) if len(argv) > 1 else 20)), flush=True)
+        os._exit(0)
     if cmd == "coldstart":
         app = boot()
         print(json.dumps({"seconds": time.perf_counter() - T0, "screen": app.root.current,
