@@ -100,7 +100,7 @@ def _make_app_class():
             except Exception as exc:
                 self.board = ManualBoard(f"Board could not start ({exc}).")
             if self._poll_ev is None:
-                self._poll_ev = Clock.schedule_interval(lambda dt: self.poll_board(), 0.02)
+                self._poll_ev = Clock.schedule_interval(lambda dt: self.poll_board(), 0)  # every frame
             self._notify_board([])
 
         def switch_board(self, choice):
