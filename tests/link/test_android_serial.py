@@ -426,3 +426,95 @@ def test_board_connection_through_the_adapter_carries_the_real_firmware_traffic(
         conn.stop()
         vb.stop()
     assert vb.error is None
+
+
+# ------------------------------------------------------------------ packaging files
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _spec():
+    import configparser
+    cp = configparser.ConfigParser(allow_no_value=True, interpolation=None)
+    cp.optionxform = str  # buildozer's option names are case-sensitive
+    cp.read(os.path.join(ROOT, "buildozer.spec"), encoding="utf-8")
+    app = cp["app"]
+    return {k: [x.strip() for x in v.split(",")] if v else [] for k, v in app.items()}
+
+
+def test_device_filter_lists_exactly_the_boards_the_link_layer_knows():
+    import xml.etree.ElementTree as ET
+    from companion.board_link import KNOWN_USB
+    root = ET.parse(os.path.join(ROOT, "android", "res", "xml", "device_filter.xml")).getroot()
+    entries = {(int(d.get("vendor-id")), int(d.get("product-id")) if d.get("product-id") else None)
+               for d in root.iter("usb-device")}
+    assert entries == {(0x2E8A, None), (0x303A, None), CP2102, CH340, CH9102}
+    for vid, pid in KNOWN_USB:  # every known board starts the app on attach
+        assert (vid, None) in entries or (vid, pid) in entries
+    for vid, pid in entries:
+        assert aser.describe_usb(vid, pid if pid is not None else 0xFFFF)
+
+
+def test_intent_filter_points_at_the_device_filter_resource():
+    import xml.etree.ElementTree as ET
+    with open(os.path.join(ROOT, "android", "intent_filters.xml"), encoding="utf-8") as f:
+        root = ET.fromstring("<activity xmlns:android='http://schemas.android.com/apk/res/"
+                             "android'>%s</activity>" % f.read())
+    ns = "{http://schemas.android.com/apk/res/android}"
+    actions = [a.get(ns + "name") for a in root.iter("action")]
+    meta = root.find("meta-data")
+    assert actions == ["android.hardware.usb.action.USB_DEVICE_ATTACHED"]
+    assert meta.get(ns + "name") == actions[0] and meta.get(ns + "resource") == "@xml/device_filter"
+
+
+def test_buildozer_spec_packages_the_app_its_data_and_the_usb_stack():
+    spec = _spec()
+    reqs = dict(r.partition("==")[::2] for r in spec["requirements"])
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        pyproject = f.read()
+    for name in ("kivy", "pyserial"):  # same pins as the desktop app
+        assert '"%s==%s"' % (name, reqs[name]) in pyproject
+    assert reqs["usb4a"] == "0.3.0" and reqs["usbserial4a"] == "0.4.0"
+    assert {"python3", "sqlite3", "pyjnius"} <= set(reqs)  # sqlite3: the journal
+    assert spec["orientation"] == ["landscape"]
+    assert "android.hardware.usb.host" in spec["android.features"]
+    assert int(spec["android.minapi"][0]) >= 21 and int(spec["android.api"][0]) >= 33
+    for key in ("android.res_xml", "android.manifest.intent_filters"):
+        assert os.path.isfile(os.path.join(ROOT, spec[key][0])), key
+    src = os.path.join(ROOT, spec["source.dir"][0])
+    assert os.path.isfile(os.path.join(src, "main.py"))
+    exts = set(spec["source.include_exts"])
+    for pkg in ("companion", "protocol", "firmware"):  # the symlinks reach the real packages
+        assert os.path.samefile(os.path.join(src, pkg), os.path.join(ROOT, pkg))
+    data = [os.path.join("hardware", "sensor_map.json"),
+            os.path.join("hardware", "sensor_map_no_resources.json"),
+            os.path.join("companion", "gui", "companion.kv"),
+            os.path.join("companion", "games", "civmint", "data", "tracks.json"),
+            os.path.join("firmware", "profiles", "pico.json")]
+    for rel in data:
+        assert os.path.isfile(os.path.join(src, rel)), rel
+        assert rel.rsplit(".", 1)[1] in exts, rel
+    assert spec["source.exclude_patterns"] == ["hardware/*/"]
+
+
+def test_android_main_keeps_saved_games_in_private_storage_and_starts_the_app(tmp_path):
+    import subprocess
+    import sys
+    code = ("import os, companion.app as a\n"
+            "a.main = lambda argv: print('MAIN', argv, os.environ['TABLETOP_COMPANION_DATA'])\n"
+            "import runpy; runpy.run_path(%r, run_name='__main__')\n"
+            % os.path.join(ROOT, "android", "app", "main.py"))
+    env = dict(os.environ, ANDROID_PRIVATE=str(tmp_path))
+    env.pop("TABLETOP_COMPANION_DATA", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "MAIN [] %s" % (tmp_path / "tabletop-companion")
+
+
+def test_is_android_follows_the_variables_python_for_android_sets(monkeypatch):
+    for var in ("KIVY_BUILD", "P4A_BOOTSTRAP", "ANDROID_ARGUMENT"):
+        monkeypatch.delenv(var, raising=False)
+    assert not aser.is_android()
+    monkeypatch.setenv("P4A_BOOTSTRAP", "SDL2")
+    assert aser.is_android()
