@@ -1,10 +1,28 @@
-"""Round End summary card and Game End screen (first version: text only). Layout in summary.kv."""
+"""Round End summary card and Game End screen. Layout in summary.kv; the per-round data comes
+from `history.build` (a replay through the engine), the text from `history`'s helpers."""
 from __future__ import annotations
 
 from kivy.app import App
-from kivy.properties import NumericProperty, ObjectProperty, StringProperty
+from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.metrics import dp, sp
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from . import history as H
+from .labels import nice
+from .screens import rgba
+
+
+class SummaryRow(BoxLayout):
+    """One player's line(s) in the round card: a colour bar and the text."""
+    colour = ListProperty([0.5, 0.5, 0.5, 1])
+    text = StringProperty("")
 
 
 class RoundSummaryCard(BoxLayout):
@@ -12,32 +30,188 @@ class RoundSummaryCard(BoxLayout):
     screen = ObjectProperty(None, allownone=True)
     ctrl = ObjectProperty(None, allownone=True)
     ended_round = NumericProperty(0)
-    text = StringProperty("")
+    title = StringProperty("")
+    record = ObjectProperty(None, allownone=True)  # the history.RoundRecord shown
+
+    def on_kv_post(self, *a):
+        self.fill()
 
     def on_ctrl(self, *a):
-        snap = self.ctrl.snapshot()
-        parts = [f"{p['name']}: score {p['score']['total']}" for p in snap["players"].values()]
-        self.text = f"Round {self.ended_round} ended.  " + "   ".join(parts)
+        self.fill()
+
+    def on_ended_round(self, *a):
+        self.fill()
+
+    def fill(self):
+        c = self.ctrl
+        if c is None or not self.ended_round or "rows" not in self.ids:  # ids exist after the kv rule
+            return
+        hist = H.build(c)
+        rec = hist.record(self.ended_round)
+        nxt = hist.record(self.ended_round + 1)
+        self.record = rec
+        box = self.ids.rows
+        box.clear_widgets()
+        if rec is None:
+            self.title = f"Round {self.ended_round} ended."
+            return
+        first = nxt.first if nxt is not None else None
+        self.title = f"[b]Round {rec.round} ended[/b]" + (
+            f"  -  next round: {c.name(first)} goes first" if first else "")
+        for seat in hist.seats:
+            lines = H.delta_lines(rec, seat)
+            text = f"[b]{c.name(seat)}[/b]  " + lines[0] + "".join("\n" + ln for ln in lines[1:])
+            box.add_widget(SummaryRow(colour=list(rgba(c.colour(seat))), text=text))
 
     def dismiss(self):
         if self.parent is not None:
             self.parent.remove_widget(self)
 
 
+class ScoreChart(Widget):
+    """Each player's score total per round: axes, round labels, one Line per player, legend.
+    series: [{"seat", "name", "rgba", "values": [total per round]}]."""
+    series = ListProperty([])
+    lines = None  # seat -> the Line instruction of that player's series (for tests)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.lines = {}
+        # once per frame, after the layout has settled (right/top lag behind size during layout)
+        self._trigger = Clock.create_trigger(self._redraw, -1)
+        self.bind(pos=self._trigger, size=self._trigger, series=self._trigger)
+
+    @staticmethod
+    def _text(txt, size="13sp", bold=False):
+        lb = CoreLabel(text=str(txt), font_size=sp(float(size[:-2])), bold=bold)
+        lb.refresh()
+        return lb.texture
+
+    def _blit(self, tex, x, y):
+        Color(0.85, 0.85, 0.85, 1)
+        Rectangle(texture=tex, pos=(int(x), int(y)), size=tex.size)
+
+    def _redraw(self, *a):
+        self.canvas.clear()
+        self.lines = {}
+        if not self.series or self.width < 10 or self.height < 10:
+            return
+        n = max(len(s["values"]) for s in self.series)
+        top = max([v for s in self.series for v in s["values"]] + [1])
+        step = next((k for k in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000) if top / k <= 5), 10 ** len(str(top)))
+        ymax = -(-top // step) * step
+        x0, y0, w, h = self.x, self.y, self.width, self.height
+        left, right, bottom = x0 + dp(40), x0 + w - dp(12), y0 + dp(34)
+        legend_h = dp(26)
+        topy = y0 + h - legend_h - dp(8)
+        with self.canvas:
+            Color(0.11, 0.12, 0.14, 1)
+            Rectangle(pos=self.pos, size=self.size)
+            # horizontal grid and y labels
+            for k in range(0, ymax + 1, step):
+                y = bottom + (topy - bottom) * k / ymax
+                Color(0.3, 0.3, 0.33, 1)
+                Line(points=[left, y, right, y], width=1)
+                tex = self._text(k)
+                self._blit(tex, left - tex.width - dp(6), y - tex.height / 2)
+            # axes
+            Color(0.8, 0.8, 0.8, 1)
+            Line(points=[left, topy, left, bottom, right, bottom], width=dp(1.2))
+
+            def xpos(i):
+                return left + (right - left) * ((i + 0.5) / n)
+
+            every = max(1, int(-(-dp(40) * n // max(right - left, 1))))  # labels >= 40 dp apart
+            for i in range(n):
+                if i % every:
+                    continue
+                x = xpos(i)
+                Color(0.8, 0.8, 0.8, 1)
+                Line(points=[x, bottom, x, bottom - dp(4)], width=1)
+                tex = self._text(f"R{i + 1}")
+                self._blit(tex, x - tex.width / 2, bottom - dp(6) - tex.height)
+            # one line per player; the earlier ones drawn wider so equal scores stay visible
+            widths = [dp(3.5), dp(1.8), dp(1.2), dp(1)]
+            r = dp(4)
+            for j, s in enumerate(self.series):
+                pts = []
+                for i, v in enumerate(s["values"]):
+                    pts += [xpos(i), bottom + (topy - bottom) * v / ymax]
+                Color(0.75, 0.75, 0.75, 0.5)  # halo: dark colours (black) on the dark chart
+                Line(points=pts, width=widths[min(j, 3)] + dp(1))
+                Color(*s["rgba"])
+                self.lines[s["seat"]] = Line(points=pts, width=widths[min(j, 3)])
+                for i in range(0, len(pts), 2):
+                    Ellipse(pos=(pts[i] - r, pts[i + 1] - r), size=(2 * r, 2 * r))
+            # legend
+            x = left + dp(4)
+            ly = y0 + h - legend_h
+            for s in self.series:
+                Color(*s["rgba"])
+                Line(points=[x, ly + legend_h / 2, x + dp(24), ly + legend_h / 2], width=dp(3))
+                tex = self._text(f"{s['name']} ({s['values'][-1] if s['values'] else 0})", bold=True)
+                self._blit(tex, x + dp(30), ly + (legend_h - tex.height) / 2)
+                x += dp(30) + tex.width + dp(24)
+
+
 class GameEndScreen(Screen):
-    text = StringProperty("")
+    headline = StringProperty("")
+    reasons_text = StringProperty("")
+    tiebreak_text = StringProperty("")
+    wide = BooleanProperty(True)
+    total_labels = None  # seat -> the Label showing that player's total (for tests)
+
+    def on_size(self, *a):
+        self.wide = self.width >= dp(760)
 
     def on_pre_enter(self, *a):
-        ctrl = App.get_running_app().ctrl
-        if ctrl is None or not ctrl.snapshot()["over"]:
-            self.text = "No finished game."
+        self.fill(App.get_running_app().ctrl)
+
+    def fill(self, ctrl):
+        table = self.ids.table
+        table.clear_widgets()
+        self.total_labels = {}
+        chart = self.ids.chart
+        if ctrl is None or not ctrl.game.is_over(ctrl.state):
+            self.headline, self.reasons_text, self.tiebreak_text = "No finished game", "", ""
+            chart.series = []
             return
-        snap = ctrl.snapshot()
-        res = snap["result"]
-        w = res["winner"]
-        lines = [("Winner: " + ctrl.name(w)) if w else "Shared victory", f"Decided by {res['decided_by']}"]
-        for seat, p in snap["players"].items():
-            items = ", ".join(f"{k} {v}" for k, v in p["score"]["items"].items())
-            lines.append(f"{p['name']}: {p['score']['total']} ({items})")
-        lines += [str(r) for r in res["end_reasons"]]
-        self.text = "\n".join(lines)
+        res = ctrl.game.result(ctrl.state)
+        self.headline = "Game over - " + H.headline(res, ctrl.name)
+        mr = ctrl.state.max_rounds
+        self.reasons_text = "Why it ended: " + " ".join(
+            H.end_reason_text(r, ctrl.name, mr) for r in res["end_reasons"])
+        tb = H.tiebreak_text(res, ctrl.name)
+        self.tiebreak_text = tb or "Decided by the totals."
+        hist = H.build(ctrl)
+        seats = hist.seats
+        sc = res["score"]
+
+        def cell(text, bold=False, colour=(1, 1, 1, 1), halign="center"):
+            lb = TableCell(text=str(text), bold=bold, color=colour, halign=halign)
+            table.add_widget(lb)
+            return lb
+
+        table.cols = 1 + len(seats)
+        cell("", halign="left")
+        for s in seats:
+            cell(ctrl.name(s), bold=True, colour=rgba(ctrl.colour(s)))
+        for item in sc[seats[0]]["items"]:
+            cell(nice(item), halign="left")
+            for s in seats:
+                cell(sc[s]["items"][item])
+        cell("Total", bold=True, halign="left")
+        for s in seats:
+            self.total_labels[s] = cell(sc[s]["total"], bold=True,
+                                        colour=(1, 0.9, 0.4, 1) if res["winner"] == s else (1, 1, 1, 1))
+        if res["decided_by"] != "total":
+            for key, title in (("development_points", "Dev. points"), ("aspect_points", "Aspect points")):
+                cell(title, halign="left")
+                for s in seats:
+                    cell(sc[s][key])
+        chart.series = [{"seat": s, "name": ctrl.name(s), "rgba": list(rgba(ctrl.colour(s))),
+                         "values": hist.totals(s)} for s in seats]
+
+
+class TableCell(Label):
+    pass
