@@ -24,6 +24,7 @@ SCREENS = (
     ("game", "companion.gui.screens:GameScreen"),
     ("board", "companion.gui.board_screen:BoardScreen"),
     ("game_end", "companion.gui.summary:GameEndScreen"),
+    ("settings", "companion.gui.settings_screen:SettingsScreen"),
 )
 
 
@@ -62,6 +63,7 @@ def _make_app_class():
     from companion.gui import controller as C
     from companion.gui import paths
     from companion.gui import screens as S
+    from companion.gui.board_port import ENV_VAR as BOARD_ENV
     from companion.gui.board_port import ManualBoard, open_board
 
     class CompanionApp(App):
@@ -72,6 +74,9 @@ def _make_app_class():
             self.board_choice = board_choice
             self.board = ManualBoard()
             self.ctrl = None
+            from companion.gui import settings as settings_mod
+
+            self.settings, self.settings_problems = settings_mod.load()
             self.games_dir = str(paths.games_dir())
             self._prev_screen = "home"
             self._poll_ev = None
@@ -94,7 +99,8 @@ def _make_app_class():
             return sm
 
         def _open_board(self):
-            self.board = open_board(self.board_choice)
+            # command line / environment first, then the saved setting
+            self.board = open_board(self.board_choice or os.environ.get(BOARD_ENV) or self.settings["board"])
             try:
                 self.board.start()
             except Exception as exc:
@@ -170,7 +176,8 @@ def _make_app_class():
         def start_new_game(self, names, colours, virtual_first=True, map_layout=None):
             scr = self._sm.get_screen("new_game")
             try:
-                ctrl = C.GameController.new(self.games_dir, names, colours, map_layout=map_layout)
+                ctrl = C.GameController.new(self.games_dir, names, colours, map_layout=map_layout,
+                                            max_rounds=self.settings["max_rounds"] or None)
             except Exception as exc:
                 scr.message = f"Cannot start the game: {exc}"
                 return None

@@ -139,6 +139,8 @@ class HomeScreen(Screen):
 
     def refresh(self):
         app = App.get_running_app()
+        if app.settings_problems and not self.message:
+            self.message = "Settings: " + "; ".join(app.settings_problems)
         box = self.ids.saved_list
         box.clear_widgets()
         items = C.list_games(app.games_dir)
@@ -275,6 +277,10 @@ class GameScreen(Screen):
             self._render_sync()
             self._try_board_dice()
 
+    @staticmethod
+    def _setting(key):
+        return App.get_running_app().settings[key]
+
     def _board_lost(self):
         self._sensed = None
         self._feeder.forget()
@@ -321,6 +327,8 @@ class GameScreen(Screen):
         area = self.ids.table_area
         area.clear_widgets()
         sync = self._sync
+        if not self._setting("table_checks"):
+            return
         confirmed = sync.take_confirmed()
         items = sync.items()
         if confirmed:
@@ -348,7 +356,8 @@ class GameScreen(Screen):
     def _try_board_dice(self):
         """A roll is awaited and the wells hold fresh settled dice: use them (source "board")."""
         c = self.ctrl
-        if c is None or self._feeder is None or self._board_state != "paired" or not c.awaiting_dice():
+        if (c is None or self._feeder is None or self._board_state != "paired" or not c.awaiting_dice()
+                or not self._setting("board_dice")):
             self.dice_hint = ""
             return
         acts = c.legal_actions()
