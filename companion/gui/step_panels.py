@@ -14,7 +14,11 @@ from __future__ import annotations
 from importlib import import_module
 
 # step id (companion/games/civmint/data/flow.json) -> "module:Class"
-PANELS: dict[str, str] = {}
+PANELS: dict[str, str] = {
+    "combat": "companion.gui.combat_panel:CombatPanel",
+    "event_roll": "companion.gui.event_panel:EventPanel",
+    "event_choice": "companion.gui.event_panel:EventPanel",
+}
 
 MAP_VIEW = "companion.gui.map_view:MapView"
 

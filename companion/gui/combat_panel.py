@@ -1,0 +1,210 @@
+"""Combat wizard (step "combat"): the battle being fought, its stage, dice, Combat Power bidding,
+retreat choices and the last battle's outcome. Layout in combat.kv; data from combat_model.
+
+Also `DiceEntry`, the compact touch entry for a roll (used by the event panel too). Panels never
+dispatch dice from board events: the dashboard feeds settled dice in the wells to the engine.
+"""
+from __future__ import annotations
+
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+
+from . import combat_model as M
+
+
+class DiceEntry(BoxLayout):
+    """Two 1..6 selectors and Enter. `callback(d1, d2)` is called with the chosen values."""
+    label1 = StringProperty("Die 1")
+    label2 = StringProperty("Die 2")
+    value1 = NumericProperty(1)
+    value2 = NumericProperty(1)
+    enter_text = StringProperty("Enter dice")
+    callback = ObjectProperty(None, allownone=True)
+
+    def step(self, which, delta):
+        name = "value%d" % which
+        setattr(self, name, min(6, max(1, getattr(self, name) + delta)))
+
+    def enter(self):
+        if self.callback is not None:
+            self.callback(int(self.value1), int(self.value2))
+
+
+class ChoiceButton(Button):
+    """A wizard option (attack, defender, retreat...): tap selects, the panel's Confirm dispatches."""
+    action = ObjectProperty(None, allownone=True)
+    selected = BooleanProperty(False)
+
+
+class CombatPanel(BoxLayout):
+    stage_text = StringProperty("")
+    spaces_text = StringProperty("")
+    battle_text = StringProperty("")
+    dice_text = StringProperty("")
+    cp_text = StringProperty("")
+    last_text = StringProperty("")
+    choose_title = StringProperty("")
+    confirm_text = StringProperty("")
+    show_dice = BooleanProperty(False)
+    show_cp = BooleanProperty(False)
+    cp_amount = NumericProperty(1)
+    cp_min = NumericProperty(0)
+    cp_max = NumericProperty(0)
+    max_height = NumericProperty(dp(360))
+    stages = ListProperty([])
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.screen = None
+        self.ctrl = None
+        self.chosen = None
+        self._legal = []
+        self._known = {}          # unit id -> (kind, owner), to name units after they are gone
+        self._last_key = None     # the last_battle record the line was made for
+        self._choices_key = None
+
+    # ------------------------------------------------------------------ refresh
+    def update(self, screen, ctrl, snap):
+        self.screen, self.ctrl = screen, ctrl
+        if screen is not None and screen.height:
+            self.max_height = max(dp(220), screen.height * 0.55)
+        s = ctrl.state
+        legal = ctrl.legal_actions() if not snap.get("over") else []
+        self._legal = legal
+        stage = M.stage_of(ctrl, legal)
+        keys = [k for k, _ in M.STAGES]
+        cur = "retreat" if stage == "retreat" else stage
+        self.stage_text = "  >  ".join(
+            (f"[b][color=ffd24d]{label}[/color][/b]" if k == cur else f"[color=999999]{label}[/color]")
+            for k, label in M.STAGES if k in keys)
+        if stage == "retreat" and (s.combat or {}).get("kind") == "disembark":
+            self.stage_text += "\n[b]A lost Ship's cargo goes ashore[/b]"
+
+        # contested / current space
+        cont = ctrl.game.contested_spaces(s)
+        cur_sp = s.t.get("cspace")
+        parts = []
+        if cont:
+            parts.append("Contested: " + ", ".join(f"[b]{sp}[/b]" if sp == cur_sp else sp for sp in cont))
+        if cur_sp:
+            parts.append(f"Current battle space: [b]{cur_sp}[/b] (finish it first)")
+        if not cont and stage in ("attack", "next"):
+            parts.append("No contested space.")
+        self.spaces_text = "\n".join(parts)
+
+        # the battle
+        b = M.battle(ctrl)
+        if b:
+            lines = [f"[b]Battle for {b['target']}[/b]",
+                     f"Attacker: {b['attacker_text']}  [b]attack +{b['attack_bonus']}[/b]",
+                     f"Defender: {b['defender_text']}" + (f"  [b]defence +{b['defence_bonus']}[/b]"
+                                                          if b["defence_bonus"] is not None else "")]
+            sides = M.space_sides(ctrl, b["target"])
+            for seat, us in sides.items():
+                lines.append(f"In {b['target']} ({ctrl.name(seat)}): " + "; ".join(us))
+            self.battle_text = "\n".join(lines)
+        elif s.combat and s.combat.get("stage") == "retreat":
+            c = s.combat
+            sides = M.space_sides(ctrl, c["from"])
+            lines = [f"[b]{'Disembark' if c['kind'] == 'disembark' else 'Retreat'} from {c['from']}[/b]: "
+                     f"#{c['unit']} {s.units[c['unit']].kind} ({ctrl.name(s.units[c['unit']].owner)}) chooses where to go"]
+            lines += [f"In {c['from']} ({ctrl.name(seat)}): " + "; ".join(us) for seat, us in sides.items()]
+            self.battle_text = "\n".join(lines)
+        elif stage == "next":
+            self.battle_text = "No battle left to fight: end the combat step."
+        else:
+            self.battle_text = ""
+
+        # dice
+        self.show_dice = stage == "roll"
+        if b and b["dice"]:
+            a, d = b["dice"]
+            ta, td = b["totals"]
+            self.dice_text = f"Dice: attacker {a}, defender {d}.  Totals: attacker [b]{ta}[/b], defender [b]{td}[/b]"
+        else:
+            self.dice_text = M.dice_prompt(stage)
+
+        # combat power
+        rng = M.cp_range(legal) if stage == "cp" else None
+        self.show_cp = rng is not None
+        if rng is not None:
+            seat = b["cp_turn"] if b else ctrl.game.actor(s)
+            self.cp_min, self.cp_max = rng
+            if not (self.cp_min <= self.cp_amount <= self.cp_max):
+                self.cp_amount = self.cp_min
+            have = "   ".join(f"{ctrl.name(p)}: {s.players[p].res['combat_power']}" for p in ("p1", "p2"))
+            self.cp_text = (f"[b]{ctrl.name(seat)}[/b] spends Combat Power (or passes).  Combat Power left: {have}")
+        else:
+            self.cp_text = ""
+
+        self._fill_choices(stage, legal)
+
+        lb = s.t.get("last_battle")
+        key = repr(lb)
+        if key != self._last_key:
+            self.last_text = M.last_battle_text(ctrl, self._known)
+            self._last_key = key
+        self._known.update({u.id: (u.kind, u.owner) for u in s.units.values()})
+
+    def _fill_choices(self, stage, legal):
+        box = self.ids.choices
+        opts = []
+        if stage == "attack":
+            self.choose_title = "Choose the attack (target space, attacking unit):"
+            for grp in M.attack_choices(self.ctrl, legal):
+                tag = " (contested)" if grp["contested"] else ""
+                for o in grp["options"]:
+                    opts.append((o["action"], f"{grp['target']}{tag}: {o['text']}"))
+        else:
+            ch = M.choice_actions(self.ctrl, legal)
+            if ch and stage == "defend":
+                self.choose_title = f"{self.ctrl.name(ch[0]['action']['player'])}: choose the defender:"
+            elif ch:
+                self.choose_title = f"{self.ctrl.name(ch[0]['action']['player'])}: choose where to go:"
+            else:
+                self.choose_title = ""
+            opts = [(o["action"], o["text"]) for o in ch]
+        key = tuple(repr(a) for a, _ in opts)
+        if key == self._choices_key:
+            return
+        self._choices_key = key
+        box.clear_widgets()
+        self.chosen = None
+        self.confirm_text = ""
+        for a, text in opts:
+            box.add_widget(ChoiceButton(action=a, text=text, on_release=self.pick))
+
+    # ------------------------------------------------------------------ touch
+    def pick(self, button):
+        for w in self.ids.choices.children:
+            w.selected = w is button
+        self.chosen = button.action
+        self.confirm_text = "Confirm: " + button.text
+
+    def confirm(self):
+        if self.chosen is None or self.screen is None:
+            return
+        a = self.chosen
+        if self.ctrl.check(a) is None or a in self.ctrl.legal_actions():
+            self._choices_key = None
+            self.screen.submit(a)
+
+    def cp_step(self, delta):
+        self.cp_amount = min(self.cp_max, max(self.cp_min, self.cp_amount + delta))
+
+    def cp_commit(self, amount=None):
+        n = int(self.cp_amount if amount is None else amount)
+        a = M.spend_action(self._legal, n)
+        if a is not None and self.screen is not None:
+            self.screen.submit(a)
+
+    def enter_dice(self, att, dfn):
+        a = M.roll_action(self._legal, att, dfn)
+        if a is None:
+            if self.screen is not None:
+                self.screen.message, self.screen.error = "No combat roll is awaited now.", True
+            return
+        self.screen.submit(a)

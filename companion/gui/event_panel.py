@@ -1,0 +1,141 @@
+"""Global Event panel (steps event_roll and event_choice): the roll prompt and touch entry, each
+player's event (dice, bonus, number, name, text) and the choice it asks. Layout in event.kv;
+data from event_model. Dice settled in the wells are fed by the dashboard, not here."""
+from __future__ import annotations
+
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.togglebutton import ToggleButton
+
+from . import event_model as M
+from .combat_panel import ChoiceButton, DiceEntry  # noqa: F401  (DiceEntry is used in event.kv)
+
+
+class EventRow(BoxLayout):
+    """One player's Global Event."""
+    seat = StringProperty("")
+    head = StringProperty("")
+    roll = StringProperty("")
+    body = StringProperty("")
+    status = StringProperty("")
+
+
+class PickToggle(ToggleButton):
+    value = ObjectProperty(None, allownone=True)
+
+
+class EventPanel(BoxLayout):
+    prompt_text = StringProperty("")
+    choose_title = StringProperty("")
+    confirm_text = StringProperty("")
+    show_dice = BooleanProperty(False)
+    can_confirm = BooleanProperty(False)
+    max_height = NumericProperty(dp(360))
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.screen = None
+        self.ctrl = None
+        self.chosen = None      # 'pick': the chosen action
+        self.multi = None       # 'multi': the choice description from event_model.choice
+        self._legal = []
+        self._rows_key = None
+        self._choice_key = None
+
+    def update(self, screen, ctrl, snap):
+        self.screen, self.ctrl = screen, ctrl
+        if screen is not None and screen.height:
+            self.max_height = max(dp(220), screen.height * 0.55)
+        legal = ctrl.legal_actions() if not snap.get("over") else []
+        self._legal = legal
+        rolling = snap["step"] == "event_roll"
+        self.show_dice = rolling and any(a["type"] == "roll_event" for a in legal)
+        if rolling:
+            self.prompt_text = ("[b]Global Event[/b]: roll 2D6 in the wells (wells 1 and 2), or tap Roll "
+                                "virtual dice, or enter the values below.\n" + "\n".join(M.bonus_lines(ctrl)))
+        else:
+            self.prompt_text = "[b]Global Event[/b]: events apply in player order."
+        self._fill_rows([] if rolling else M.player_events(ctrl))
+        self._fill_choice(None if rolling else M.choice(ctrl, legal))
+
+    # ------------------------------------------------------------------ rows
+    def _fill_rows(self, items):
+        key = repr(items)
+        if key == self._rows_key:
+            return
+        self._rows_key = key
+        box = self.ids.rows
+        box.clear_widgets()
+        marks = {"choosing": "[color=ffd24d]choosing now[/color]",
+                 "waiting": "[color=999999]after the first player[/color]",
+                 "done": "[color=88dd88]applied[/color]"}
+        for it in items:
+            box.add_widget(EventRow(
+                seat=it["seat"],
+                head=f"[b]{it['name']}: {it['number']}. {it['event']}[/b]", roll=M.roll_line(it),
+                body=it["text"], status=marks[it["status"]]))
+
+    # ------------------------------------------------------------------ choice
+    def _fill_choice(self, ch):
+        key = repr(ch)
+        if key == self._choice_key:
+            return
+        self._choice_key = key
+        box = self.ids.choices
+        box.clear_widgets()
+        self.chosen = None
+        self.multi = None
+        self.confirm_text = ""
+        self.can_confirm = False
+        if ch is None:
+            self.choose_title = ""
+            return
+        who = self.ctrl.name(ch["seat"])
+        if ch["kind"] == "pick":
+            self.choose_title = f"{who}: choose one:"
+            for o in ch["options"]:
+                box.add_widget(ChoiceButton(action=o["action"], text=o["text"], on_release=self.pick))
+        else:
+            self.multi = ch
+            what = "units" if ch["field"] == "units" else "spaces"
+            self.choose_title = f"{who}: choose exactly {ch['need']} {what}:"
+            for c in ch["candidates"]:
+                box.add_widget(PickToggle(value=c["value"], text=c["text"], on_release=self.toggle))
+            self.toggle(None)
+
+    def pick(self, button):
+        for w in self.ids.choices.children:
+            w.selected = w is button
+        self.chosen = button.action
+        self.confirm_text = "Confirm: " + button.text
+        self.can_confirm = True
+
+    def chosen_values(self):
+        return [w.value for w in reversed(self.ids.choices.children)
+                if isinstance(w, PickToggle) and w.state == "down"]
+
+    def toggle(self, _button):
+        ch = self.multi
+        vals = self.chosen_values()
+        a = M.multi_action(ch, vals)
+        why = self.ctrl.check(a) if len(vals) == ch["need"] else None
+        self.chosen = a if len(vals) == ch["need"] and why is None else None
+        self.can_confirm = self.chosen is not None
+        self.confirm_text = f"{len(vals)} of {ch['need']} chosen" + (f" - {why}" if why else "")
+
+    def confirm(self):
+        if self.chosen is None or self.screen is None:
+            return
+        a = self.chosen
+        if a in self._legal or self.ctrl.check(a) is None:
+            self._choice_key = None
+            self.screen.submit(a)
+
+    def enter_dice(self, d1, d2):
+        a = M.roll_action(self._legal, d1, d2)
+        if a is None:
+            if self.screen is not None:
+                self.screen.message, self.screen.error = "No Global Event roll is awaited now.", True
+            return
+        self.screen.submit(a)
