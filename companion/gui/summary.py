@@ -60,7 +60,7 @@ class RoundSummaryCard(BoxLayout):
             f"  -  next round: {c.name(first)} goes first" if first else "")
         for seat in hist.seats:
             lines = H.delta_lines(rec, seat)
-            text = f"[b]{c.name(seat)}[/b]  " + lines[0] + "".join("\n" + ln for ln in lines[1:])
+            text = f"[b]{c.name(seat)}[/b]  " + "  \u00b7  ".join(lines)  # one wrapped paragraph: compact
             box.add_widget(SummaryRow(colour=list(rgba(c.colour(seat))), text=text))
 
     def dismiss(self):
