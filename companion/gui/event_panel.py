@@ -55,7 +55,7 @@ class EventPanel(BoxLayout):
             self.prompt_text = ("[b]Global Event[/b]: roll 2D6 in the wells (wells 1 and 2), or tap Roll "
                                 "virtual dice, or enter the values below.\n" + "\n".join(M.bonus_lines(ctrl)))
         else:
-            self.prompt_text = "[b]Global Event[/b]: events apply in player order."
+            self.prompt_text = ""  # the rows say it all; keeps the choice in sight on small screens
         self._fill_rows([] if rolling else M.player_events(ctrl))
         self._fill_choice(None if rolling else M.choice(ctrl, legal))
 
@@ -65,12 +65,14 @@ class EventPanel(BoxLayout):
         if key == self._rows_key:
             return
         self._rows_key = key
-        box = self.ids.rows
-        box.clear_widgets()
+        # the players still waiting are listed after the choice being made, so it stays near the top
+        self.ids.rows.clear_widgets()
+        self.ids.rows_after.clear_widgets()
         marks = {"choosing": "[color=ffd24d]choosing now[/color]",
                  "waiting": "[color=999999]after the first player[/color]",
                  "done": "[color=88dd88]applied[/color]"}
         for it in items:
+            box = self.ids.rows_after if it["status"] == "waiting" else self.ids.rows
             box.add_widget(EventRow(
                 seat=it["seat"],
                 head=f"[b]{it['name']}: {it['number']}. {it['event']}[/b]", roll=M.roll_line(it),

@@ -252,6 +252,13 @@ def _on_screen(w):
         and y + w.height <= Window.height + 0.5, (w, x, y, w.size, Window.size)
 
 
+def _in_view(w, sv):
+    """w is inside the visible part of ScrollView sv (not scrolled away)."""
+    _x, y = w.to_window(w.x, w.y)
+    _sx, sy = sv.to_window(sv.x, sv.y)
+    assert y >= sy - 0.5 and y + w.height <= sy + sv.height + 0.5, (w, y, w.height, sy, sv.height)
+
+
 def _tap_toggle(w, drv):
     w._do_press()  # what a touch does to a ToggleButton before on_press
     w.dispatch("on_press")
@@ -396,7 +403,7 @@ def scenario_event(app, drv):
 
     # each player's event: number and name as the engine says, text from events.json's data
     view = ctrl.game.view(ctrl.state)["events"]
-    rows = list(reversed(p.ids.rows.children))
+    rows = list(reversed(p.ids.rows.children)) + list(reversed(p.ids.rows_after.children))
     assert [r.seat for r in rows] == list(ctrl.state.order())
     for r in rows:
         ev = view[r.seat]
@@ -468,6 +475,23 @@ def scenario_small(app, drv):
     drv.shot("panel-combat-800x480")
     drv.press(p.ids.cp_pass)
     assert ctrl.journal.actions()[-1].action["amount"] == 0
+
+    # the event choice: candidates scroll, the Confirm stays in sight
+    c = event_game(os.path.join(app.games_dir, "ev"))
+    c.dispatch({"type": "roll_event", "dice": list(gather_dice(c))})
+    path = c.path
+    c.close()
+    assert app.resume_game(path)
+    p = _panel(app, "EventPanel")
+    drv.pump(4)
+    assert p.height <= Window.height * 0.55 + 1
+    toggles = [w for w in reversed(p.ids.choices.children) if type(w).__name__ == "PickToggle"]
+    _in_view(toggles[0], p.ids.info)  # the first candidate is in sight without scrolling
+    for t in toggles[:p.multi["need"]]:
+        _tap_toggle(t, drv)
+    assert not p.ids.confirm.disabled
+    _on_screen(p.ids.confirm)
+    drv.shot("panel-event-800x480")
 
 
 def test_combat_panel(xdisplay, tmp_path):
