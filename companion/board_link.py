@@ -151,6 +151,7 @@ class BoardConnection:
         self._serial = None
         self.state = "disconnected"
         self.detail = ""
+        self._paired_detail = ""
         info = {"version": APP_VERSION, "map_hash": self.smap.hash8, "lanes": self.smap.n_lanes,
                 "wells": self.smap.n_wells, "board_id": "tablet", "profile": "kivy"}
         self.host = plink.HostLink(self._write, self._now, self._on_message, info,
@@ -202,8 +203,9 @@ class BoardConnection:
     def _on_message(self, msg):
         t = msg["type"]
         if t == "LINK_UP":
-            self._set_state("paired", "board %s (%s), firmware %d.%d.%d" % (
-                msg["peer"]["board_id"], msg["peer"]["profile"], *msg["peer"]["version"]))
+            self._paired_detail = "board %s (%s), firmware %d.%d.%d" % (
+                msg["peer"]["board_id"], msg["peer"]["profile"], *msg["peer"]["version"])
+            self._set_state("paired", self._paired_detail)
         elif t == "LINK_DOWN":
             self._set_state("searching", "no answer from the board")
         elif t == "REFUSED":
@@ -234,7 +236,12 @@ class BoardConnection:
                     continue
                 try:
                     self._serial = self._open_port()
-                    self._set_state("searching", "opened %s" % self.port_name)
+                    if self.host.synced:
+                        # a short unplug: the link resumes where it was (no new LINK_UP comes);
+                        # if the board is gone or was reset, LINK_DOWN / a new HELLO follow
+                        self._set_state("paired", self._paired_detail)
+                    else:
+                        self._set_state("searching", "opened %s" % self.port_name)
                 except Exception as exc:
                     self._set_state("disconnected", "%s: %s" % (self.port_name, exc))
                     retry_at = time.monotonic() + 1.0

@@ -130,3 +130,41 @@ def test_mirror_refuses_messages_that_do_not_fit_the_map_and_keeps_its_state():
         ev = mirror.apply(bad)
         assert ev["type"] == "ERROR" and "sensor map has" in ev["detail"]
     assert mirror.lanes == [1] * SMAP.n_lanes
+
+
+def test_short_unplug_of_the_port_returns_to_paired_without_a_new_hello():
+    """The port errors (USB unplug), is reopened a second later while the link is still in
+    session: the state must come back to 'paired' (no LINK_UP is sent again on a resume)."""
+    import serial
+
+    board = _board()
+    real_open = lambda: serial.Serial(board.path, baudrate=115200, timeout=0.005, write_timeout=0.5)
+    ports = []
+
+    def open_port():
+        ports.append(real_open())
+        return ports[-1]
+
+    conn = BoardConnection(board.path, open_port=open_port).start()
+    try:
+        _collect(conn, lambda e: any(x.get("state") == "paired" for x in e))
+
+        class Unplugged:
+            def read(self, n):
+                raise serial.SerialException("device reports readiness to read but returned no data")
+
+            def write(self, data):
+                raise serial.SerialException("write failed")
+
+            def close(self):
+                ports[-1].close()
+
+        conn._serial = Unplugged()  # the next read fails like a pulled cable
+        ev = _collect(conn, lambda e: any(x.get("state") == "disconnected" for x in e)
+                      and e[-1].get("state") == "paired", limit=6)
+        states = [x["state"] for x in ev if x["type"] == "STATE"]
+        assert "disconnected" in states and states[-1] == "paired", states
+        assert conn.state == "paired"
+    finally:
+        conn.stop()
+        board.close()
