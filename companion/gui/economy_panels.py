@@ -18,7 +18,9 @@ from . import economy_model as M
 from .economy_model import step_help  # noqa: F401  (the dashboard shows it for every step)
 from .labels import nice
 
-BODY_SHARE = 0.36  # of the screen height, at most, for a panel's scrolling body
+# a panel's scrolling body gets at most this share of the screen height, less a margin that
+# leaves the legal-action list a few rows on a 480 px high screen
+BODY_SHARE, BODY_MARGIN, BODY_MIN = 0.36, 64, 96
 
 
 def fmt(change: dict, sign=True) -> str:
@@ -95,7 +97,7 @@ class EconomyPanel(BoxLayout):
             self._screen = None
 
     def _fit(self, *_a):
-        self.max_body = max(dp(120), self._screen.height * BODY_SHARE)
+        self.max_body = max(dp(BODY_MIN), self._screen.height * BODY_SHARE - dp(BODY_MARGIN))
 
     def rebuild(self):
         body = self.ids.body
@@ -241,7 +243,8 @@ class TradePanel(EconomyPanel):
                                          key=a["type"], primary=a["type"] == "accept_trade")
                              for a in t["answers"]])
             return
-        self.title = f"Trade - {self.who(seat)}   (rate {t['rate']} : 1)"
+        self.title = f"Trade - {self.who(seat)}"
+        self.text(body, f"Your trade rate: [b]{t['rate']} : 1[/b]")
         pairs = set(t["pairs"])
         self.row(body, self.label("Give:", dp(56)), *[
             self.button(nice(r), key=f"give:{r}", selected=(r == self.give),
@@ -341,7 +344,8 @@ class BuildPanel(EconomyPanel):
         if b is None:
             self.text(body, "Nothing to build now.")
             return
-        self.title = f"Build - {self.who(b['seat'])}   (unit dice in play: {b['dice_in_play']})"
+        self.title = f"Build - {self.who(b['seat'])}"
+        self.text(body, f"Unit dice in play: {b['dice_in_play']}", small=True)
         if not b["groups"]:
             self.text(body, "Nothing can be built or upgraded now.")
         for kind, opts in b["groups"].items():
@@ -366,7 +370,8 @@ class ResearchPanel(EconomyPanel):
         if r is None:
             self.text(body, "No research now.")
             return
-        self.title = f"Research - {self.who(r['seat'])}   ({r['left']} research left)"
+        self.title = f"Research - {self.who(r['seat'])}"
+        self.text(body, f"Research left this turn: [b]{r['left']}[/b]")
         for t in r["tracks"]:
             now = t["now"]
             head = f"[b]{nice(t['track'])}[/b]: {now['name']} (level {now['level']})"
@@ -389,7 +394,8 @@ class TaxationPanel(EconomyPanel):
             self.text(body, "No taxation now.")
             return
         self.title = f"Taxation - {self.who(x['seat'])}"
-        self.text(body, f"Taxes collected at the start of this step: [b]+{x['taxes']} Money[/b]")
+        self.text(body, f"Your taxes: [b]{x['taxes']} Money[/b] a turn (this turn's were collected "
+                        "when the step began)", small=True)
         self.head(body, "Improve ONE aspect")
         reasons = {a["reason"] for a in x["aspects"] if not a["legal"]}
         shared = len(reasons) == 1 and not any(a["legal"] for a in x["aspects"])

@@ -113,7 +113,7 @@ def scenario_turn(app, drv):
     # -- trade at the shown rate
     pan = _panel(scr, "TradePanel")
     rate = app.ctrl.game.bonuses(app.ctrl.state, seat)["trade_rate"]
-    assert f"rate {rate} : 1" in pan.title
+    assert f"rate: [b]{rate} : 1[/b]" in " ".join(w.text for w in pan.walk() if type(w).__name__ == "EcoText")
     gives = [b for b in _buttons(pan, "give:") if not b.disabled]
     assert gives, "production should leave enough of something to trade"
     give = gives[0].key.split(":")[1]
@@ -223,17 +223,24 @@ def scenario_offer(app, drv):
     opp = "p2" if seat == "p1" else "p1"
     pan = _panel(scr, "TradePanel")
     mine, theirs = _res(app, seat), _res(app, opp)
-    give = [r for r in ("food", "wood", "stone", "metal") if mine[r] > 0][0]
-    get = [r for r in ("food", "wood", "stone", "metal") if theirs[r] > 0 and r != give][0]
+    cap = 10  # below the cap on both sides, so the exchange is exact
+    give = [r for r in ("food", "wood", "stone", "metal") if mine[r] > 0 and theirs[r] < cap][0]
+    get = [r for r in ("food", "wood", "stone", "metal") if theirs[r] > 0 and mine[r] < cap and r != give][0]
     assert _button(pan, "offer").disabled  # an empty offer is refused by the engine
     drv.press(_button(pan, f"offer_give:{give}"))
     drv.press(_button(_panel(scr, "TradePanel"), f"offer_get:{get}"))
     pan = _panel(scr, "TradePanel")
     offer = _button(pan, "offer")
+    assert _button(pan, f"offer_give:{give}").text.endswith(" 1") and _button(pan, f"offer_get:{get}").text.endswith(" 1")
+    pan.ids.scroll.scroll_y = 0  # the offer form is at the bottom of the panel
+    drv.shot("panel-trade-opponent")
     _press_logged(app, drv, offer, "trade_opponent")
     pan = _panel(scr, "TradePanel")
     assert app.ctrl.game.actor(app.ctrl.state) == opp and "answers" in pan.title
     drv.shot("panel-trade-offer")
+    text = " ".join(w.text for w in pan.walk() if type(w).__name__ == "EcoText")
+    # the answering player reads the offer from their side
+    assert f"give [b]1 {get.capitalize()}[/b], get [b]1 {give.capitalize()}[/b]" in text, text
     before = {s: _res(app, s) for s in (seat, opp)}
     _press_logged(app, drv, _button(pan, "accept_trade"), "accept_trade")
     assert _diff(before[seat], _res(app, seat)) == {give: -1, get: 1}
@@ -252,6 +259,7 @@ def scenario_small(app, drv):
     assert pan.ids.scroll.height <= pan.max_body + 1
     assert pan.top <= scr.top
     action_view = scr.ids.action_grid.parent
+    print("800x480: panel", pan.height, "body", pan.ids.scroll.height, "action list", action_view.height)
     assert action_view.height >= dp(48), f"action list squeezed to {action_view.height}px"
     drv.shot("panel-build-800x480")
     drv.press(pan.ids.collapse)
