@@ -15,6 +15,12 @@ from importlib import import_module
 
 # step id (companion/games/civmint/data/flow.json) -> "module:Class"
 PANELS: dict[str, str] = {
+    "production": "companion.gui.economy_panels:ProductionPanel",
+    "trade": "companion.gui.economy_panels:TradePanel",
+    "upkeep": "companion.gui.economy_panels:UpkeepPanel",
+    "build": "companion.gui.economy_panels:BuildPanel",
+    "research": "companion.gui.economy_panels:ResearchPanel",
+    "taxation": "companion.gui.economy_panels:TaxationPanel",
     "combat": "companion.gui.combat_panel:CombatPanel",
     "event_roll": "companion.gui.event_panel:EventPanel",
     "event_choice": "companion.gui.event_panel:EventPanel",
