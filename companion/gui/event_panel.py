@@ -9,7 +9,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.togglebutton import ToggleButton
 
 from . import event_model as M
-from .combat_panel import ChoiceButton, DiceEntry  # noqa: F401  (DiceEntry is used in event.kv)
+from .combat_panel import ChoiceButton  # also registers DiceEntry, used in event.kv
 
 
 class EventRow(BoxLayout):

@@ -175,6 +175,28 @@ def test_combat_model_follows_engine(tmp_path):
         c.close()
 
 
+def test_combat_model_defender_choice(tmp_path):
+    """Seed 15 reaches a battle where the defender picks among several units."""
+    from companion.gui import combat_model as M
+    from companion.gui.controller import GameController
+
+    c = GameController.new(tmp_path, seed=15, max_rounds=None)
+    try:
+        drive(c, 15, lambda c: bool(c.state.combat) and c.state.combat["stage"] == "defend")
+        legal = c.legal_actions()
+        assert M.stage_of(c, legal) == "defend"
+        b = M.battle(c)
+        assert b["defender"] is None and b["defender_text"] == "(being chosen)"
+        ch = M.choice_actions(c, legal)
+        assert len(ch) > 1 and [o["action"] for o in ch] == [a for a in legal if a["type"] == "defend"]
+        assert all(o["text"].startswith("Defend with #") for o in ch)
+        c.dispatch(ch[-1]["action"])
+        assert M.stage_of(c, c.legal_actions()) == "roll"
+        assert M.battle(c)["defender"].id == ch[-1]["action"]["unit"]
+    finally:
+        c.close()
+
+
 def test_event_model_follows_engine(tmp_path):
     from companion.gui import event_model as M
 
