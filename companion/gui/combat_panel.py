@@ -75,11 +75,9 @@ class CombatPanel(BoxLayout):
         legal = ctrl.legal_actions() if not snap.get("over") else []
         self._legal = legal
         stage = M.stage_of(ctrl, legal)
-        keys = [k for k, _ in M.STAGES]
-        cur = "retreat" if stage == "retreat" else stage
         self.stage_text = "  >  ".join(
-            (f"[b][color=ffd24d]{label}[/color][/b]" if k == cur else f"[color=999999]{label}[/color]")
-            for k, label in M.STAGES if k in keys)
+            (f"[b][color=ffd24d]{label}[/color][/b]" if k == stage else f"[color=999999]{label}[/color]")
+            for k, label in M.STAGES)
         if stage == "retreat" and (s.combat or {}).get("kind") == "disembark":
             self.stage_text += "\n[b]A lost Ship's cargo goes ashore[/b]"
 
