@@ -402,9 +402,6 @@ class GameScreen(Screen):
             self.prompt = "Roll the dice: use the virtual dice, or enter what the real dice show."
         else:
             self.prompt = f"{c.name(actor)}: choose an action for the {nice(snap['step'])} step."
-        if snap["combat"]:
-            cb = snap["combat"]
-            self.prompt += "\nCombat: " + ", ".join(f"{k} {v}" for k, v in cb.items() if not isinstance(v, (dict, list)))
         self.stepper_text = stepper_markup(c.game.flow, snap["step"])
         self._fill_actions()
         # helpers of the dashboard: a bug in one must not stop the game (the action is saved)
