@@ -18,6 +18,8 @@ from companion.journal import BrokenJournal, JournalError, UndoRefused
 
 from companion.table_sync import DiceFeeder, TableSync
 
+from .economy_model import step_help
+
 from . import controller as C
 from . import step_panels
 
@@ -177,6 +179,8 @@ class GameScreen(Screen):
     pending = ObjectProperty(None, allownone=True)
 
     stepper_text = StringProperty("")
+    help_text = StringProperty("")
+    show_help = BooleanProperty(False)
     board_line = StringProperty("")
     dice_hint = StringProperty("")
     left_view = StringProperty("players")
@@ -188,6 +192,9 @@ class GameScreen(Screen):
     _panel_key = None
     _map = None
     _seen = None  # (round, over) at the last refresh
+
+    def on_kv_post(self, base_widget):
+        self.ids.left_holder.remove_widget(self.ids.log_view)  # shown by the Log toggle
 
     def set_controller(self, ctrl):
         self.ctrl = ctrl
@@ -207,7 +214,9 @@ class GameScreen(Screen):
         """Swap the left column between the player panels and the map view."""
         holder = self.ids.left_holder
         holder.clear_widgets()
-        if which == "map":
+        if which == "log":
+            holder.add_widget(self.ids.log_view)
+        elif which == "map":
             if self._map is None:
                 self._map = step_panels.make_map_view()
             holder.add_widget(self._map)
@@ -403,6 +412,7 @@ class GameScreen(Screen):
         else:
             self.prompt = f"{c.name(actor)}: choose an action for the {nice(snap['step'])} step."
         self.stepper_text = stepper_markup(c.game.flow, snap["step"])
+        self.help_text = step_help(snap["step"]) if not snap["over"] else ""
         self._fill_actions()
         # helpers of the dashboard: a bug in one must not stop the game (the action is saved)
         for part in (self._update_step_panel, self._round_and_end):
