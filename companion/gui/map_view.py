@@ -146,6 +146,9 @@ class MapView(BoxLayout):
     # ------------------------------------------------------------------ feeding
     def update(self, screen, ctrl, snap):
         """Called by the dashboard after every change of state."""
+        if ctrl is not self.ctrl:  # another game in the same dashboard: start clean
+            self._unselect()
+            self.selected_space, self.error = "", False
         self.screen, self.ctrl = screen, ctrl
         s = ctrl.state
         actor = snap.get("actor")
