@@ -166,7 +166,7 @@ class MapView(BoxLayout):
         self._render()
         changed = snap.get("actions") != self._seen_actions
         self._seen_actions = snap.get("actions")
-        if changed or not self.error:  # a refusal stays until the game moves on
+        if changed or not self.message:  # a refusal or a space's details stay until the game moves on
             self.message, self.error = self._hint(), False
 
     def show_layout(self, layout: dict) -> str | None:
