@@ -2,6 +2,7 @@
 firmware on simulated chips behind a real pty, through the real link layer)."""
 import os
 import sys
+import time
 
 import pytest
 
@@ -196,6 +197,7 @@ def scenario_selftest_and_calibration(app, drv):
     spare = app.board.smap.spare_bits[0]
     vb.inject_stuck_bit(spare, level=0)
     vb.remove_sensor(0)
+    time.sleep(0.1)  # let the board scan (every 5 ms) before asking
     drv.wait_for(lambda: not ids.run_selftest.disabled, 5, "the self-test button")
     drv.press(ids.run_selftest)
     drv.wait_for(lambda: "on request" in scr.selftest_text and "2 fault(s)" in scr.selftest_text, 5,
@@ -251,6 +253,39 @@ def scenario_port_picker_and_refused_board(app, drv):
         assert scr.problem_text == ""
     finally:
         other.stop()
+
+    # a board whose frames carry another protocol version
+    sys.path.insert(0, os.path.join(ROOT, "tests", "link"))
+    from test_board_port import Version2Board
+    peer = Version2Board()
+    peer.start()
+    try:
+        scr.ids.port_input.text = peer.path
+        drv.press(scr.ids.connect_port)
+        drv.wait_for(lambda: app.board.status()["state"] == "refused", 8, "the refusal")
+        drv.pump(2)
+        assert "speaks protocol version 2; this app speaks protocol version 1" in scr.problem_text
+        assert "Protocol version: board [color=ff7766]2[/color], app 1" in scr.versions_text
+        drv.shot("board-refused-protocol")
+    finally:
+        drv.press(scr.ids.use_virtual)
+        peer.close()
+    _paired(app, drv, scr)
+
+    # a port where nothing answers: searching, with a hint
+    master, slave = os.openpty()
+    try:
+        scr.ids.port_input.text = os.ttyname(slave)
+        drv.press(scr.ids.connect_port)
+        drv.wait_for(lambda: app.board.status()["state"] == "searching", 5, "the port opened")
+        drv.pump(2)
+        assert "not a recognised board" in scr.status_text and "tabletop firmware" in scr.hint_text
+        assert scr.ids.run_selftest.disabled and scr.ids.cal_primary.disabled
+    finally:
+        drv.press(_port_row(drv, scr, "virtual"))
+        os.close(master)
+        os.close(slave)
+    _paired(app, drv, scr)
 
 
 def scenario_small_window(app, drv):

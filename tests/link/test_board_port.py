@@ -86,6 +86,7 @@ def test_self_test_names_injected_faults_by_place(vboard):
     spare = SMAP.spare_bits[0]
     vb.inject_stuck_bit(spare, level=0)
     vb.remove_sensor(1)
+    time.sleep(0.1)  # let the board scan (every 5 ms) before asking
     assert vboard.self_test() is None and vboard.self_test_pending
 
     def done(ev):
