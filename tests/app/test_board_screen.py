@@ -58,6 +58,10 @@ def scenario_versions_and_virtual_controls(app, drv):
     assert "profile virtual" in v and scr.problem_text == "" and scr.ids.use_virtual.height == 0
     assert _port_row(drv, scr, "virtual").state == "down" or _port_row(drv, scr, "auto").state == "down"
     drv.shot("board-connection")
+    drv.press(scr.ids.identify)
+    assert "blinks" in scr.message
+    drv.wait_for(lambda: app.board.virtual.call(lambda b: b.identify_until is not None), 3,
+                 "the board to blink")
 
     _tab(drv, scr, "virtual")
     ids = scr.ids
@@ -126,6 +130,10 @@ def scenario_versions_and_virtual_controls(app, drv):
     row = cells.index("Military might")
     assert cells[row + 2] == "[color=ffcc66]level 6  (game level %d)[/color]" % want
     assert cells[row + 1].startswith("[color=777777]no token[/color]")
+    delivered = app.board.counters()["rx_delivered"]
+    drv.press(scr.ids.snapshot)
+    assert "fresh snapshot" in scr.message
+    drv.wait_for(lambda: app.board.counters()["rx_delivered"] > delivered, 3, "the snapshot")
     drv.shot("board-table")
 
 

@@ -132,6 +132,11 @@ def test_calibration_wizard_to_saved_then_self_test_is_clean(vboard):
     _poll_until(vboard, lambda ev: any(e["type"] == "SELF_TEST" and e["trigger"] == 1 for e in ev),
                 what="self-test")
     assert vboard.last_self_test["faults"] == []
+    wiz = bp.CalibrationWizard(vboard, 0)
+    run = _wizard_runner(vboard, wiz)
+    assert wiz.restore_defaults()
+    run(lambda: wiz.phase == "done", "DEFAULTS answered")
+    assert vb.call(lambda b: b.store.captured[0]) == [0] * 6
 
 
 def test_calibration_cancel_closes_the_boards_session(vboard):
