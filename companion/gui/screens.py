@@ -192,9 +192,13 @@ class GameScreen(Screen):
     _panel_key = None
     _map = None
     _seen = None  # (round, over) at the last refresh
+    _auto_map = False       # the map is shown because the Move step began
+    _auto_map_done = False  # ... once per Move step (the player may switch away)
 
     def on_kv_post(self, base_widget):
-        self.ids.left_holder.remove_widget(self.ids.log_view)  # shown by the Log toggle
+        # ids are weak references: keep the swapped-out views alive
+        self._views = {"players": self.ids.players_view.__self__, "log": self.ids.log_view.__self__}
+        self.ids.left_holder.remove_widget(self._views["log"])  # shown by the Log toggle
 
     def set_controller(self, ctrl):
         self.ctrl = ctrl
@@ -215,7 +219,7 @@ class GameScreen(Screen):
         holder = self.ids.left_holder
         holder.clear_widgets()
         if which == "log":
-            holder.add_widget(self.ids.log_view)
+            holder.add_widget(self._views["log"])
         elif which == "map":
             if self._map is None:
                 self._map = step_panels.make_map_view()
@@ -223,8 +227,9 @@ class GameScreen(Screen):
             if self.ctrl is not None:
                 self._map.update(self, self.ctrl, self.ctrl.snapshot())
         else:
-            holder.add_widget(self.ids.players_view)
+            holder.add_widget(self._views["players"])
         self.left_view = which
+        self._auto_map = False
 
     # -------------------------------------------------------------- step panel
     def _update_step_panel(self, snap):
@@ -238,6 +243,15 @@ class GameScreen(Screen):
                 area.add_widget(self._panel)
         if self._panel is not None:
             self._panel.update(self, self.ctrl, snap)
+        # the Move step is played on the map: switch there, and back afterwards if we switched
+        moving = snap["step"] == "move" and snap["actor"] in ("p1", "p2") and not snap["over"]
+        if moving and self.left_view != "map" and not self._auto_map_done:
+            self.show_left("map")
+            self._auto_map = self._auto_map_done = True
+        elif not moving:
+            self._auto_map_done = False
+            if self._auto_map:
+                self.show_left("players")
         if self.left_view == "map" and self._map is not None:
             self._map.update(self, self.ctrl, snap)
 

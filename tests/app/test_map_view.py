@@ -46,14 +46,9 @@ def marker_of(view, uid):
     return [m for m in w.ids.markers.children if uid in m.unit_ids][0]
 
 
-_KEEP = []
-
-
 def open_map(scr, drv):
-    # GameScreen.show_left drops the player panels, which only the (weak) ids then hold: keep them
-    # alive here until screens.py keeps its own reference (reported to the lead)
-    _KEEP.append(scr.ids.players_view.__self__)
-    drv.press(scr.ids.show_map)
+    if scr.left_view != "map":
+        drv.press(scr.ids.show_map)
     return scr._map
 
 
@@ -316,3 +311,37 @@ def test_touch_move_800x480(xdisplay, tmp_path):
 
 def test_ship_and_damage_drawn(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_ship_and_damage_drawn", tmp_path)
+
+
+def scenario_views_switch_and_move_step_opens_the_map(app, drv):
+    """Players / Map / Log tabs survive switching back and forth (the swapped-out views are kept
+    alive), and the Move step brings the map up by itself, then gives the Players tab back."""
+    import gc
+
+    scr = new_dashboard_game(app, drv, seed=3)
+    for which in ("map", "log", "players", "log", "players"):
+        drv.press(scr.ids["show_" + which])
+        gc.collect()
+        scr.refresh()
+        assert scr.left_view == which
+    assert scr.ids.panel_p1.title  # the player panels are still alive and updated
+    for _ in range(300):
+        if app.ctrl.state.step == "move":
+            break
+        acts = app.ctrl.legal_actions()
+        if app.ctrl.awaiting_dice():
+            app.ctrl.roll_virtual()
+        else:
+            app.ctrl.dispatch(next((a for a in acts if a["type"] == "end_step"), acts[0]))
+        drv.pump(1)
+    assert app.ctrl.state.step == "move" and scr.left_view == "map"
+    drv.shot("map-auto-move-step")
+    actor = app.ctrl.game.actor(app.ctrl.state)
+    app.ctrl.dispatch({"type": "end_step", "player": actor})
+    drv.pump(2)
+    if app.ctrl.state.step != "move":
+        assert scr.left_view == "players"
+
+
+def test_views_switch_and_move_step_opens_the_map(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_views_switch_and_move_step_opens_the_map", tmp_path)
