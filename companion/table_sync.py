@@ -141,8 +141,8 @@ class TableSync:
             if have is not None:
                 text += f" (board shows {self.describe(lane, have)})"
         else:
-            text = (f"{_nice(track)} ({who}): the board shows {self.describe(lane, have)}, "
-                    f"the game has {self.describe(lane, want)}")
+            shows = self.describe(lane, have) if have is not None else "no token"
+            text = f"{_nice(track)} ({who}): the board shows {shows}, the game has {self.describe(lane, want)}"
         return {"lane": lane, "kind": kind, "text": text, "table": have, "engine": want,
                 "engine_text": self.describe(lane, want),
                 "table_text": self.describe(lane, have) if have is not None else None}

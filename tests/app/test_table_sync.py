@@ -163,3 +163,17 @@ def test_board_lost_forgets_the_wells():
     f.seen(1, "settled", 2, 1)
     f.forget()
     assert f.propose("roll_event")[0] is None
+
+
+def test_mismatched_cube_lifted_keeps_the_line_without_a_reading(sess):
+    ts = _sync(sess)
+    lane = "military_might.p2"
+    want = lane_position(sess.state, lane)
+    ts.table_changed(lane, want + 3)
+    ts.table_changed(lane, None)  # picked up
+    [it] = ts.items()
+    assert it["kind"] == MISMATCH and "no token" in it["text"] and it["table_text"] is None
+    with pytest.raises(ValueError):
+        ts.accept(lane)  # nothing to keep
+    ts.table_changed(lane, want)  # put down where the game has it
+    assert ts.items() == []
