@@ -111,6 +111,8 @@ class Board:
         info = {"version": VERSION, "board_id": board_id, "profile": profile.get("board", "?"),
                 "map_hash": smap.hash8, "lanes": smap.n_lanes, "wells": self.n_wells}
         self.link_up = False
+        self.host_errors = 0
+        self.last_host_error = None
         self.pairings = 0
         self.repl_requested = False
         self.repl_at = 0
@@ -229,6 +231,12 @@ class Board:
             return
         if t == "LINK_DOWN":
             self.link_up = False
+            return
+        if t == "ERROR":
+            # the host's complaint (e.g. map_mismatch when it refuses us): never answer an error
+            # with an error, or two peers could echo forever; keep the last one for the REPL
+            self.host_errors += 1
+            self.last_host_error = msg.get("code")
             return
         seq = msg.get("seq", 0)
         if t == "CMD_SELF_TEST":

@@ -168,3 +168,27 @@ def test_short_unplug_of_the_port_returns_to_paired_without_a_new_hello():
     finally:
         conn.stop()
         board.close()
+
+
+def test_refused_board_does_not_answer_the_hosts_error_with_an_error():
+    """The host refuses a board with another sensor map and says so (ERROR map_mismatch); the
+    firmware counts it and stays quiet instead of replying 'command ERROR not handled'."""
+    import os
+
+    from companion.virtual_board import VirtualBoard
+
+    other_map = os.path.join(os.path.dirname(DEFAULT_MAP), "sensor_map_no_resources.json")
+    vb = VirtualBoard(other_map, seed=1)
+    conn = BoardConnection(vb.start()).start()
+    try:
+        ev = _collect(conn, lambda e: any(x.get("state") == "refused" for x in e))
+        assert any(x.get("state") == "refused" for x in ev)
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end and vb.board.host_errors == 0:
+            time.sleep(0.02)
+        assert vb.board.host_errors >= 1 and vb.board.last_host_error == wire.E_MAP_MISMATCH
+        ev += _collect(conn, lambda e: False, limit=0.5)
+        assert not [x for x in ev if x["type"] == "ERROR" and "not handled" in x.get("detail", "")]
+    finally:
+        conn.stop()
+        vb.stop()
