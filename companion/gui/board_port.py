@@ -398,6 +398,10 @@ def open_board(choice: str | None = None) -> BoardPort:
     try:
         if choice == "virtual":
             return VirtualLinkBoard()
+        from companion import android_serial
+        if android_serial.is_android():  # no /dev/tty*: the USB host API; waits for a board
+            return LinkBoard(android_serial.board_connection(None if choice == "auto" else choice),
+                             "USB board")
         if choice == "auto":
             found = board_link.find_boards()
             if not found:
@@ -412,7 +416,7 @@ def open_board(choice: str | None = None) -> BoardPort:
 
 
 FIXED_CHOICES = (
-    ("auto", "Auto", "a USB board if one is attached, else the virtual board"),
+    ("auto", "Auto", "a USB board if one is attached, else the virtual board (on Android: waits for a USB board)"),
     ("virtual", "Virtual board", "simulated board with on-screen controls"),
     ("none", "Manual only", "no board: enter rolls and moves by touch"),
 )
@@ -423,8 +427,10 @@ def port_choices() -> list[dict]:
     out = [{"choice": c, "title": t, "subtitle": s, "kind": "fixed"} for c, t, s in FIXED_CHOICES]
     try:
         from companion import board_link
-        boards = board_link.find_boards()
-        ports = board_link.all_ports()
+        from companion import android_serial
+        lister = android_serial if android_serial.is_android() else board_link
+        boards = lister.find_boards()
+        ports = lister.all_ports()
     except Exception as exc:
         out.append({"choice": None, "title": "Serial ports unavailable", "subtitle": str(exc),
                     "kind": "error"})
