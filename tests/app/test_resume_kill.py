@@ -9,6 +9,9 @@ import time
 
 import pytest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gui_process import scenario_env  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "app_driver.py")
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -17,11 +20,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def _env(tmp):
-    env = dict(os.environ)
-    env.update({"KIVY_NO_ARGS": "1", "KIVY_WINDOW": "sdl2", "KIVY_HOME": os.path.join(tmp, "kivy"),
-                "KIVY_NO_CONSOLELOG": "1", "TABLETOP_COMPANION_DATA": os.path.join(tmp, "data"),
-                "TABLETOP_COMPANION_BOARD": "none"})
-    return env
+    return scenario_env(tmp)
 
 
 def _ready_line(proc, deadline=60):
