@@ -19,6 +19,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 DRIVER = os.path.join(ROOT, "tests", "app", "app_driver.py")
+sys.path.insert(0, os.path.dirname(DRIVER))
+from gui_process import scenario_env  # noqa: E402  (the tests' child-process environment)
 
 
 def _display():
@@ -36,14 +38,6 @@ def _display():
             time.sleep(0.1)
         p.kill()
     raise SystemExit("no display and no Xvfb")
-
-
-def _env(tmp):
-    env = dict(os.environ)
-    env.update({"KIVY_NO_ARGS": "1", "KIVY_WINDOW": "sdl2", "KIVY_HOME": os.path.join(tmp, "kivy"),
-                "KIVY_NO_CONSOLELOG": "1", "TABLETOP_COMPANION_DATA": os.path.join(tmp, "data"),
-                "TABLETOP_COMPANION_BOARD": "none"})
-    return env
 
 
 def make_game(directory, n=1000, seed=1):
@@ -79,7 +73,7 @@ def main():
     xv = _display()
     tmp = tempfile.mkdtemp(prefix="bench-app-")
     try:
-        env = _env(tmp)
+        env = scenario_env(tmp)
         # warm the OS file cache once, then measure
         subprocess.run([sys.executable, DRIVER, "coldstart"], env=env, capture_output=True, timeout=60)
         walls, inner, rss = [], [], []
@@ -106,7 +100,7 @@ def main():
             c = GameController.open(path)
             snap = c.snapshot()
             acts = c.legal_actions()
-            log = c.log(limit=40)
+            c.log(limit=40)  # the dashboard log is part of what a resume shows
             times.append(time.perf_counter() - t)
             c.close()
         size = os.path.getsize(path) // 1024

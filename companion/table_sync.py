@@ -24,6 +24,7 @@ from __future__ import annotations
 from companion.games.civmint import lanes as civ_lanes
 
 MOVE, MISMATCH = "move", "mismatch"
+ROLL_WELLS = {"roll_first_player": 1, "roll_event": 2, "roll_combat": 2}  # dice per roll action
 
 
 def _nice(word: str) -> str:
@@ -80,10 +81,11 @@ class TableSync:
             self.mismatch.add(lane)
 
     def table_snapshot(self, table: dict, changed: set | None = None):
-        """A whole-table report (reconnect, board reset). Lanes in `changed` (or all when None)
-        are handled as physical changes; lanes that differ and changed while away are mismatches."""
+        """A whole-table report (reconnect, board reset). Lanes in `changed` (or all when None),
+        and lanes with no reading here yet (never seen, or cleared), are handled as physical
+        changes; lanes that differ and changed while away are mismatches."""
         for lane, pos in table.items():
-            if changed is None or lane in changed or lane not in self.table:
+            if changed is None or lane in changed or self.table.get(lane) is None:
                 self.table_changed(lane, pos)
 
     def clear_table(self):
@@ -181,28 +183,28 @@ class DiceFeeder:
         self.wells.clear()
         self.fresh.clear()
 
-    def awaited_wells(self, roll_action_type: str) -> int:
-        return {"roll_first_player": 1, "roll_event": 2, "roll_combat": 2}.get(roll_action_type, 0)
+    def _wells_for(self, roll_action_type: str) -> list:
+        """The wells a roll reads: one die for the first player (the first fresh one, else well
+        1); event 2D6 = wells 1 and 2; combat = well 1 attacker, well 2 defender (REG-L3)."""
+        need = ROLL_WELLS.get(roll_action_type, 0)
+        if need != 1:
+            return list(range(min(need, self.n_wells)))
+        fresh = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
+        return fresh[:1] or [0]
 
     def propose(self, roll_action_type: str):
-        """(action or None, message). The action uses the fresh settled dice in well order:
-        one die for the first player; event 2D6 = wells 0 and 1; combat = well 0 attacker,
-        well 1 defender (REG-L3)."""
-        need = self.awaited_wells(roll_action_type)
-        if need == 0:
+        """(action or None, message): the awaited roll from fresh settled dice, or why not yet."""
+        wells = self._wells_for(roll_action_type)
+        if not wells:
             return None, ""
-        wells = list(range(self.n_wells))[:need] if need > 1 else None
-        if need == 1:
-            fresh = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
-            wells = fresh[:1] or [0]
         for w in wells:
             st = self.wells.get(w, ("empty", 0, 0))[0]
             if st == "crooked":
                 return None, f"The die in well {w + 1} is crooked: roll it again."
             if st == "rolling":
                 return None, ""
-        if not all(w in self.fresh and self.wells[w][0] == "settled" for w in wells):
-            waiting = [str(w + 1) for w in wells if not (w in self.fresh and self.wells[w][0] == "settled")]
+        waiting = [str(w + 1) for w in wells if not (w in self.fresh and self.wells[w][0] == "settled")]
+        if waiting:
             return None, f"Waiting for a die in well {' and '.join(waiting)} (or enter the values by touch)."
         vals = [self.wells[w][1] for w in wells]
         if roll_action_type == "roll_first_player":
@@ -213,9 +215,4 @@ class DiceFeeder:
 
     def used(self, action: dict):
         """The proposed roll was dispatched: its dice are spent."""
-        n = self.awaited_wells(action.get("type", ""))
-        if action.get("type") == "roll_first_player":
-            w = [w for w in sorted(self.fresh) if self.wells[w][0] == "settled"][:1]
-            self.fresh.difference_update(w)
-        else:
-            self.fresh.difference_update(range(n))
+        self.fresh.difference_update(self._wells_for(action.get("type", "")))
