@@ -176,8 +176,8 @@ class Harness:
         roll = (self.true_wells[well][3] + 1) & 0xFF
         value = self.rng.randint(1, 6)
         self.true_wells[well] = (wire.DICE_SETTLED, value, 97, roll)
-        if not self.board.dice(well, wire.DICE_SETTLED, value, 97, roll):
-            pass  # folded: the snapshot carries the well
+        # when it is folded (ring full), the coming snapshot carries the well
+        self.board.dice(well, wire.DICE_SETTLED, value, 97, roll)
 
     # -------------------------------------------------------------------- time
     def step(self, ms=1):

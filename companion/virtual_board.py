@@ -100,10 +100,6 @@ class VirtualBoard:
                  flash_dir=None, production=False, stuck_ms=60000, tick_s=0.001):
         self.map_path = sensor_map_path
         self.smap = sensormap.load(sensor_map_path)
-        with open(sensor_map_path) as f:
-            doc = json.load(f)
-        # the loader keeps no spare level; the scanner and the world read it from here
-        self.smap.spare_level = doc.get("chain", {}).get("spare_level", 1)
         self.profile = load_profile(profile)
         self.rng = random.Random(seed)
         self.seed = seed

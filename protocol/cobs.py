@@ -9,6 +9,10 @@ class CobsError(ValueError):
     pass
 
 
+class CobsOverflow(CobsError):
+    """The decoded block does not fit the destination buffer."""
+
+
 def max_encoded_len(n):
     """Worst-case encoded size of n bytes (without delimiters)."""
     return n + n // 254 + 1
@@ -56,13 +60,13 @@ def decode_into(src, start, end, dst):
             raise CobsError("COBS block runs past the end of the frame")
         k = block_end - i
         if out + k > limit:
-            raise CobsError("decoded frame longer than the buffer")
+            raise CobsOverflow("decoded frame longer than the buffer")
         dst[out:out + k] = src[i:block_end]
         out += k
         i = block_end
         if code != 0xFF and i < end:
             if out >= limit:
-                raise CobsError("decoded frame longer than the buffer")
+                raise CobsOverflow("decoded frame longer than the buffer")
             dst[out] = 0
             out += 1
     return out

@@ -156,13 +156,18 @@ class Link:
         self.last_tx_ms = self.now_ms()
         self.write(buf, start, end)
 
-    def send_message(self, mtype, fields):
-        """Encode and send any message; sequenced types are queued. Returns seq, 0, or -1 (full)."""
+    def _stage(self, mtype, fields):
+        """Encode the payload into scratch after the header; returns header + payload length."""
         payload = wire.encode_payload(mtype, fields)
         n = wire.HEADER_LEN + len(payload)
         if n + wire.CRC_LEN > wire.MAX_BODY:
             raise wire.ProtocolError(wire.E_TOO_LONG, "message of %d bytes exceeds the frame limit" % n)
         self.scratch[wire.HEADER_LEN:n] = payload
+        return n
+
+    def send_message(self, mtype, fields):
+        """Encode and send any message; sequenced types are queued. Returns seq, 0, or -1 (full)."""
+        n = self._stage(mtype, fields)
         if wire.is_sequenced(mtype):
             return self._queue_scratch(mtype, n)
         self._send_unsequenced(mtype, n)
@@ -209,9 +214,7 @@ class Link:
             "map_hash": info["map_hash"], "lanes": info["lanes"], "wells": info["wells"],
             "board_id": info["board_id"], "profile": info["profile"],
         }
-        payload = wire.encode_payload(wire.HELLO, fields)
-        n = wire.HEADER_LEN + len(payload)
-        self.scratch[wire.HEADER_LEN:n] = payload
+        n = self._stage(wire.HELLO, fields)
         # HELLO's seq field: the oldest unacknowledged seq, where this side's stream resumes
         self._send_unsequenced(wire.HELLO, n, self.oldest_seq())
         self.counters["hello_tx"] += 1
@@ -270,12 +273,7 @@ class Link:
             self._bad(wire.E_TOO_LONG, 0, 0, "frame longer than %d bytes" % wire.MAX_ENCODED)
             return
         try:
-            size = cobs.decode_into(self.rx_buf, 0, n, self.body)
-        except cobs.CobsError as exc:
-            code = wire.E_TOO_LONG if "longer" in str(exc) else wire.E_BAD_FRAMING
-            self._bad(code, 0, 0, str(exc))
-            return
-        try:
+            size = wire.unstuff(self.rx_buf, n, self.body)
             mtype, seq, ack, payload = wire.parse_body(self.body, size)
         except wire.ProtocolError as exc:
             self._bad(exc.code, 0, 0, exc.message)
@@ -287,10 +285,10 @@ class Link:
     def _bad(self, code, ref_type, ref_seq, detail):
         self.counters[wire.ERROR_NAMES.get(code, "internal")] += 1
         self.last_error = (code, detail)
-        if code == wire.E_BAD_VERSION and not self.reply_errors:
-            self.on_message({"type": "REFUSED", "code": code, "reason": detail})
         if self.reply_errors:
             self.send_error(code, ref_type, ref_seq, detail, code in NOISE_ERRORS)
+        elif code == wire.E_BAD_VERSION:
+            self.on_message({"type": "REFUSED", "code": code, "reason": detail})
 
     def _on_frame(self, mtype, seq, ack, payload):
         if mtype == wire.HELLO:
@@ -355,7 +353,8 @@ class Link:
         return True
 
     def _fresh_peer(self, hello):
-        """The peer does not know this side's stream: drop it and start clean."""
+        """The peer does not know this side's stream: drop it and start clean (tx_next is
+        already where the new stream starts)."""
         self._clear_tx()
 
     def _on_hello(self, seq, hello):
@@ -377,7 +376,6 @@ class Link:
             if self.count:
                 self._resend_all()
         else:
-            self._clear_tx()
             if knows_me:
                 self.tx_next = hello["rx_next"]
             self._fresh_peer(hello)
@@ -447,27 +445,23 @@ class BoardLink(Link):
             self.snapshot_pending = True
             self.counters["overflow_snapshots"] += 1
 
-    def track_change(self, lane, mask):
-        """Queue a TRACK_CHANGE; returns False when it was folded into a coming snapshot."""
-        if self.snapshot_pending:
-            self._fold()
-            return False
-        struct.pack_into("<BI", self.scratch, wire.HEADER_LEN, lane, mask)
-        if self._queue_scratch(wire.TRACK_CHANGE, wire.HEADER_LEN + 5) < 0:
+    def _queue_event(self, mtype, n):
+        """Queue the event packed in scratch[0:n]; False when it was folded into a snapshot."""
+        if self.snapshot_pending or self._queue_scratch(mtype, n) < 0:
             self._fold()
             return False
         return True
 
+    def track_change(self, lane, mask):
+        """Queue a TRACK_CHANGE; returns False when it was folded into a coming snapshot."""
+        struct.pack_into("<BI", self.scratch, wire.HEADER_LEN, lane, mask)
+        return self._queue_event(wire.TRACK_CHANGE, wire.HEADER_LEN + 5)
+
     def dice(self, well, state, value, confidence, roll):
-        if self.snapshot_pending:
-            self._fold()
-            return False
+        """Queue a DICE event; returns False when it was folded into a coming snapshot."""
         struct.pack_into("<BBBBB", self.scratch, wire.HEADER_LEN, well, state, value,
                          confidence, roll)
-        if self._queue_scratch(wire.DICE, wire.HEADER_LEN + 5) < 0:
-            self._fold()
-            return False
-        return True
+        return self._queue_event(wire.DICE, wire.HEADER_LEN + 5)
 
     def _acked(self):
         if self.snapshot_pending:

@@ -9,6 +9,8 @@ The body is COBS-encoded and sent between 0x00 delimiters (one before, one after
 import binascii
 import struct
 
+from protocol import cobs
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -255,10 +257,10 @@ def decode_payload(mtype, payload):
         wells = []
         base = 5 + 4 * nl
         for i in range(nw):
-            wells.append(struct.unpack(SNAP_WELL_FMT, payload[base + 4 * i:base + 4 * i + 4]))
-        for w in wells:
+            w = struct.unpack(SNAP_WELL_FMT, payload[base + 4 * i:base + 4 * i + 4])
             if w[0] > DICE_REMOVED:
                 raise ProtocolError(E_BAD_PAYLOAD, "SNAPSHOT dice state %d unknown" % w[0])
+            wells.append(w)
         return {"reason": reason, "folded": folded, "lanes": lanes, "wells": wells}
     if mtype == SELF_TEST:
         if n < 3 or n != 3 + 5 * payload[2]:
@@ -295,6 +297,19 @@ def body_crc(body, n):
     return binascii.crc32(memoryview(body)[:n]) & 0xFFFFFFFF
 
 
+def unstuff(src, n, body):
+    """COBS-decode src[0:n] (no delimiters) into body; return the body length.
+
+    Raises ProtocolError: too_long when it does not fit body, bad_framing otherwise.
+    """
+    try:
+        return cobs.decode_into(src, 0, n, body)
+    except cobs.CobsOverflow as exc:
+        raise ProtocolError(E_TOO_LONG, str(exc))
+    except cobs.CobsError as exc:
+        raise ProtocolError(E_BAD_FRAMING, str(exc))
+
+
 def parse_body(body, n):
     """Check a decoded frame body; return (type, seq, ack, payload memoryview).
 
@@ -322,20 +337,14 @@ def build_body(mtype, seq, ack, payload):
 
 def encode_frame(mtype, seq, ack, fields):
     """A whole frame on the wire: 0x00, COBS(body), 0x00."""
-    from protocol import cobs
     return b"\x00" + cobs.encode(build_body(mtype, seq, ack, encode_payload(mtype, fields))) + b"\x00"
 
 
 def decode_frame(raw):
     """One frame (with or without delimiters) -> message dict; raises ProtocolError."""
-    from protocol import cobs
     raw = bytes(raw).strip(b"\x00")
     body = bytearray(MAX_BODY)
-    try:
-        n = cobs.decode_into(raw, 0, len(raw), body)
-    except cobs.CobsError as exc:
-        code = E_TOO_LONG if "longer" in str(exc) else E_BAD_FRAMING
-        raise ProtocolError(code, str(exc))
+    n = unstuff(raw, len(raw), body)
     mtype, seq, ack, payload = parse_body(body, n)
     msg = decode_payload(mtype, bytes(payload))
     check_fields(mtype, msg)

@@ -10,7 +10,6 @@ protocol traffic from the real firmware (VirtualBoard) over a real pty.
 import os
 import select
 import time
-import types
 
 import pytest
 from serial.serialutil import SerialException

@@ -147,3 +147,16 @@ def test_every_intact_bad_command_gets_its_error_but_noise_errors_are_rate_limit
     noise = [c for c in errors if c in (wire.E_BAD_CRC, wire.E_BAD_FRAMING, wire.E_TOO_SHORT)]
     assert len(noise) == 1  # five broken frames in one millisecond: one reply
     assert sum(board.counters[k] for k in ("bad_crc", "bad_framing", "too_short")) >= 5
+
+
+def test_a_board_reset_drops_the_hosts_unacknowledged_commands_and_reports_them():
+    board, host, _, host_msgs, run, wires = _pair()
+    run(50)
+    host.command(wire.CMD_SELF_TEST)
+    host.command(wire.CMD_INDICATOR, {"mode": wire.IND_BLINK})
+    wires["to_board"].clear()  # never arrived: the board restarted meanwhile
+    hello = dict(host.peer_info, flags=wire.HELLO_REPLY_WANTED, session=0x1234, peer_session=0,
+                 rx_next=0)
+    host.feed(wire.encode_frame(wire.HELLO, 0, 0, hello))
+    assert {"type": "COMMANDS_DROPPED", "count": 2} in host_msgs
+    assert host.count == 0 and host.peer_session == 0x1234
