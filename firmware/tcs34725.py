@@ -11,8 +11,6 @@ the data registers always hold the last completed cycle. AVALID is 0 until the f
 after AEN has completed; a burst with AVALID 0 is ignored. The caller reads once per
 integration period (``integration_ms``).
 """
-import struct
-
 try:
     from micropython import const
 except ImportError:
@@ -105,8 +103,3 @@ class TCS34725:
     def config(self):
         """(ENABLE, ATIME, CONTROL) read back, for the self-test."""
         return (self._read(REG_ENABLE), self._read(REG_ATIME), self._read(REG_CONTROL))
-
-
-def unpack_burst(buf):
-    """(status, c, r, g, b) of a 9-byte burst (allocates; tests and tools)."""
-    return struct.unpack("<BHHHH", bytes(buf))

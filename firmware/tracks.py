@@ -53,7 +53,7 @@ class TrackScanner:
         # tail and spare expectations
         self.tail_byte = 0xFF if smap.tail_level else 0x00
         if spare_level is None:
-            spare_level = getattr(smap, "spare_level", 1)
+            spare_level = smap.spare_level
         regs = []
         for b in smap.spare_bits:
             if (b >> 3) not in regs:
@@ -144,7 +144,6 @@ class TrackScanner:
     def _commit(self, k, new, now):
         old = self.stable[k]
         self.stable[k] = new
-        moved = old ^ new
         held = (self.held[k] | (old & new)) & new
         self.held[k] = held
         arrived = new & ~old
@@ -155,7 +154,6 @@ class TrackScanner:
                 sm[i] = now
             arrived >>= 1
             i += 1
-        return moved
 
     def _check_chain(self, buf, now):
         bad = buf[self.nreg] != self.tail_byte

@@ -145,7 +145,7 @@ class TCS34725Sim:
             return self.chip_id
         if 0x14 <= a <= 0x1B:
             ch = (a - 0x14) >> 1
-            if not (a & 1) == 0:  # high byte: the value latched by the low-byte read
+            if a & 1:  # high byte: the value latched by the low-byte read
                 return self.shadow
             v = self.data[ch]
             self.shadow = (v >> 8) & 0xFF

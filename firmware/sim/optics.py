@@ -4,8 +4,6 @@ The nominal model turns the printed sRGB colour of a face mark (hardware/tools/d
 FACE_COLOURS) into raw counts at the firmware's settings (ATIME 0xF6 = 24 ms, gain 4x).
 ``firmware/calib.py`` DEFAULT_FACES holds the same numbers as literals (a test checks them).
 """
-import math
-
 # value on the mark (bottom face) -> sRGB
 MARKS = {1: (220, 30, 40), 2: (250, 215, 0), 3: (0, 155, 70), 4: (25, 70, 200),
          5: (215, 0, 150), 6: (255, 255, 255)}
@@ -26,8 +24,7 @@ def lin(v):
 def face_counts(mark, brightness=1.0, tint=(1.0, 1.0, 1.0), cycles=NOMINAL_CYCLES,
                 gain=NOMINAL_GAIN):
     """(c, r, g, b) floats for the mark value facing the sensor."""
-    lr, lg, lb = (lin(x) for x in MARKS[mark])
-    return mix_counts(((lr, lg, lb), 1.0), brightness=brightness, tint=tint, cycles=cycles,
+    return mix_counts((mark_lin(mark), 1.0), brightness=brightness, tint=tint, cycles=cycles,
                       gain=gain)
 
 

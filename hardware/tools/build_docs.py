@@ -7,6 +7,7 @@ Writes hardware/docs/sensor_map.md, hardware/docs/pins_and_wiring.md,
 hardware/docs/power_budget.md, hardware/bom.csv, hardware/bom.md.
 """
 import csv
+import functools
 import io
 import json
 import os
@@ -29,10 +30,12 @@ def load_json(path):
         return json.load(f)
 
 
+@functools.lru_cache(maxsize=None)  # read once per run; nothing here modifies the maps
 def full_map():
     return load_json(os.path.join(HW, "sensor_map.json"))
 
 
+@functools.lru_cache(maxsize=None)
 def reduced_map():
     return load_json(os.path.join(HW, "sensor_map_no_resources.json"))
 
@@ -64,10 +67,6 @@ def owner_table(smap):
     return own
 
 
-def level_label(kind, i):
-    return design.space_label(kind, i)
-
-
 # ---------------------------------------------------------------- sensor_map.md
 def sensor_map_md():
     m = full_map()
@@ -80,9 +79,9 @@ def sensor_map_md():
                "`hardware/tools/design.py`; never edit them by hand.\n\n")
     out.append("| build | map file | lanes | hall switches | 74HC165 registers | chain bytes per scan | spare inputs | boards |\n|---|---|---|---|---|---|---|---|\n")
     out.append("| full | `sensor_map.json` | %d | %d | %d | %d | %d | %d |\n" % (
-        cf["lanes"], cf["sensors"], cf["registers"], cf["registers"], cf["spare_bits"], cf["boards"]))
+        cf["lanes"], cf["sensors"], cf["registers"], cf["registers"] + 1, cf["spare_bits"], cf["boards"]))
     out.append("| no resources | `sensor_map_no_resources.json` | %d | %d | %d | %d | %d | %d |\n\n" % (
-        cr["lanes"], cr["sensors"], cr["registers"], cr["registers"], cr["spare_bits"], cr["boards"]))
+        cr["lanes"], cr["sensors"], cr["registers"], cr["registers"] + 1, cr["spare_bits"], cr["boards"]))
     out.append("## Bit numbering\n\n"
                "Chain bit `b` is byte `b >> 3`, mask `0x80 >> (b & 7)` of the buffer filled by one `spi.readinto(buf)` "
                "after the load pulse. Byte 0 is register 0, the 74HC165 whose QH drives the MCU's MISO (the first "
@@ -90,8 +89,9 @@ def sensor_map_md():
                "Hall switches are open-drain, active low: a magnet pulls its bit to 0. Spare inputs have their "
                "pull-up only and read 1. The SER input of the last register of every board has a 10 kOhm pull-down, "
                "so reading past the end of the chain gives 0x00 bytes (`chain.tail_level` = 0). A real register never "
-               "reads 0x00 (at most one token per lane, at most two lanes per register, spares read 1), so the firmware "
-               "finds the chain length as the index of the first 0x00 byte when it reads `registers + 2` bytes.\n\n")
+               "reads 0x00 (at most one token per lane, at most two lanes per register, spares read 1). A scan reads "
+               "`registers + 1` bytes (the last one must be the 0x00 tail byte); the self-test reads `registers + 4` "
+               "bytes and takes the start of the trailing run of 0x00 bytes as the chain length.\n\n")
     out.append("## Chain order (boards, registers)\n\n"
                "| # | strip (board) | PCB | omittable | registers | chain bits | lanes |\n|---|---|---|---|---|---|---|\n")
     for n, s in enumerate(m["strips"]):
@@ -117,7 +117,7 @@ def sensor_map_md():
             x = l["at_mm"][0] + i * l["step_mm"][0]
             y = l["at_mm"][1] + i * l["step_mm"][1]
             out.append("| `%s` | %d | %s | %d | %d | %s | %d | 0x%02X | %g | %g |\n" % (
-                l["id"], i, level_label(l["kind"], i), b, reg, inp, b >> 3, 0x80 >> (b & 7), x, y))
+                l["id"], i, design.space_label(l["kind"], i), b, reg, inp, b >> 3, 0x80 >> (b & 7), x, y))
     out.append("\n## Every register input\n\n| register | strip | H | G | F | E | D | C | B | A |\n|---|---|---|---|---|---|---|---|---|---|\n")
     strip_of = {}
     for s in m["strips"]:

@@ -25,7 +25,6 @@ def map_document(include_resources=True):
     strips = design.strips(include_resources)
     registers = sum(s["registers"] for s in strips)
     spare = [b for s in strips for b in s["spare_bits"]]
-    lanes = [lane for s in strips for lane in s["lanes"]]
     tracks = {}
     for t, kind, n in design.TRACKS:
         tracks[t] = {"kind": kind, "spaces": n}

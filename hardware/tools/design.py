@@ -2,8 +2,8 @@
 
 Everything in hardware/ that describes sensors (sensor_map*.json, the tables in
 hardware/docs/, the SVG artwork, the BOM quantities) is generated from this module by
-hardware/tools/build.py.  Change the layout here, run `python hardware/tools/build.py`,
-commit the regenerated files.
+hardware/tools/build_map.py, build_docs.py and build_art.py.  Change the layout here, run
+the three scripts (hardware/README.md), commit the regenerated files.
 
 Decisions (see hardware/README.md "Design decisions"):
 - one physical *strip* (a small PCB or perfboard carrying its own 74HC165s) per printed
@@ -20,6 +20,7 @@ Decisions (see hardware/README.md "Design decisions"):
   H, G, F, ... A of register 0, then H.. of register 1 (chain bit index order), so
   bits[i] = strip_first_bit + offset(L) + i.
 """
+import os
 
 GAME = "civmint"
 SEATS = ["p1", "p2"]
@@ -31,12 +32,9 @@ RESOURCES = ["food", "wood", "stone", "metal", "money", "combat_power"]
 KIND_SPACES = {"development": 8, "aspect": 6, "resource": 11}
 
 TRACKS = []  # list of (track, kind, spaces)
-for _t in DEVELOPMENT:
-    TRACKS.append((_t, "development", 8))
-for _t in ASPECT:
-    TRACKS.append((_t, "aspect", 6))
-for _t in RESOURCES:
-    TRACKS.append((_t, "resource", 11))
+for _kind, _tracks in (("development", DEVELOPMENT), ("aspect", ASPECT), ("resource", RESOURCES)):
+    for _t in _tracks:
+        TRACKS.append((_t, _kind, KIND_SPACES[_kind]))
 
 # ---- physical geometry (mm) ------------------------------------------------------------
 PITCH = 16.0          # centre-to-centre distance of printed spaces (and of hall switches)
@@ -143,11 +141,10 @@ WELL_WINDOW = 7.0        # mm hole in the well floor over the sensor
 
 def write_or_check(outputs, argv, script):
     """Write generated files, or with --check report the stale ones; returns the exit status."""
-    import os
     bad = 0
     for path, text in outputs.items():
         if "--check" in argv:
-            if not os.path.exists(path) or open(path).read() != text:
+            if not os.path.exists(path) or _read(path) != text:
                 print("stale: %s (run python hardware/tools/%s)" % (path, script))
                 bad = 1
         else:
@@ -155,3 +152,8 @@ def write_or_check(outputs, argv, script):
                 f.write(text)
             print("wrote", path)
     return bad
+
+
+def _read(path):
+    with open(path) as f:
+        return f.read()

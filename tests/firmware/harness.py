@@ -16,10 +16,7 @@ NO_RES_MAP_PATH = os.path.join(ROOT, "hardware", "sensor_map_no_resources.json")
 
 
 def load_map(path=MAP_PATH):
-    m = sensormap.load(path)
-    with open(path) as f:
-        m.spare_level = json.load(f)["chain"].get("spare_level", 1)
-    return m
+    return sensormap.load(path)  # the loader sets spare_level from the file
 
 
 def load_profile(name="pico"):

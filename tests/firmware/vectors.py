@@ -5,7 +5,7 @@ from firmware.sim import optics
 from protocol import wire
 
 
-def chain_bytes(smap, tokens, stuck=(), registers=None, spare_level=1):
+def chain_bytes(smap, tokens, stuck=(), registers=None):
     n = smap.chain_registers if registers is None else registers
     data = bytearray(b"\xff" * n)
     for k, poss in tokens.items():
@@ -15,10 +15,9 @@ def chain_bytes(smap, tokens, stuck=(), registers=None, spare_level=1):
     for b in stuck:
         if (b >> 3) < n:
             data[b >> 3] &= ~(0x80 >> (b & 7))
-    full = data + bytes(smap.chain_registers + 1 - n) if n < smap.chain_registers else data[:smap.chain_registers] + bytes(1)
-    if n >= smap.chain_registers and n > smap.chain_registers:
-        full = data[:smap.chain_registers + 1]
-    return bytes(full[:smap.chain_registers + 1]).hex()
+    # what a scan reads: registers + 1 bytes, tail bytes (0x00) after the connected chain
+    nread = smap.chain_registers + 1
+    return (bytes(data) + bytes(nread))[:nread].hex()
 
 
 def build(smap, seed=7):

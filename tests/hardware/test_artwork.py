@@ -1,16 +1,11 @@
 """The SVG artwork has every sensor of the map, with its mark at its stated place."""
 import glob
 import itertools
-import json
 import os
 import re
 import xml.etree.ElementTree as ET
 
-import pytest
-
-
-
-from hwcommon import FULL, HW, design, sensormap
+from hwcommon import FULL, HW, design, read_json, sensormap
 
 SVG = "{http://www.w3.org/2000/svg}"
 ART = os.path.join(HW, "artwork")
@@ -42,7 +37,7 @@ def sensor_marks():
 
 
 def test_one_svg_per_strip_at_1_to_1():
-    doc = json.load(open(FULL))
+    doc = read_json(FULL)
     files = {os.path.basename(p) for p in glob.glob(os.path.join(ART, "strip_*.svg"))}
     assert files == {"strip_%s.svg" % s["id"] for s in doc["strips"]}
     for s in doc["strips"]:
@@ -53,7 +48,7 @@ def test_one_svg_per_strip_at_1_to_1():
 
 
 def test_every_sensor_has_its_mark_at_its_place():
-    doc = json.load(open(FULL))
+    doc = read_json(FULL)
     m = sensormap.load(FULL)
     marks = sensor_marks()
     assert len(marks) == m.n_sensors()
