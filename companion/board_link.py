@@ -6,8 +6,10 @@ thread drains (Kivy: Clock.schedule_interval(lambda dt: conn.drain(handler), 0))
 from the UI go the other way through a queue, so HostLink is only ever used by the worker.
 
 Event dicts put on the queue:
-    {"type": "STATE", "state": "searching" | "paired" | "refused" | "disconnected", "detail": str}
-    {"type": "TABLE", "lanes": [...], "wells": [...], "reason": str, "changed": [lane...]}
+    {"type": "STATE", "state": "searching" | "paired" | "refused" | "disconnected", "detail": str,
+     on paired/refused also "peer": the board's HELLO fields or None, "protocol": its version}
+    {"type": "TABLE", "lanes": [mask...], "wells": [{well, well_id, state, value, confidence, roll}],
+     "reason": str, "changed": [lane...]}
     {"type": "TRACK_CHANGE", "lane": i, "lane_id": "...", "mask": m, "positions": [...]}
     {"type": "DICE", "well": i, "state": "settled", "value": v, "confidence": c, "roll": r}
     {"type": "SELF_TEST" | "CAL_STATUS" | "ERROR" | "COMMANDS_DROPPED", ...}  (as decoded)
@@ -87,6 +89,11 @@ class TableMirror:
         return {"type": "ERROR", "code": wire.E_BAD_PAYLOAD,
                 "detail": "board reported %s %d; the sensor map has %d" % (what, got, have)}
 
+    def _well(self, well, state, value, confidence, roll):
+        """One well as the UI sees it (DICE events and each entry of a TABLE's wells)."""
+        return {"well": well, "well_id": self.smap.well_ids[well], "state": wire.DICE_STATE_NAMES[state],
+                "value": value, "confidence": confidence, "roll": roll}
+
     def apply(self, msg):
         """Apply a delivered message; return the event for the UI, or None."""
         t = msg["type"]
@@ -99,7 +106,8 @@ class TableMirror:
             self.lanes = list(msg["lanes"])
             self.wells = [tuple(w) for w in msg["wells"]]
             changed = [i for i in range(len(self.lanes)) if old is None or old[i] != self.lanes[i]]
-            return {"type": "TABLE", "lanes": list(self.lanes), "wells": list(self.wells),
+            return {"type": "TABLE", "lanes": list(self.lanes),
+                    "wells": [self._well(i, *w) for i, w in enumerate(self.wells)],
                     "reason": wire.SNAP_REASON_NAMES[msg["reason"]]
                     if msg["reason"] < len(wire.SNAP_REASON_NAMES) else "unknown",
                     "folded": msg["folded"], "changed": changed}
@@ -117,9 +125,8 @@ class TableMirror:
                 return self._mismatch("well", well, self.smap.n_wells)
             if self.wells is not None:
                 self.wells[well] = (msg["state"], msg["value"], msg["confidence"], msg["roll"])
-            return {"type": "DICE", "well": well, "well_id": self.smap.well_ids[well],
-                    "state": wire.DICE_STATE_NAMES[msg["state"]], "value": msg["value"],
-                    "confidence": msg["confidence"], "roll": msg["roll"]}
+            return dict(self._well(well, msg["state"], msg["value"], msg["confidence"], msg["roll"]),
+                        type="DICE")
         if t == "SELF_TEST":
             faults = []
             for code, index, value in msg["faults"]:
@@ -187,10 +194,12 @@ class BoardConnection:
             handler(ev)
 
     # ---------------------------------------------------------- worker thread
-    def _set_state(self, state, detail=""):
+    def _set_state(self, state, detail="", **peer):
+        """peer: what the board said of itself (`peer` = its HELLO fields, `protocol` = the
+        protocol version its frames carry), on pairing and on refusal."""
         if (state, detail) != (self.state, self.detail):
             self.state, self.detail = state, detail
-            self.events.put({"type": "STATE", "state": state, "detail": detail})
+            self.events.put(dict(peer, type="STATE", state=state, detail=detail))
 
     def _write(self, buf, start, end):
         if self._serial is None:
@@ -205,11 +214,14 @@ class BoardConnection:
         if t == "LINK_UP":
             self._paired_detail = "board %s (%s), firmware %d.%d.%d" % (
                 msg["peer"]["board_id"], msg["peer"]["profile"], *msg["peer"]["version"])
-            self._set_state("paired", self._paired_detail)
+            self._set_state("paired", self._paired_detail, peer=dict(msg["peer"]), protocol=wire.VERSION)
         elif t == "LINK_DOWN":
             self._set_state("searching", "no answer from the board")
         elif t == "REFUSED":
-            self._set_state("refused", msg["reason"])
+            if msg.get("peer"):  # its HELLO was readable, so it speaks our protocol
+                self._set_state("refused", msg["reason"], peer=dict(msg["peer"]), protocol=wire.VERSION)
+            else:
+                self._set_state("refused", msg["reason"], peer=None, protocol=msg.get("protocol"))
         else:
             ev = self.mirror.apply(msg)
             if ev is not None:

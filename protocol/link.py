@@ -287,8 +287,8 @@ class Link:
         self.last_error = (code, detail)
         if self.reply_errors:
             self.send_error(code, ref_type, ref_seq, detail, code in NOISE_ERRORS)
-        elif code == wire.E_BAD_VERSION:
-            self.on_message({"type": "REFUSED", "code": code, "reason": detail})
+        elif code == wire.E_BAD_VERSION:  # body[0] is the version byte the peer sent
+            self.on_message({"type": "REFUSED", "code": code, "reason": detail, "protocol": self.body[0]})
 
     def _on_frame(self, mtype, seq, ack, payload):
         if mtype == wire.HELLO:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import collections
 import functools
 import os
-import re
 import time
 
 ENV_VAR = "TABLETOP_COMPANION_BOARD"
@@ -141,36 +140,12 @@ class LinkBoard(BoardPort):
         self._errors = collections.deque(maxlen=8)
         self.last_self_test = None  # the latest SELF_TEST event, plus "at" (time.time())
         self.self_test_pending = False
-        # written by the link's worker thread (whole-object assignments only)
-        self._peer = None
+        self._peer = None  # the board's HELLO fields, from STATE events
         self._board_protocol = None
-        self._spy_on_link()
 
     @property
     def smap(self):
         return self.conn.smap
-
-    def _spy_on_link(self):
-        """BoardConnection keeps only a text of the HELLO; note the fields for versions()."""
-        host = getattr(self.conn, "host", None)
-        if host is None:
-            return
-        inner = host.on_message
-
-        def spy(msg):
-            t = msg.get("type")
-            if t == "LINK_UP" or (t == "REFUSED" and msg.get("peer")):
-                self._peer = dict(msg["peer"])
-                from protocol import wire
-                self._board_protocol = wire.VERSION  # its frames passed the version check
-            elif t == "REFUSED":
-                m = re.search(r"protocol version (\d+)", msg.get("reason", ""))
-                if m:
-                    self._peer = None  # a HELLO in another protocol cannot be read
-                    self._board_protocol = int(m.group(1))
-            inner(msg)
-
-        host.on_message = spy
 
     def start(self):
         self.conn.start()
@@ -189,23 +164,20 @@ class LinkBoard(BoardPort):
         t = ev.get("type")
         if t == "STATE":
             self.state, self.detail = ev.get("state", "?"), ev.get("detail", "")
+            if "protocol" in ev:
+                self._peer, self._board_protocol = ev["peer"], ev["protocol"]
             if self.state != "paired":
                 self.self_test_pending = False
         elif t == "TABLE":
             from companion.board_link import mask_positions
-            from protocol import wire
-            ids = self.conn.smap.lane_ids
-            for i, mask in enumerate(ev.get("lanes", [])):
-                if i < len(ids):
-                    self._set_lane(ids[i], mask_positions(mask))
-            wids = self.conn.smap.well_ids
-            for i, w in enumerate(ev.get("wells", [])):
-                if i < len(wids) and w[0] < len(wire.DICE_STATE_NAMES):
-                    self._wells[wids[i]] = (wire.DICE_STATE_NAMES[w[0]], w[1])
+            for lane_id, mask in zip(self.conn.smap.lane_ids, ev["lanes"]):  # the mirror checked the count
+                self._set_lane(lane_id, mask_positions(mask))
+            for w in ev["wells"]:
+                self._wells[w["well_id"]] = (w["state"], w["value"])
         elif t == "TRACK_CHANGE":
             self._set_lane(ev["lane_id"], list(ev.get("positions") or []))
         elif t == "DICE":
-            self._wells[ev.get("well_id", ev.get("well"))] = (ev.get("state"), ev.get("value"))
+            self._wells[ev["well_id"]] = (ev["state"], ev["value"])
         elif t == "SELF_TEST":
             self.last_self_test = dict(ev, at=time.time())
             if ev.get("trigger") == 1:

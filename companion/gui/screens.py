@@ -15,18 +15,11 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
 from companion.journal import BrokenJournal, JournalError, UndoRefused
-
 from companion.table_sync import DiceFeeder, TableSync
-
-from .economy_model import step_help
 
 from . import controller as C
 from . import step_panels
-
-
-def wire_dice_state(code: int) -> str:
-    from protocol.wire import DICE_STATE_NAMES
-    return DICE_STATE_NAMES[code] if 0 <= code < len(DICE_STATE_NAMES) else "empty"
+from .economy_model import step_help
 from .labels import nice
 
 COLOUR_RGBA = {
@@ -91,11 +84,6 @@ def stepper_markup(flow, step) -> str:
 
 BOARD_COLOURS = {"paired": "8be28b", "searching": "ffd54f", "disconnected": "ff8a80",
                  "refused": "ff8a80", "manual": "aaaaaa"}
-
-
-class StatLine(BoxLayout):
-    key = StringProperty("")
-    value = StringProperty("")
 
 
 class PlayerPanel(BoxLayout):
@@ -185,7 +173,6 @@ class GameScreen(Screen):
     dice_hint = StringProperty("")
     left_view = StringProperty("players")
     _sync = None       # TableSync of the open game
-    _sensed = None     # lane -> sensed position (None: no single token), while a board reports
     _feeder = None     # DiceFeeder
     _board_state = "manual"
     _panel = None
@@ -208,8 +195,7 @@ class GameScreen(Screen):
         self._seen = (None, ctrl.game.is_over(ctrl.state))
         self.ids.notice_area.clear_widgets()
         self._sync = TableSync(seat_label=lambda seat: ctrl.colour(seat).capitalize())
-        if self._sensed is not None:
-            self._sync.start(ctrl.state, self._sensed)
+        self._sync.start(ctrl.state, self._sensed_table(App.get_running_app().board))
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
 
@@ -272,64 +258,51 @@ class GameScreen(Screen):
 
     # -------------------------------------------------------------- the board (UI thread)
     def on_board_events(self, board, events):
-        """Called by the app with each batch of board events (already on the UI thread)."""
+        """Called by the app with each batch of board events (already on the UI thread, after
+        the board itself took them in, so `board.lanes()` is the table as of this batch)."""
         if self._feeder is None:
             self._feeder = DiceFeeder()
         st = board.status()
         self._board_state = st["state"] if board.mode != "manual" else "manual"
+        sync = self._sync
         for ev in events:
             t = ev.get("type")
             if t == "STATE" and ev.get("state") == "refused":
-                self._board_lost()
+                self._feeder.forget()
+                if sync is not None:
+                    sync.clear_table()
             elif t == "STATE" and ev.get("state") != "paired":
                 # the link resumes exactly on reconnect (missed changes are re-sent, a reset
                 # sends a snapshot), so the last sensed table stays; dice in the wells do not
                 self._feeder.forget()
             elif t == "TABLE":
-                self._table_event(board, ev)
-            elif t == "TRACK_CHANGE" and self._sensed is not None:
-                pos = ev.get("positions") or []
-                pos = pos[0] if len(pos) == 1 else None
-                self._sensed[ev["lane_id"]] = pos
-                if self._sync is not None:
-                    self._sync.table_changed(ev["lane_id"], pos)
+                for w in ev["wells"]:
+                    self._feeder.seen(w["well"], w["state"], w["value"], w["roll"], initial=True)
+                if sync is not None:
+                    table = self._sensed_table(board)
+                    if not sync.table:  # the first report for this game
+                        sync.start(self.ctrl.state, table)
+                    else:
+                        ids = board.smap.lane_ids
+                        sync.table_snapshot(table, {ids[i] for i in ev["changed"]})
+            elif t == "TRACK_CHANGE" and sync is not None:
+                sync.table_changed(ev["lane_id"], board.lanes().get(ev["lane_id"]))
             elif t == "DICE":
                 self._feeder.seen(ev["well"], ev["state"], ev["value"], ev["roll"])
         self._show_board_line(board, st)
-        if self.ctrl is not None and self._sync is not None:
+        if self.ctrl is not None and sync is not None:
             self._render_sync()
             self._try_board_dice()
 
     @staticmethod
+    def _sensed_table(board) -> dict:
+        """lane -> sensed position (None: no single token) for every lane the board reported."""
+        single = board.lanes()
+        return {lane: single.get(lane) for lane in board.sensed_positions()}
+
+    @staticmethod
     def _setting(key):
         return App.get_running_app().settings[key]
-
-    def _board_lost(self):
-        self._sensed = None
-        self._feeder.forget()
-        if self._sync is not None:
-            self._sync.clear_table()
-
-    def _table_event(self, board, ev):
-        conn = getattr(board, "conn", None)
-        ids = list(conn.smap.lane_ids) if conn is not None else []
-        table = {}
-        for i, mask in enumerate(ev.get("lanes", [])):
-            if i < len(ids):
-                pos = [b for b in range(mask.bit_length()) if mask >> b & 1]
-                table[ids[i]] = pos[0] if len(pos) == 1 else None
-        changed = {ids[i] for i in ev.get("changed", []) if i < len(ids)}
-        first = self._sensed is None
-        self._sensed = table
-        for i, w in enumerate(ev.get("wells", [])):
-            state = w[0] if isinstance(w[0], str) else wire_dice_state(w[0])
-            self._feeder.seen(i, state, w[1], w[3], initial=True)
-        if self._sync is None:
-            return
-        if first and self._sync.table == {}:
-            self._sync.start(self.ctrl.state, table)
-        else:
-            self._sync.table_snapshot(table, None if first else changed)
 
     def _show_board_line(self, board, st):
         state = self._board_state

@@ -166,8 +166,8 @@ def board_latency(n=20):
     vb = app.board.vboard
     for lane in lane_ids():
         vb.place(lane, lane_position(app.ctrl.state, lane))
-    wait_for(lambda: scr._sensed is not None and not scr._sync.items()
-             and all(scr._sensed.get(l) is not None for l in lane_ids()), 10, "table sensed")
+    wait_for(lambda: not scr._sync.items() and all(scr._sync.table.get(l) is not None for l in lane_ids()),
+             10, "table sensed")
     token, die = [], []
     lane = "culture.p1"
     for i in range(n):

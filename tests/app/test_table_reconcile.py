@@ -34,8 +34,8 @@ def _set_table_to_game(app, drv, scr):
     vb = app.board.vboard
     for lane in lane_ids():
         vb.place(lane, lane_position(app.ctrl.state, lane))
-    drv.wait_for(lambda: scr._sensed is not None and all(
-        scr._sensed.get(l) == lane_position(app.ctrl.state, l) for l in lane_ids()), 10, "the table to be sensed")
+    drv.wait_for(lambda: all(scr._sync.table.get(l) == lane_position(app.ctrl.state, l) for l in lane_ids()),
+                 10, "the table to be sensed")
     drv.wait_for(lambda: not scr._sync.items(), 5, "no differences")
 
 
