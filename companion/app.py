@@ -63,6 +63,7 @@ def _make_app_class():
     from companion.gui import controller as C
     from companion.gui import paths
     from companion.gui import screens as S
+    from companion.gui import settings as settings_mod
     from companion.gui.board_port import ENV_VAR as BOARD_ENV
     from companion.gui.board_port import ManualBoard, open_board
 
@@ -74,8 +75,6 @@ def _make_app_class():
             self.board_choice = board_choice
             self.board = ManualBoard()
             self.ctrl = None
-            from companion.gui import settings as settings_mod
-
             self.settings, self.settings_problems = settings_mod.load()
             self.games_dir = str(paths.games_dir())
             self._prev_screen = "home"
