@@ -66,7 +66,7 @@ def battle(ctrl) -> dict | None:
         return None
     au = s.units[c["att"]]
     du = s.units.get(c["def"]) if c.get("def") else None
-    out = {
+    return {
         "target": c["target"], "attacker": au, "attacker_text": unit_line(ctrl, au),
         "attack_bonus": g.attack_bonus(s, au, c["target"]),
         "defender": du, "defender_text": unit_line(ctrl, du) if du else "(being chosen)",
@@ -75,7 +75,6 @@ def battle(ctrl) -> dict | None:
         "totals": list(c["tot"]) if c.get("tot") else None,
         "cp_turn": c.get("cp_turn"),
     }
-    return out
 
 
 def space_sides(ctrl, space) -> dict:

@@ -1,14 +1,14 @@
 """Combat wizard (step "combat"): the battle being fought, its stage, dice, Combat Power bidding,
 retreat choices and the last battle's outcome. Layout in combat.kv; data from combat_model.
 
-Also `DiceEntry`, the compact touch entry for a roll (used by the event panel too). Panels never
+Also what the event panel shares with it: `DiceEntry`, the compact touch entry for a roll,
+`ChoiceButton`, and `WizardPanel` (tap an option + Confirm, dice entered by touch). Panels never
 dispatch dice from board events: the dashboard feeds settled dice in the wells to the engine.
 """
 from __future__ import annotations
 
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             StringProperty)
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 
@@ -39,22 +39,15 @@ class ChoiceButton(Button):
     selected = BooleanProperty(False)
 
 
-class CombatPanel(BoxLayout):
-    stage_text = StringProperty("")
-    spaces_text = StringProperty("")
-    battle_text = StringProperty("")
-    dice_text = StringProperty("")
-    cp_text = StringProperty("")
-    last_text = StringProperty("")
-    choose_title = StringProperty("")
+class WizardPanel(BoxLayout):
+    """What the combat and event panels share: the legal actions of the last update, a tapped
+    ChoiceButton confirmed with Confirm, and the roll entered on the DiceEntry. A subclass sets
+    `model` (a module with `roll_action(legal, d1, d2)`) and `no_roll_text`."""
     confirm_text = StringProperty("")
-    show_dice = BooleanProperty(False)
-    show_cp = BooleanProperty(False)
-    cp_amount = NumericProperty(1)
-    cp_min = NumericProperty(0)
-    cp_max = NumericProperty(0)
+    can_confirm = BooleanProperty(False)
     max_height = NumericProperty(dp(360))
-    stages = ListProperty([])
+    model = None
+    no_roll_text = ""
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -62,18 +55,70 @@ class CombatPanel(BoxLayout):
         self.ctrl = None
         self.chosen = None
         self._legal = []
-        self._known = {}          # unit id -> (kind, owner), to name units after they are gone
-        self._last_key = None     # the last_battle record the line was made for
-        self._choices_key = None
+        self._choices_key = None  # the options the choice buttons were made for
 
-    # ------------------------------------------------------------------ refresh
-    def update(self, screen, ctrl, snap):
+    def _begin(self, screen, ctrl, snap) -> list:
+        """Start of `update`: keep screen and controller, size to the screen, the legal actions."""
         self.screen, self.ctrl = screen, ctrl
         if screen is not None and screen.height:
             self.max_height = max(dp(220), screen.height * 0.55)
+        self._legal = ctrl.legal_actions() if not snap.get("over") else []
+        return self._legal
+
+    def _clear_choice(self):
+        self.chosen = None
+        self.confirm_text = ""
+        self.can_confirm = False
+
+    def pick(self, button):
+        for w in self.ids.choices.children:
+            w.selected = w is button
+        self.chosen = button.action
+        self.confirm_text = "Confirm: " + button.text
+        self.can_confirm = True
+
+    def confirm(self):
+        if self.chosen is None or self.screen is None:
+            return
+        a = self.chosen
+        if a in self._legal or self.ctrl.check(a) is None:
+            self._choices_key = None
+            self.screen.submit(a)
+
+    def enter_dice(self, d1, d2):
+        a = self.model.roll_action(self._legal, d1, d2)
+        if a is None:
+            if self.screen is not None:
+                self.screen.message, self.screen.error = self.no_roll_text, True
+            return
+        self.screen.submit(a)
+
+
+class CombatPanel(WizardPanel):
+    model = M
+    no_roll_text = "No combat roll is awaited now."
+    stage_text = StringProperty("")
+    spaces_text = StringProperty("")
+    battle_text = StringProperty("")
+    dice_text = StringProperty("")
+    cp_text = StringProperty("")
+    last_text = StringProperty("")
+    choose_title = StringProperty("")
+    show_dice = BooleanProperty(False)
+    show_cp = BooleanProperty(False)
+    cp_amount = NumericProperty(1)
+    cp_min = NumericProperty(0)
+    cp_max = NumericProperty(0)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._known = {}          # unit id -> (kind, owner), to name units after they are gone
+        self._last_key = None     # the last_battle record the line was made for
+
+    # ------------------------------------------------------------------ refresh
+    def update(self, screen, ctrl, snap):
+        legal = self._begin(screen, ctrl, snap)
         s = ctrl.state
-        legal = ctrl.legal_actions() if not snap.get("over") else []
-        self._legal = legal
         stage = M.stage_of(ctrl, legal)
         self.stage_text = "  >  ".join(
             (f"[b][color=ffd24d]{label}[/color][/b]" if k == stage else f"[color=999999]{label}[/color]")
@@ -170,26 +215,11 @@ class CombatPanel(BoxLayout):
             return
         self._choices_key = key
         box.clear_widgets()
-        self.chosen = None
-        self.confirm_text = ""
+        self._clear_choice()
         for a, text in opts:
             box.add_widget(ChoiceButton(action=a, text=text, on_release=self.pick))
 
     # ------------------------------------------------------------------ touch
-    def pick(self, button):
-        for w in self.ids.choices.children:
-            w.selected = w is button
-        self.chosen = button.action
-        self.confirm_text = "Confirm: " + button.text
-
-    def confirm(self):
-        if self.chosen is None or self.screen is None:
-            return
-        a = self.chosen
-        if self.ctrl.check(a) is None or a in self.ctrl.legal_actions():
-            self._choices_key = None
-            self.screen.submit(a)
-
     def cp_step(self, delta):
         self.cp_amount = min(self.cp_max, max(self.cp_min, self.cp_amount + delta))
 
@@ -198,11 +228,3 @@ class CombatPanel(BoxLayout):
         a = M.spend_action(self._legal, n)
         if a is not None and self.screen is not None:
             self.screen.submit(a)
-
-    def enter_dice(self, att, dfn):
-        a = M.roll_action(self._legal, att, dfn)
-        if a is None:
-            if self.screen is not None:
-                self.screen.message, self.screen.error = "No combat roll is awaited now.", True
-            return
-        self.screen.submit(a)

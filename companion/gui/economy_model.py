@@ -13,6 +13,8 @@ from pathlib import Path
 
 from companion.engine.errors import Rejected
 
+from .labels import dev_space
+
 HELP_FILE = Path(__file__).parent / "help" / "civmint_steps.json"
 SEATS = ("p1", "p2")
 
@@ -266,8 +268,6 @@ def build(ctrl) -> dict | None:
 def research(ctrl) -> dict | None:
     """Each development track: where the cube is, the next space, its cost, and whether the
     research action is accepted now (else the engine's reason)."""
-    from .labels import dev_space
-
     seat = seat_to_act(ctrl)
     if seat is None or ctrl.state.step != "research":
         return None

@@ -15,7 +15,7 @@ from kivy.uix.button import Button
 from kivy.uix.label import Label
 
 from . import economy_model as M
-from .economy_model import step_help  # noqa: F401  (the dashboard shows it for every step)
+from .economy_model import step_help
 from .labels import nice
 
 # a panel's scrolling body gets at most this share of the screen height, less a margin that
@@ -30,10 +30,14 @@ def fmt(change: dict, sign=True) -> str:
     return ", ".join((f"{n:+d}" if sign else f"{abs(n)}") + f" {nice(r)}" for r, n in change.items())
 
 
+def split(change: dict) -> tuple[dict, dict]:
+    """A resource change as (what is given, what is got), both as positive amounts."""
+    return ({r: -n for r, n in change.items() if n < 0}, {r: n for r, n in change.items() if n > 0})
+
+
 def pay_gain(change: dict) -> str:
     """A resource change as 'pay 1 Food, 1 Wood; gain 1 Combat power'."""
-    pay = {r: n for r, n in change.items() if n < 0}
-    gain = {r: n for r, n in change.items() if n > 0}
+    pay, gain = split(change)
     parts = []
     if pay:
         parts.append("pay " + fmt(pay, sign=False))
@@ -234,9 +238,7 @@ class TradePanel(EconomyPanel):
         seat = t["seat"]
         if t["offer_open"]:
             self.title = f"Trade offer - {self.who(seat)} answers"
-            mine = (t.get("offer_outcome") or {}).get(seat, {})
-            gets = {r: n for r, n in mine.items() if n > 0}
-            gives = {r: -n for r, n in mine.items() if n < 0}
+            gives, gets = split((t.get("offer_outcome") or {}).get(seat, {}))
             self.text(body, f"{self.who(t['offerer'])} offers a trade. If {self.who(seat)} accepts: "
                             f"give [b]{fmt(gives, sign=False)}[/b], get [b]{fmt(gets, sign=False)}[/b].")
             self.row(body, *[self.button("Accept" if a["type"] == "accept_trade" else "Decline", a,
@@ -259,9 +261,7 @@ class TradePanel(EconomyPanel):
             act = M.trade_action(seat, self.give, self.get)
             why = M.refusal(self.ctrl, act)
             if why is None:
-                o = M.outcome(self.ctrl, act)[seat]
-                gives = {r: -n for r, n in o.items() if n < 0}
-                gets = {r: n for r, n in o.items() if n > 0}
+                gives, gets = split(M.outcome(self.ctrl, act)[seat])
                 body.add_widget(self.button(f"Trade: give {fmt(gives, sign=False)}, get {fmt(gets, sign=False)}",
                                             act, key="trade", primary=True))
             else:

@@ -3,13 +3,12 @@ player's event (dice, bonus, number, name, text) and the choice it asks. Layout 
 data from event_model. Dice settled in the wells are fed by the dashboard, not here."""
 from __future__ import annotations
 
-from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.togglebutton import ToggleButton
 
 from . import event_model as M
-from .combat_panel import ChoiceButton  # also registers DiceEntry, used in event.kv
+from .combat_panel import ChoiceButton, WizardPanel  # also registers DiceEntry, used in event.kv
 
 
 class EventRow(BoxLayout):
@@ -25,30 +24,20 @@ class PickToggle(ToggleButton):
     value = ObjectProperty(None, allownone=True)
 
 
-class EventPanel(BoxLayout):
+class EventPanel(WizardPanel):
+    model = M
+    no_roll_text = "No Global Event roll is awaited now."
     prompt_text = StringProperty("")
     choose_title = StringProperty("")
-    confirm_text = StringProperty("")
     show_dice = BooleanProperty(False)
-    can_confirm = BooleanProperty(False)
-    max_height = NumericProperty(dp(360))
 
     def __init__(self, **kw):
         super().__init__(**kw)
-        self.screen = None
-        self.ctrl = None
-        self.chosen = None      # 'pick': the chosen action
         self.multi = None       # 'multi': the choice description from event_model.choice
-        self._legal = []
         self._rows_key = None
-        self._choice_key = None
 
     def update(self, screen, ctrl, snap):
-        self.screen, self.ctrl = screen, ctrl
-        if screen is not None and screen.height:
-            self.max_height = max(dp(220), screen.height * 0.55)
-        legal = ctrl.legal_actions() if not snap.get("over") else []
-        self._legal = legal
+        legal = self._begin(screen, ctrl, snap)
         rolling = snap["step"] == "event_roll"
         self.show_dice = rolling and any(a["type"] == "roll_event" for a in legal)
         if rolling:
@@ -81,15 +70,13 @@ class EventPanel(BoxLayout):
     # ------------------------------------------------------------------ choice
     def _fill_choice(self, ch):
         key = repr(ch)
-        if key == self._choice_key:
+        if key == self._choices_key:
             return
-        self._choice_key = key
+        self._choices_key = key
         box = self.ids.choices
         box.clear_widgets()
-        self.chosen = None
+        self._clear_choice()
         self.multi = None
-        self.confirm_text = ""
-        self.can_confirm = False
         if ch is None:
             self.choose_title = ""
             return
@@ -106,13 +93,6 @@ class EventPanel(BoxLayout):
                 box.add_widget(PickToggle(value=c["value"], text=c["text"], on_release=self.toggle))
             self.toggle(None)
 
-    def pick(self, button):
-        for w in self.ids.choices.children:
-            w.selected = w is button
-        self.chosen = button.action
-        self.confirm_text = "Confirm: " + button.text
-        self.can_confirm = True
-
     def chosen_values(self):
         return [w.value for w in reversed(self.ids.choices.children)
                 if isinstance(w, PickToggle) and w.state == "down"]
@@ -125,19 +105,3 @@ class EventPanel(BoxLayout):
         self.chosen = a if len(vals) == ch["need"] and why is None else None
         self.can_confirm = self.chosen is not None
         self.confirm_text = f"{len(vals)} of {ch['need']} chosen" + (f" - {why}" if why else "")
-
-    def confirm(self):
-        if self.chosen is None or self.screen is None:
-            return
-        a = self.chosen
-        if a in self._legal or self.ctrl.check(a) is None:
-            self._choice_key = None
-            self.screen.submit(a)
-
-    def enter_dice(self, d1, d2):
-        a = M.roll_action(self._legal, d1, d2)
-        if a is None:
-            if self.screen is not None:
-                self.screen.message, self.screen.error = "No Global Event roll is awaited now.", True
-            return
-        self.screen.submit(a)

@@ -1,7 +1,9 @@
-"""Seeded games played headlessly through GameController up to a state the economy panels need.
+"""Seeded games played headlessly through GameController up to a state the step panels need.
 
-Used by test_economy_model.py (headless) and test_economy_panels.py (GUI scenarios build the game
-here, close it, and resume it in the app). The policies choose among the engine's legal actions.
+Used by test_economy_model.py (headless) and the GUI scenarios of test_economy_panels.py,
+test_combat_event_panels.py and test_map_view.py (they build the game here, or play it with
+`play_until` and their own policy, then `resume_in_app`). The policies choose among the engine's
+legal actions.
 """
 from __future__ import annotations
 
@@ -78,6 +80,14 @@ def play_until(ctrl, until, policy=quiet, seed=0, max_actions=800):
         else:
             ctrl.dispatch(policy(ctrl, rng), "ui")
     raise AssertionError(f"state not reached within {max_actions} actions (seed {seed})")
+
+
+def resume_in_app(app, ctrl):
+    """Close a headless game and resume its journal in the app; the app's controller."""
+    path = ctrl.path
+    ctrl.close()
+    assert app.resume_game(path)
+    return app.ctrl
 
 
 def new_game(directory, seed, until, policy=quiet, max_rounds=None) -> GameController:

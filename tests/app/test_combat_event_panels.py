@@ -7,7 +7,6 @@ choose a retreat; seed 3 rolls its round-2 Global Event with Abundant Resources 
 """
 import json
 import os
-import random
 import sys
 from collections import deque
 
@@ -18,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+import economy_games as E  # noqa: E402
 from gui_process import run_scenario  # noqa: E402
 
 pytestmark = pytest.mark.timeout(240)
@@ -75,16 +75,7 @@ def policy(c, rng):
 
 def drive(c, seed, stop, limit=1500):
     """Play the policy (virtual dice when awaited) until stop(c) is true."""
-    rng = random.Random(seed)
-    n = 0
-    while not stop(c):
-        assert n < limit and not c.state.over, "the seeded game did not reach the wanted state"
-        if c.awaiting_dice():
-            c.roll_virtual()
-        else:
-            c.dispatch(policy(c, rng))
-        n += 1
-    return n
+    E.play_until(c, stop, policy, seed, limit)
 
 
 def at_attack(c):
@@ -258,13 +249,6 @@ def _panel(app, cls):
     return found[0]
 
 
-def _button(root, text_start, drv):
-    hits = [w for w in root.walk(restrict=True) if getattr(w, "text", "").startswith(text_start)
-            and hasattr(w, "action")]
-    assert hits, f"no button starting with {text_start!r}"
-    return hits[0]
-
-
 def _on_screen(w):
     """The whole widget is inside the window (not scrolled or pushed out of sight)."""
     from kivy.core.window import Window
@@ -292,9 +276,7 @@ def scenario_combat(app, drv):
     from companion.gui import combat_model as M
 
     c = combat_game(app.games_dir)
-    path = c.path
-    c.close()
-    assert app.resume_game(path)
+    E.resume_in_app(app, c)
     ctrl = app.ctrl
     scr = app.root.get_screen("game")
     p = _panel(app, "CombatPanel")
@@ -398,9 +380,7 @@ def scenario_event(app, drv):
         data = json.load(f)
     c = event_game(app.games_dir)
     d1, d2 = gather_dice(c)
-    path = c.path
-    c.close()
-    assert app.resume_game(path)
+    E.resume_in_app(app, c)
     ctrl = app.ctrl
     p = _panel(app, "EventPanel")
     assert "roll 2D6 in the wells" in p.prompt_text and p.show_dice
@@ -483,9 +463,7 @@ def scenario_small(app, drv):
     if c.state.combat["stage"] == "defend":
         c.dispatch([x for x in c.legal_actions() if x["type"] == "defend"][0])
     c.dispatch({"type": "roll_combat", "attacker": 1, "defender": 6})
-    path = c.path
-    c.close()
-    assert app.resume_game(path)
+    E.resume_in_app(app, c)
     ctrl = app.ctrl
     p = _panel(app, "CombatPanel")
     drv.pump(4)
@@ -501,9 +479,7 @@ def scenario_small(app, drv):
     # the event choice: candidates scroll, the Confirm stays in sight
     c = event_game(os.path.join(app.games_dir, "ev"))
     c.dispatch({"type": "roll_event", "dice": list(gather_dice(c))})
-    path = c.path
-    c.close()
-    assert app.resume_game(path)
+    E.resume_in_app(app, c)
     p = _panel(app, "EventPanel")
     drv.pump(4)
     assert p.height <= Window.height * 0.55 + 1

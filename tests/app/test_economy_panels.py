@@ -18,10 +18,7 @@ pytestmark = pytest.mark.timeout(240)
 def _open(app, drv, until, policy="quiet", seed=3):
     import economy_games as E
 
-    ctrl = E.new_game(app.games_dir, seed, until, getattr(E, policy))
-    path = ctrl.path
-    ctrl.close()
-    assert app.resume_game(path)
+    E.resume_in_app(app, E.new_game(app.games_dir, seed, until, getattr(E, policy)))
     drv.pump(3)
     assert app.root.current == "game"
     return drv.game_screen(app)

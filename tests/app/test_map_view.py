@@ -8,6 +8,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import economy_games as E  # noqa: E402
 from gui_process import run_scenario  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -55,27 +56,19 @@ def open_map(scr, drv):
 def new_dashboard_game(app, drv, seed=3):
     from companion.gui.controller import GameController
 
-    c = GameController.new(app.games_dir, ("Ada", "Bo"), ("red", "yellow"), seed=seed)
-    path = c.path
-    c.close()
-    assert app.resume_game(path)
+    E.resume_in_app(app, GameController.new(app.games_dir, ("Ada", "Bo"), ("red", "yellow"), seed=seed))
     drv.pump(2)
     return app.root.get_screen("game")
 
 
+def _done_first(ctrl, _rng):
+    acts = ctrl.legal_actions()
+    return next((a for a in acts if a["type"] == "end_step"), acts[0])
+
+
 def advance_to(app, pred, limit=300):
     """Dispatch legal actions through app.ctrl (dice when awaited, else 'done') until pred()."""
-    ctrl = app.ctrl
-    for _ in range(limit):
-        if pred(ctrl):
-            return
-        if ctrl.awaiting_dice():
-            ctrl.roll_virtual()
-        else:
-            acts = ctrl.legal_actions()
-            ends = [a for a in acts if a["type"] == "end_step"]
-            ctrl.dispatch((ends or acts)[0])
-    raise AssertionError("never reached the wanted game position")
+    E.play_until(app.ctrl, pred, _done_first, max_actions=limit)
 
 
 def in_move_step(ctrl):
