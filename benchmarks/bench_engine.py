@@ -88,8 +88,11 @@ def bench_resume(n_actions=1000):
         import companion.journal  # noqa: F401
     except ImportError:
         return None
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, "bench.civj")
+    with tempfile.TemporaryDirectory() as d:
+        return _bench_resume(os.path.join(d, "bench.civj"), n_actions)
+
+
+def _bench_resume(path, n_actions):
     sess = Session.new("civmint", GAME.default_setup(max_rounds=None), path, seed=7)
     rng = random.Random(7)
     while len(sess.history) < n_actions:

@@ -24,6 +24,27 @@ def action(i):
             "note": "typical small action"}
 
 
+def fill(path, n):
+    """A new journal at `path` with n actions."""
+    with Journal.create(path, "civmint", SETUP, "bench") as j:
+        for i in range(n):
+            j.append(action(i), "ui")
+
+
+def per_call(fn, runs):
+    """fn(i) for i in range(runs): the sorted seconds of each call."""
+    times = []
+    for i in range(runs):
+        t = time.perf_counter()
+        fn(i)
+        times.append(time.perf_counter() - t)
+    return sorted(times)
+
+
+def ms(seconds):
+    return f"{seconds * 1e3:.2f} ms"
+
+
 def fs_type(directory):
     try:
         out = subprocess.run(["stat", "-f", "-c", "%T", directory], capture_output=True,
@@ -40,58 +61,41 @@ def main():
 
         # appends per second (each one committed + fsynced before returning)
         path = os.path.join(d, "appends.journal")
+        n = 1000
         with Journal.create(path, "civmint", SETUP, "bench") as j:
-            n = 1000
-            per = []
-            t0 = time.perf_counter()
-            for i in range(n):
-                t = time.perf_counter()
-                j.append(action(i), "ui")
-                per.append(time.perf_counter() - t)
-            total = time.perf_counter() - t0
-        per.sort()
-        print(f"append: {n / total:,.0f} appends/s over {n} "
-              f"(median {statistics.median(per) * 1e3:.2f} ms, p99 {per[int(n * .99)] * 1e3:.2f} ms,"
-              f" max {per[-1] * 1e3:.2f} ms)")
+            per = per_call(lambda i: j.append(action(i), "ui"), n)
+        print(f"append: {n / sum(per):,.0f} appends/s over {n} (median {ms(statistics.median(per))}, "
+              f"p99 {ms(per[int(n * .99)])}, max {ms(per[-1])})")
 
         # undo (reads back + appends a correction row)
         with Journal.open(path) as j:
-            t = time.perf_counter()
-            for _ in range(100):
-                j.undo(lambda a: False)
-            print(f"undo: {(time.perf_counter() - t) / 100 * 1e3:.2f} ms each (100 undos)")
+            per = per_call(lambda _: j.undo(lambda a: False), 100)
+        print(f"undo: {ms(statistics.mean(per))} each (100 undos)")
 
         # open + read of a 1,000-action journal
         path = os.path.join(d, "thousand.journal")
-        with Journal.create(path, "civmint", SETUP, "bench") as j:
-            for i in range(1000):
-                j.append(action(i), "ui")
+        fill(path, 1000)
         size = os.path.getsize(path)
-        times = []
-        for _ in range(20):
-            t = time.perf_counter()
+
+        def open_and_read(_):
             with Journal.open(path) as j:
-                acts = j.actions()
-            times.append(time.perf_counter() - t)
-        assert len(acts) == 1000
+                assert len(j.actions()) == 1000
+
+        per = per_call(open_and_read, 20)
         print(f"open + actions() of a 1,000-action journal ({size / 1024:.0f} KiB): "
-              f"median {statistics.median(times) * 1e3:.1f} ms, min {min(times) * 1e3:.1f} ms "
+              f"median {ms(statistics.median(per))}, min {ms(per[0])} "
               f"(20 runs; open verifies quick_check + every row checksum)")
         with Journal.open(path) as j:
-            t = time.perf_counter()
-            for _ in range(20):
-                j.actions()
-            print(f"actions() alone (already open): {(time.perf_counter() - t) / 20 * 1e3:.2f} ms")
+            per = per_call(lambda _: j.actions(), 20)
+        print(f"actions() alone (already open): {ms(statistics.mean(per))}")
 
         # resume screen: list a directory of journals
         for k in range(9):
-            with Journal.create(os.path.join(d, f"g{k}.journal"), "civmint", SETUP, "bench") as j:
-                for i in range(100):
-                    j.append(action(i), "ui")
+            fill(os.path.join(d, f"g{k}.journal"), 100)
         t = time.perf_counter()
         items = list_journals(d)
         print(f"list_journals: {len(items)} journals (1,000 + 1,000 + 9 x 100 actions) in "
-              f"{(time.perf_counter() - t) * 1e3:.1f} ms")
+              f"{ms(time.perf_counter() - t)}")
 
 
 if __name__ == "__main__":

@@ -291,6 +291,10 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
 _Row = tuple
 
 
+def _entry(row: _Row) -> Entry:
+    return Entry(row[0], row[1], json.loads(row[3]), row[2])
+
+
 class _Scan:
     """Result of reading and verifying a journal file."""
 
@@ -301,12 +305,10 @@ class _Scan:
         self.problem: str | None = None  # first problem found (None: healthy)
 
     def entries(self) -> list[Entry]:
-        return [Entry(r[0], r[1], json.loads(r[3]), r[2]) for r in self.rows]
+        return [_entry(r) for r in self.rows]
 
     def actions(self) -> list[Entry]:
-        rows = self.rows
-        return [Entry(rows[i][0], rows[i][1], json.loads(rows[i][3]), rows[i][2])
-                for i in self.effective]
+        return [_entry(self.rows[i]) for i in self.effective]
 
 
 def _read_header(path: Path) -> bytes:
@@ -354,7 +356,7 @@ def _scan(path: Path, readonly: bool) -> tuple[_Scan, sqlite3.Connection | None]
     header = _read_header(path)
     if len(header) == 0:
         raise NotAJournal(path, "the file is empty")
-    if not _SQLITE_MAGIC.startswith(header[:16]) or (len(header) >= 16 and header[:16] != _SQLITE_MAGIC):
+    if not _SQLITE_MAGIC.startswith(header[:16]):  # the magic, or (short file) a prefix of it
         raise NotAJournal(path, "it is not an SQLite database")
     if len(header) < 72:
         raise NotAJournal(path, f"only {len(header)} bytes: too short to be a journal "
@@ -538,6 +540,21 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _remove_sqlite_files(base: Path) -> None:
+    """Delete ``base`` and its rollback/WAL/shared-memory companions, where present."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(str(base) + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
+    mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if mode.lower() != "wal":
+        raise JournalWriteError(path, f"{path}: SQLite refused WAL mode ({mode})")
+
+
 def _write_new_file(path: Path, meta: dict, rows: Iterable[_Row], extra_meta: dict) -> None:
     """Build a complete journal in a hidden temporary file next to ``path`` and link it into
     place atomically, refusing to overwrite. A crash leaves either nothing at ``path`` or a
@@ -546,11 +563,7 @@ def _write_new_file(path: Path, meta: dict, rows: Iterable[_Row], extra_meta: di
         raise JournalExists(path)
     directory = path.parent
     tmp = directory / f".{path.name}.creating-{os.getpid()}-{threading.get_ident()}"
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        try:
-            os.unlink(str(tmp) + suffix)
-        except FileNotFoundError:
-            pass
+    _remove_sqlite_files(tmp)
     try:
         conn = sqlite3.connect(str(tmp), isolation_level=None)
         try:
@@ -567,9 +580,7 @@ def _write_new_file(path: Path, meta: dict, rows: Iterable[_Row], extra_meta: di
                 "INSERT INTO entries(seq, source, created, action, checksum) VALUES (?,?,?,?,?)",
                 rows)
             conn.execute("COMMIT")
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if mode.lower() != "wal":
-                raise JournalWriteError(path, f"{path}: SQLite refused WAL mode ({mode})")
+            _enable_wal(conn, path)
         finally:
             conn.close()
         fd = os.open(tmp, os.O_RDONLY)
@@ -590,11 +601,7 @@ def _write_new_file(path: Path, meta: dict, rows: Iterable[_Row], extra_meta: di
     except sqlite3.Error as exc:
         raise JournalWriteError(path, f"{path}: cannot create the journal: {exc}") from None
     finally:
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            try:
-                os.unlink(str(tmp) + suffix)
-            except FileNotFoundError:
-                pass
+        _remove_sqlite_files(tmp)
 
 
 # --------------------------------------------------------------------------- Journal
@@ -646,9 +653,7 @@ class Journal:
             _raise_if_corrupt(path, scan)
         try:
             conn.execute("PRAGMA busy_timeout=5000")
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if mode.lower() != "wal":
-                raise JournalWriteError(path, f"{path}: SQLite refused WAL mode ({mode})")
+            _enable_wal(conn, path)
             conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error as exc:
             conn.close()
@@ -715,14 +720,12 @@ class Journal:
     def actions(self) -> list[Entry]:
         """The effective history, oldest first (actions removed by undo left out)."""
         with self._lock:
-            rows = self._rows
-            return [Entry(rows[i][0], rows[i][1], json.loads(rows[i][3]), rows[i][2])
-                    for i in self._effective]
+            return [_entry(self._rows[i]) for i in self._effective]
 
     def entries(self) -> list[Entry]:
         """The raw append-only log, including ``_undo`` correction rows."""
         with self._lock:
-            return [Entry(r[0], r[1], json.loads(r[3]), r[2]) for r in self._rows]
+            return [_entry(r) for r in self._rows]
 
     # ---- writing
 
@@ -765,8 +768,7 @@ class Journal:
                         f"result; actions up to it are final")
             self._write(source, _canonical({"type": UNDO_TYPE, "target": target_seq}),
                         undoes=target_seq)
-            return Entry(target_row[0], target_row[1], json.loads(target_row[3]),
-                         target_row[2])
+            return _entry(target_row)
 
     def _write(self, source: str, action_json: str, undoes: int | None) -> int:
         with self._lock:

@@ -31,12 +31,10 @@ class Flow:
         for st in self.setup:
             self.phase_of[st] = "setup"
         self._index = {st: i for i, (_, st, _) in enumerate(self.order)}
-        self.allowed = {st: frozenset(d.get("actions", ())) for st, d in self.steps.items()}
         self.anytime = frozenset(config.get("anytime", ()))
-        self.allowed = {st: acts | self.anytime for st, acts in self.allowed.items()}
+        self.allowed = {st: frozenset(d.get("actions", ())) | self.anytime for st, d in self.steps.items()}
         self.auto = frozenset(st for st, d in self.steps.items() if d.get("auto"))
         self.first_step = self.order[0][1]
-        pp = [i for i, o in enumerate(self.order) if o[2]]
         self._pp_first = {}
         self._pp_last = {}
         for ph in self.phases:
@@ -57,10 +55,11 @@ class Flow:
             if i + 1 < len(self.setup):
                 return self.setup[i + 1], 0, False
             return self.first_step, 0, True
-        phase_id, _, per_player = self.order[self._index[step]]
+        i = self._index[step]
+        phase_id, _, per_player = self.order[i]
         if per_player and step == self._pp_last[phase_id] and turn + 1 < players:
             return self._pp_first[phase_id], turn + 1, False
-        i = self._index[step] + 1
+        i += 1
         if i >= len(self.order):
             return self.first_step, 0, True
         return self.order[i][1], (0 if not self.order[i][2] or self.order[i][0] != phase_id else turn), False

@@ -24,9 +24,6 @@ class Game:
         """Who must act now: a seat, 'system' (a chance action is awaited) or None (game over)."""
         raise NotImplementedError  # pragma: no cover
 
-    def step(self, state) -> str:
-        return state.step
-
     def pseudo_legal_actions(self, state) -> list[Action]:
         """Candidate actions of the right shape for this step (may include illegal ones)."""
         raise NotImplementedError  # pragma: no cover

@@ -32,15 +32,15 @@ def _resolve_game(game_module):
 
 
 class Session:
-    def __init__(self, game, setup: dict, state, journal=None, seed: int = 0):
+    def __init__(self, game, setup: dict, state, journal=None, seed: int = 0, initial=None, history=()):
         self.game = game
         self.setup = setup
         self.state = state
         self.journal = journal
         self.seed = seed
         self.dice = SeededDice(seed, getattr(state, "chance_count", 0))
-        self._initial = game.initial_state(setup)
-        self._history = []  # (Action, source) of the effective history (in-memory mirror)
+        self._initial = game.initial_state(setup) if initial is None else initial  # replay start of undo
+        self._history = list(history)  # (Action, source) of the effective history (mirrors the journal's)
         self._listeners = []
 
     # -- creation --------------------------------------------------------------------------------
@@ -56,7 +56,7 @@ class Session:
             from companion.journal import Journal
 
             journal = Journal.create(journal_path, game.name, setup, app_version)
-        return cls(game, setup, state, journal, seed)
+        return cls(game, setup, state, journal, seed, initial=state.copy())
 
     @classmethod
     def resume(cls, journal_path) -> "Session":
@@ -66,7 +66,7 @@ class Session:
         meta = journal.meta
         game = _resolve_game(meta["game"])
         setup = meta["setup"]
-        state = game.initial_state(setup)
+        initial = state = game.initial_state(setup)
         history = []
         for e in journal.actions():
             try:
@@ -76,9 +76,8 @@ class Session:
                 journal.close()
                 raise ReplayError(e.seq, exc) from exc
             history.append((a, e.source))
-        sess = cls(game, setup, state, journal, setup.get("seed", 0))
-        sess._history = history
-        return sess
+        return cls(game, setup, state, journal, setup.get("seed", 0), initial=initial.copy(),
+                   history=history)
 
     # -- the one input path ----------------------------------------------------------------------
     def dispatch(self, action, source: str) -> Action:
@@ -106,14 +105,12 @@ class Session:
     def undo(self):
         """Undo the latest action unless a dice roll was revealed after (or at) it."""
         if self.journal is not None:
-            self.journal.undo(self.game.is_chance)
-            self._rebuild([(self.game.action_from_dict(e.action), e.source) for e in self.journal.actions()])
-            return
-        if not self._history:
+            self.journal.undo(self.game.is_chance)  # raises UndoRefused (its own undo policy)
+        elif not self._history:
             raise Rejected("session.undo", "nothing to undo")
-        if self.game.is_chance(self._history[-1][0]):
+        elif self.game.is_chance(self._history[-1][0]):
             raise Rejected("session.undo", "a revealed dice roll cannot be undone")
-        self._rebuild(self._history[:-1])
+        self._rebuild(self._history[:-1])  # the journal removed exactly its latest effective action
 
     def _rebuild(self, history):
         state = self._initial

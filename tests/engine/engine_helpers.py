@@ -52,6 +52,12 @@ def res(s, seat, **values):
         s.players[seat].res[k] = v
 
 
+def no_cp(s):
+    """Neither player has Combat Power left (battles resolve on the dice)."""
+    res(s, "p1", combat_power=0)
+    res(s, "p2", combat_power=0)
+
+
 def act(s, type, **kw):
     return GAME.apply(s, GAME.codec.make(type, **kw))
 
@@ -114,7 +120,7 @@ def random_game(seed, max_rounds=12, policy="mixed", keep_states=False, check=No
     rng = random.Random(seed)
     dice = SeededDice(seed)
     s = GAME.initial_state(GAME.default_setup(max_rounds=max_rounds))
-    actions = [] 
+    actions = []
     states = [s] if keep_states else None
     while not s.over:
         if GAME.actor(s) == "system":

@@ -1,6 +1,6 @@
 """Every worked example of the CivMint text."""
 from companion.games.civmint import GAME, research_cost
-from engine_helpers import P2_CAP, act, at, bare, new_game, put, rejects, res
+from engine_helpers import P2_CAP, act, at, bare, new_game, no_cp, put, rejects, res
 
 
 def test_research_shipbuilding_to_astronomy_costs_4():
@@ -39,8 +39,7 @@ def test_capital_has_strength_4():
     assert GAME.data.units["capital"]["strength"] == 4
     s = bare("combat", cspace=None)
     cav = [put(s, "p1", "infantry", "r4c3") for _ in range(4)]
-    res(s, "p1", combat_power=0)
-    res(s, "p2", combat_power=0)
+    no_cp(s)
     s.step = "move"
     for u in cav:
         s = act(s, "move", player="p1", unit=u, to=P2_CAP)
@@ -61,8 +60,7 @@ def test_attacker_wins_ties():
     s = bare("combat")
     a = put(s, "p1", "infantry", "r2c2")
     d = put(s, "p2", "infantry", "r2c2")
-    res(s, "p1", combat_power=0)
-    res(s, "p2", combat_power=0)
+    no_cp(s)
     s = act(s, "attack", player="p1", unit=a, target="r2c2")
     # totals: attacker 2 + 1 (infantry attack bonus) = 3, defender 3 + 0 = 3: a tie
     s = act(s, "roll_combat", attacker=2, defender=3)

@@ -2,7 +2,7 @@
 import pytest
 
 from companion.games.civmint import GAME, bonuses
-from engine_helpers import P1_CAP, P2_CAP, act, at, bare, new_game, put, rejects, res
+from engine_helpers import P1_CAP, P2_CAP, act, at, bare, new_game, no_cp, put, rejects, res
 
 # ---- setup --------------------------------------------------------------------------------------
 
@@ -325,7 +325,7 @@ def test_combat_defender_choice_cp_alternation_and_elimination():
     s = bare("combat")
     a = put(s, "p1", "infantry", "r2c2")
     put(s, "p1", "infantry", "r2c2")
-    d1 = put(s, "p2", "infantry", "r2c2")
+    put(s, "p2", "infantry", "r2c2")
     d2 = put(s, "p2", "settler", "r2c2")
     res(s, "p1", combat_power=3)
     res(s, "p2", combat_power=2)
@@ -356,8 +356,8 @@ def test_settlement_destroyed_gives_money_and_costs_happiness():
     v = put(s, "p2", "village", "r0c1", damage=1)
     s.players["p2"].asp["civilian_happiness"] = 3
     s.players["p2"].asp["population_size"] = 3
-    res(s, "p1", combat_power=0, money=0)
-    res(s, "p2", combat_power=0)
+    no_cp(s)
+    res(s, "p1", money=0)
     s = _battle(s, a, "r0c1")  # ranged: artillery R1 bonus 1
     s = act(s, "roll_combat", attacker=3, defender=4)  # 4 vs 4: tie to attacker
     assert v not in s.units
@@ -369,8 +369,7 @@ def test_city_defence_bonus_and_defender_win():
     s = bare("combat")
     a = put(s, "p1", "infantry", "r0c1")
     c = put(s, "p2", "city", "r0c1")
-    res(s, "p1", combat_power=0)
-    res(s, "p2", combat_power=0)
+    no_cp(s)
     s = _battle(s, a, "r0c1")
     s = act(s, "roll_combat", attacker=4, defender=4)  # 5 vs 5 (city +1): tie, attacker wins
     assert s.units[c].damage == 1
@@ -397,7 +396,7 @@ def test_retreat_order_alternates_starting_with_attacker():
     d1 = put(s, "p2", "settler", "r2c0")
     put(s, "p1", "settler", "r1c0")  # friendly space next door
     s2 = s.copy()
-    GAME._settle_spaces(s2)  # nobody can attack: straight to retreats
+    GAME._continue_combat(s2)  # nobody can attack: straight to retreats
     # attacker retreats first (a1, to its only friendly space), then the defender d1 chooses
     assert s2.units[a1].space == "r1c0" and s2.units[a2].space == "r2c0"
     assert GAME.actor(s2) == "p2" and s2.combat["stage"] == "retreat" and s2.combat["unit"] == d1
@@ -418,7 +417,7 @@ def test_retreat_without_space_disbands_for_money():
     put(s, "p2", "settler", "r0c0")
     res(s, "p1", money=0)
     s2 = s.copy()
-    GAME._settle_spaces(s2)
+    GAME._continue_combat(s2)
     assert a not in s2.units and s2.players["p1"].res["money"] == 1
 
 
@@ -427,8 +426,7 @@ def test_ship_eliminated_cargo_disembarks_or_sinks():
     art = put(s, "p1", "artillery", "r2c1")
     ship = put(s, "p2", "ship", "r2c2", damage=1)
     cargo = put(s, "p2", "infantry", "r2c2", carrier=ship)
-    res(s, "p1", combat_power=0)
-    res(s, "p2", combat_power=0)
+    no_cp(s)
     assert [u.id for u in GAME.defenders(s, "r2c2", "p1")] == [ship]  # the cargo cannot defend
     s = _battle(s, art, "r2c2")  # only the ship can defend
     assert s.combat["def"] == ship
@@ -653,11 +651,6 @@ def test_round_end_damage_removal_resupply_and_first_player_passes():
 
 # ---- more combat ------------------------------------------------------------------------------
 
-def _no_cp(s):
-    res(s, "p1", combat_power=0)
-    res(s, "p2", combat_power=0)
-
-
 def test_one_contested_space_at_a_time_and_battle_in_progress():
     s = bare("combat")
     a = put(s, "p1", "infantry", "r2c0")
@@ -666,7 +659,7 @@ def test_one_contested_space_at_a_time_and_battle_in_progress():
     put(s, "p2", "infantry", "r2c0")
     put(s, "p2", "infantry", "r2c0")
     put(s, "p2", "settler", "r0c0")
-    _no_cp(s)
+    no_cp(s)
     res(s, "p1", combat_power=1)
     s = act(s, "attack", player="p1", unit=a, target="r2c0")
     rejects(s, "flow.actor", "attack", player="p1", unit=b, target="r2c0")  # p2 chooses a defender
@@ -705,7 +698,7 @@ def test_undamaged_unit_retreats_onto_a_friendly_ship_damaged_one_transfers_dama
     # hurt has no attack target choice: it must attack (mandatory); make it have fought already
     s.units[hurt] = s.units[hurt]._replace(fought=True)
     s2 = s.copy()
-    GAME._settle_spaces(s2)
+    GAME._continue_combat(s2)
     assert s2.units[hurt].carrier == ship and s2.units[hurt].damage == 0
     assert s2.units[ship].damage == 1
 
@@ -719,7 +712,7 @@ def test_ship_sunk_with_no_landing_sinks_its_cargo_without_money():
         put(s, "p1", "infantry", sp)
     art = put(s, "p1", "artillery", "r3c1")
     s.players["p2"].asp["military_might"] = 3
-    _no_cp(s)
+    no_cp(s)
     money = s.players["p2"].res["money"]
     s = act(s, "attack", player="p1", unit=art, target="r4c1")
     s = act(s, "roll_combat", attacker=5, defender=2)
@@ -732,7 +725,7 @@ def test_capital_can_be_retaken_by_its_owner():
     s = bare("combat", active="p2")
     s.units[2] = s.units[2]._replace(owner="p1", damage=3)  # p1 holds p2's capital
     a = put(s, "p2", "infantry", "r4c4")
-    _no_cp(s)
+    no_cp(s)
     s = act(s, "attack", player="p2", unit=a, target="r4c4")
     s = act(s, "roll_combat", attacker=6, defender=1)
     assert s.units[2].owner == "p2" and s.units[2].damage == 0

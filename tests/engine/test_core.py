@@ -1,9 +1,10 @@
 """Engine core: action value objects, malformed input, flow as data, dice range, session and journal."""
 import json
+import random
 
 import pytest
 
-from companion.engine import Action, Flow, MalformedAction, Rejected, SeededDice, Session
+from companion.engine import Flow, MalformedAction, Rejected, SeededDice, Session
 from companion.engine.session import ReplayError
 from companion.games import available, get_game
 from companion.games.civmint import GAME
@@ -121,8 +122,6 @@ def test_legal_actions_all_apply():
 # -- session -------------------------------------------------------------------------------------
 
 def _drive(sess, n, seed=3):
-    import random
-
     rng = random.Random(seed)
     for _ in range(n):
         if sess.state.over:
@@ -151,7 +150,6 @@ def test_session_undo_refuses_revealed_rolls_in_memory():
     sess.roll()
     with pytest.raises(Rejected):
         sess.undo()
-    seat = sess.actor()
     before = sess.state.to_dict()
     sess.dispatch(sess.legal_actions()[0], "ui")
     sess.undo()
@@ -242,8 +240,6 @@ def test_bad_setup_creates_no_journal(tmp_path):
 
 
 def test_resumed_session_rolls_the_same_dice_as_an_uninterrupted_one(tmp_path):
-    import random
-
     def step(sess, rng):
         if sess.actor() == "system":
             sess.roll()

@@ -1,12 +1,15 @@
 """Property tests over seeded random games (thousands of games in total)."""
+import os
 import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.engine.dice import SeededDice
 from companion.engine.errors import Rejected
 from companion.games.civmint import GAME
 from companion.games.civmint.rules import TOP_DEV
+from companion.games.civmint.state import other
 from engine_helpers import random_game
 
 MAX_ROUNDS = 8
@@ -72,7 +75,6 @@ def test_two_thousand_seeded_games_end_within_the_bound():
 def test_games_can_end_naturally():
     """Without a round limit a development-minded policy ends the game by the text's own conditions."""
     rng = random.Random(5)
-    from companion.engine.dice import SeededDice
     dice = SeededDice(5)
     s = GAME.initial_state(GAME.default_setup(max_rounds=None))
     n = 0
@@ -115,7 +117,7 @@ junk = st.one_of(st.integers(-3, 40), st.text(max_size=6), st.none(), st.boolean
                  st.sampled_from(["p1", "p2", "r0c0", "r4c4", "food", "money", "technology", "settler", "infantry"]))
 
 
-@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "400")), deadline=None)
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")), deadline=None)
 @given(st.integers(0, 300), st.sampled_from(ACTION_TYPES),
        st.dictionaries(st.sampled_from(["player", "unit", "to", "target", "die", "dice", "give", "get", "kind",
                                         "space", "track", "amount", "units", "spaces", "attacker", "defender",
@@ -137,7 +139,7 @@ def test_top_track_positions_are_the_last_printed_space():
     assert set(TOP_DEV.values()) == {7}
 
 
-@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "400")), deadline=None)
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")), deadline=None)
 @given(st.integers(0, 400), st.integers(0, 10 ** 6), junk)
 def test_mutated_legal_actions_are_rejected_or_consistent(n, pick, value):
     """Take a legal action and corrupt one field: a clear rejection or a consistent state, never a crash."""
@@ -177,7 +179,7 @@ def test_early_start_interleaving_gives_the_same_state(seed):
         cur = GAME.apply(cur, a)
     # the second player's actions up to Move, played in their own turn
     own, cur2 = [], cur
-    while cur2.step in ("production", "trade", "upkeep", "build") and GAME.actor(cur2) == other_seat(s0):
+    while cur2.step in ("production", "trade", "upkeep", "build") and GAME.actor(cur2) == other(s0.first):
         la = [a for a in GAME.legal_actions(cur2) if a.type not in ("trade_opponent",)]
         a = rng.choice(la)
         own.append(a)
@@ -192,7 +194,3 @@ def test_early_start_interleaving_gives_the_same_state(seed):
             inter = GAME.apply(inter, dev[i])
             i += 1
     assert inter.to_dict() == cur2.to_dict()
-
-
-def other_seat(s):
-    return "p2" if s.first == "p1" else "p1"

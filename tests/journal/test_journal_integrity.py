@@ -38,6 +38,20 @@ def raw(path):
     return conn
 
 
+def tamper(path, sql, params=()):
+    """Run one SQL statement on the file with the append-only triggers removed."""
+    conn = raw(path)
+    conn.execute(sql, params)
+    conn.close()
+
+
+def open_corrupt(path) -> JournalCorrupt:
+    """Journal.open(path) must raise JournalCorrupt; returns it."""
+    with pytest.raises(JournalCorrupt) as exc:
+        Journal.open(path)
+    return exc.value
+
+
 def digest(path):
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
@@ -57,13 +71,8 @@ def cleanup(path):
 def test_tampered_row_detected_with_last_good_seq(tmp_path, bad_seq):
     p = tmp_path / "g.journal"
     entries, _ = make(p)
-    conn = raw(p)
-    conn.execute("UPDATE entries SET action=? WHERE seq=?",
-                 (json.dumps({"type": "move", "i": 999}), bad_seq))
-    conn.close()
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
-    e = exc.value
+    tamper(p, "UPDATE entries SET action=? WHERE seq=?", (json.dumps({"type": "move", "i": 999}), bad_seq))
+    e = open_corrupt(p)
     assert e.last_good_seq == bad_seq - 1
     assert e.recovered_entries == entries[:bad_seq - 1]
     assert e.recovered_actions == entries[:bad_seq - 1]
@@ -77,23 +86,16 @@ def test_tampered_row_detected_with_last_good_seq(tmp_path, bad_seq):
 def test_any_column_change_detected(tmp_path, column, value):
     p = tmp_path / "g.journal"
     make(p, n=10)
-    conn = raw(p)
-    conn.execute(f"UPDATE entries SET {column}=? WHERE seq=6", (value,))
-    conn.close()
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
-    assert exc.value.last_good_seq == 5
+    tamper(p, f"UPDATE entries SET {column}=? WHERE seq=6", (value,))
+    assert open_corrupt(p).last_good_seq == 5
 
 
 def test_missing_row_detected(tmp_path):
     p = tmp_path / "g.journal"
-    entries, _ = make(p, n=10)
-    conn = raw(p)
-    conn.execute("DELETE FROM entries WHERE seq=4")
-    conn.close()
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
-    assert exc.value.last_good_seq == 3 and "entry 4 is missing" in str(exc.value)
+    make(p, n=10)
+    tamper(p, "DELETE FROM entries WHERE seq=4")
+    e = open_corrupt(p)
+    assert e.last_good_seq == 3 and "entry 4 is missing" in str(e)
 
 
 def test_dropped_tail_row_with_recomputed_chain_is_not_an_error(tmp_path):
@@ -101,9 +103,7 @@ def test_dropped_tail_row_with_recomputed_chain_is_not_an_error(tmp_path):
     removed tail from a journal that ended there (documented limit)."""
     p = tmp_path / "g.journal"
     entries, _ = make(p, n=10)
-    conn = raw(p)
-    conn.execute("DELETE FROM entries WHERE seq>8")
-    conn.close()
+    tamper(p, "DELETE FROM entries WHERE seq>8")
     with Journal.open(p) as j:
         assert j.entries() == entries[:8]
 
@@ -117,9 +117,7 @@ def test_swapped_rows_detected(tmp_path):
     conn.execute("UPDATE entries SET source=?, created=?, action=?, checksum=? WHERE seq=3", b)
     conn.execute("UPDATE entries SET source=?, created=?, action=?, checksum=? WHERE seq=4", a)
     conn.close()
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
-    assert exc.value.last_good_seq == 2
+    assert open_corrupt(p).last_good_seq == 2
 
 
 def test_undo_row_with_wrong_target_detected(tmp_path):
@@ -135,31 +133,21 @@ def test_undo_row_with_wrong_target_detected(tmp_path):
     conn.execute("INSERT INTO entries VALUES (4,'ui','2026-01-01T00:00:00.000+00:00',?,?)",
                  (text, _row_checksum(prev, 4, "ui", "2026-01-01T00:00:00.000+00:00", text)))
     conn.close()
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
-    assert exc.value.last_good_seq == 3
+    assert open_corrupt(p).last_good_seq == 3
 
 
 def test_tampered_meta_detected(tmp_path):
     p = tmp_path / "g.journal"
     make(p, n=3)
-    conn = raw(p)
-    conn.execute("UPDATE meta SET value=? WHERE key='setup'", (json.dumps({"players": []}),))
-    conn.close()
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
-    assert "meta" in str(exc.value)
+    tamper(p, "UPDATE meta SET value=? WHERE key='setup'", (json.dumps({"players": []}),))
+    assert "meta" in str(open_corrupt(p))
 
 
 def test_corrupt_recovered_actions_apply_undo(tmp_path):
     p = tmp_path / "g.journal"
-    entries, _ = make(p, n=12, undo_every=3)  # rows: m m m u m m m u ...
-    conn = raw(p)
-    conn.execute("UPDATE entries SET created='x' WHERE seq=9")
-    conn.close()
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
-    e = exc.value
+    make(p, n=12, undo_every=3)  # rows: m m m u m m m u ...
+    tamper(p, "UPDATE entries SET created='x' WHERE seq=9")
+    e = open_corrupt(p)
     assert e.last_good_seq == 8
     assert [x.seq for x in e.recovered_actions] == [1, 2, 5, 6]
 
@@ -170,16 +158,13 @@ def test_corrupt_recovered_actions_apply_undo(tmp_path):
 def test_recover_copies_the_valid_prefix_and_leaves_the_original(tmp_path):
     p = tmp_path / "g.journal"
     entries, _ = make(p, n=30, undo_every=4)
-    conn = raw(p)
-    conn.execute("UPDATE entries SET action='{\"type\":\"evil\"}' WHERE seq=20")
-    conn.close()
+    tamper(p, "UPDATE entries SET action='{\"type\":\"evil\"}' WHERE seq=20")
     before = digest(p)
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(p)
+    e = open_corrupt(p)
     q = tmp_path / "g-recovered.journal"
     with Journal.recover(p, q) as j:
         assert j.entries() == entries[:19]
-        assert j.actions() == exc.value.recovered_actions
+        assert j.actions() == e.recovered_actions
         assert j.meta["setup"] == SETUP and j.meta["game"] == "civmint"
         assert j.append({"type": "resume"}, "system") == 20
     assert digest(p) == before
@@ -252,9 +237,7 @@ def test_recover_truncated_file(tmp_path):
     data = p.read_bytes()
     q = tmp_path / "cut.journal"
     q.write_bytes(data[:len(data) - 3000])
-    with pytest.raises(JournalCorrupt) as exc:
-        Journal.open(q)
-    good = exc.value.last_good_seq
+    good = open_corrupt(q).last_good_seq
     assert 200 < good < 300
     with Journal.recover(q, tmp_path / "saved.journal") as j:
         assert j.entries() == entries[:good]
@@ -344,9 +327,7 @@ def test_missing_file_and_directory(tmp_path):
 
 def make_too_new(path, version):
     make(path, n=3)
-    conn = raw(path)
-    conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(version),))
-    conn.close()
+    tamper(path, "UPDATE meta SET value=? WHERE key='schema_version'", (str(version),))
 
 
 def test_newer_schema_refused_with_both_versions(tmp_path):

@@ -79,9 +79,6 @@ class Board:
         self.land = frozenset(s for s in self.ids if not self.spaces[s].water)
         self.water = frozenset(s for s in self.ids if self.spaces[s].water)
 
-    def dist1(self, a, b) -> bool:
-        return b in self.adj[a]
-
     def to_dict(self):
         return {"layout": self.layout, "home": self.home,
                 "spaces": [self.spaces[s].to_dict() for s in self.ids]}

@@ -9,8 +9,7 @@ from __future__ import annotations
 from companion.engine.errors import Rejected
 
 from .data_load import DATA
-
-SEATS = ("p1", "p2")
+from .state import SEATS
 
 
 def _split(lane_id: str):
@@ -32,13 +31,17 @@ def lane_ids() -> list[str]:
     return [f"{t}.{s}" for s in SEATS for t in DATA.dev_ids + DATA.asp_ids + DATA.res_ids]
 
 
-def lane_length(lane_id: str) -> int:
-    kind, track, _ = _split(lane_id)
+def _length(kind: str, track: str) -> int:
     if kind == "development":
         return len(DATA.dev[track])
     if kind == "aspect":
         return len(DATA.asp[track])
     return DATA.cap + 1
+
+
+def lane_length(lane_id: str) -> int:
+    kind, track, _ = _split(lane_id)
+    return _length(kind, track)
 
 
 def lane_value(lane_id: str, position: int) -> dict:
@@ -47,7 +50,7 @@ def lane_value(lane_id: str, position: int) -> dict:
     value = printed space index (development; also 'level' and 'name'), level 1..6 (aspect),
     amount 0..10 (resource)."""
     kind, track, seat = _split(lane_id)
-    n = lane_length(lane_id)
+    n = _length(kind, track)
     if not isinstance(position, int) or not 0 <= position < n:
         raise Rejected("lane.position", f"position {position!r} outside 0..{n - 1} on lane {lane_id}")
     out = {"kind": kind, "track": track, "seat": seat, "position": position}
@@ -63,20 +66,28 @@ def lane_value(lane_id: str, position: int) -> dict:
 
 def position_of(lane_id: str, value: int) -> int:
     """Inverse of lane_value: the printed position that shows engine value `value`."""
-    kind, track, _ = _split(lane_id)
+    kind, _, _ = _split(lane_id)
     pos = value - 1 if kind == "aspect" else value
     lane_value(lane_id, pos)  # range check
     return pos
 
 
-def engine_value(state, lane_id: str) -> int:
+def _values(state, lane_id: str):
+    """The player's dict that holds the lane's engine value, and the key in it."""
     kind, track, seat = _split(lane_id)
     p = state.players[seat]
-    if kind == "development":
-        return p.dev[track]
-    if kind == "aspect":
-        return p.asp[track]
-    return p.res[track]
+    return {"development": p.dev, "aspect": p.asp, "resource": p.res}[kind], track
+
+
+def engine_value(state, lane_id: str) -> int:
+    values, track = _values(state, lane_id)
+    return values[track]
+
+
+def set_engine_value(state, lane_id: str, value: int) -> None:
+    """Put the lane's engine value to `value` in `state` (mutates it; value already range-checked)."""
+    values, track = _values(state, lane_id)
+    values[track] = value
 
 
 def lane_position(state, lane_id: str) -> int:

@@ -13,7 +13,7 @@ from companion.engine.game import Game
 
 from .board import Board
 from .data_load import DATA
-from .lanes import lane_value, position_of
+from .lanes import position_of, set_engine_value
 from .state import SEATS, Player, State, Unit, other
 
 U = DATA.units
@@ -167,6 +167,11 @@ def gain(res: dict, gains: dict, mult: int = 1) -> None:
         res[r] = CAP if v > CAP else (0 if v < 0 else v)
 
 
+def _build_cost(kind: str) -> dict:
+    """Cost of building a Settler or Infantry directly (not an upgrade)."""
+    return U["settler"]["build"]["cost"] if kind == "settler" else U["infantry"]["build"]["direct"]["cost"]
+
+
 class CivMint(Game):
     name = "civmint"
 
@@ -283,17 +288,18 @@ class CivMint(Game):
         owners = {u.owner for u in s.units.values() if u.space == space}
         return owners.pop() if len(owners) == 1 else None
 
-    def controlled_spaces(self, s, seat):
+    def _owners(self, s) -> dict:
+        """space -> set of the seats with units there (occupied spaces only)."""
         occ = {}
         for u in s.units.values():
             occ.setdefault(u.space, set()).add(u.owner)
-        return sorted(sp for sp, o in occ.items() if o == {seat})
+        return occ
+
+    def controlled_spaces(self, s, seat):
+        return sorted(sp for sp, o in self._owners(s).items() if o == {seat})
 
     def contested_spaces(self, s):
-        occ = {}
-        for u in s.units.values():
-            occ.setdefault(u.space, set()).add(u.owner)
-        return sorted(sp for sp, o in occ.items() if len(o) == 2)
+        return sorted(sp for sp, o in self._owners(s).items() if len(o) == 2)
 
     def settlement_at(self, s, space):
         for u in s.units.values():
@@ -402,30 +408,30 @@ class CivMint(Game):
     def do_end_step(self, s, a):
         self._advance(s)
 
-    def settle(self, s):
-        pass
+    # =============================================================================================
+    # table corrections (REG-A4): the sensed table wins when the players say so
+    # =============================================================================================
+    def check_correct_track(self, s, a):
+        position_of(a["lane"], a["value"])  # Rejected: unknown lane, or no printed space shows the value
+
+    def do_correct_track(self, s, a):
+        """Sets the track to the sensed value and nothing else: no gains or effects of the spaces
+        passed (the players already handled the table by hand)."""
+        set_engine_value(s, a["lane"], a["value"])
 
     # =============================================================================================
     # second player's early start (REG-D2)
     # =============================================================================================
     EARLY_STEPS = ("production", "trade", "upkeep", "build")
+    OPPONENT_TRADES = ("trade_opponent", "accept_trade", "decline_trade")  # wait for the first player
 
-    # =============================================================================================
-    # table corrections (REG-A4): the sensed table wins when the players say so
-    # =============================================================================================
-    def check_correct_track(self, s, a):
-        return lane_value(a["lane"], position_of(a["lane"], a["value"]))  # Rejected: bad lane / value
-
-    def do_correct_track(self, s, a):
-        """Sets the track to the sensed value and nothing else: no gains or effects of the spaces
-        passed (the players already handled the table by hand)."""
-        info = self.check_correct_track(s, a)
-        p = s.players[info["seat"]]
-        {"development": p.dev, "aspect": p.asp, "resource": p.res}[info["kind"]][info["track"]] = a["value"]
+    def _early_open(self, s) -> bool:
+        """The first player develops and the second may start their turn early."""
+        return s.early_ok and not s.over and s.turn == 0 and s.step in ("research", "taxation")
 
     def _is_early(self, s, a) -> bool:
-        return (s.early_ok and not s.over and s.turn == 0 and s.step in ("research", "taxation")
-                and a.get("player") == other(s.first) and not self.codec.schemas[a.type].chance)
+        return (self._early_open(s) and a.get("player") == other(s.first)
+                and not self.codec.schemas[a.type].chance)
 
     def _early_view(self, s):
         """The second player's turn as it stands: a copy of s at their early cursor."""
@@ -449,7 +455,7 @@ class CivMint(Game):
         if v.step not in self.EARLY_STEPS:
             raise Rejected("flow.early", "the second player may play up to the Action step while the "
                            "first player develops; wait for the first player to finish")
-        if a.type in ("trade_opponent", "accept_trade", "decline_trade"):
+        if a.type in self.OPPONENT_TRADES:
             raise Rejected("flow.early", "trades with the opponent wait until the first player has finished")
         Game.check(self, v, a)
         return v
@@ -476,20 +482,19 @@ class CivMint(Game):
         return new
 
     def legal_actions_for(self, s, seat) -> list:
-        out = self.legal_actions(s) if self.actor(s) == seat else []
+        out = Game.legal_actions_for(self, s, seat)
         if s.early_ok and s.first and seat == other(s.first):
             out += self.early_actions(s)
         return out
 
     def early_actions(self, s) -> list:
         """Legal actions of the second player during the first player's Development ([] otherwise)."""
-        if not (s.early_ok and not s.over and s.turn == 0 and s.step in ("research", "taxation")):
+        if not self._early_open(s):
             return []
         v = self._early_view(s)
         if v.step not in self.EARLY_STEPS:
             return []
-        return [a for a in self.legal_actions(v)
-                if a.type not in ("trade_opponent", "accept_trade", "decline_trade")]
+        return [a for a in self.legal_actions(v) if a.type not in self.OPPONENT_TRADES]
 
     # =============================================================================================
     # setup step
@@ -757,18 +762,15 @@ class CivMint(Game):
         if kind == "settler":
             if not settle:
                 raise Rejected("build.where", "Settlers are built in a space with your Village, City or Capital")
-            cost = U["settler"]["build"]["cost"]
-        else:
-            if not (settle or any(u.kind == "infantry" for u in here)):
-                raise Rejected("build.where", "Infantry is built in your Villages, Cities or where you have Infantry")
-            cost = U["infantry"]["build"]["direct"]["cost"]
+        elif not (settle or any(u.kind == "infantry" for u in here)):
+            raise Rejected("build.where", "Infantry is built in your Villages, Cities or where you have Infantry")
+        cost = _build_cost(kind)
         if not can_pay(s.players[seat].res, cost):
             raise Rejected("build.cost", f"cannot pay {cost}")
 
     def do_build(self, s, a):
         seat, kind = a["player"], a["kind"]
-        cost = U["settler"]["build"]["cost"] if kind == "settler" else U["infantry"]["build"]["direct"]["cost"]
-        pay(s.players[seat].res, cost)
+        pay(s.players[seat].res, _build_cost(kind))
         uid = s.next_uid
         s.next_uid += 1
         s.units[uid] = Unit(uid, seat, kind, a["space"], fresh=True)
@@ -816,13 +818,11 @@ class CivMint(Game):
         mv = self.unit_move(s, u)
         if mv <= 0 or u.moved or (u.kind == "ship" and u.fresh) or u.kind == "capital":
             return []
-        occ = {}
-        for x in s.units.values():
-            occ.setdefault(x.space, set()).add(x.owner)
-        enemy = other(seat)
         adj = s.board.adj
         if u.carrier:  # disembark onto adjacent land
             return [sp for sp in adj[u.space] if sp in s.board.land]
+        occ = self._owners(s)
+        enemy = other(seat)
         if u.kind == "ship":
             terrain = s.board.water
         else:
@@ -1203,8 +1203,6 @@ class CivMint(Game):
                 return
             s.t["retreating"] = nxt
             s.t["retreat_turn"] = None
-
-    _settle_spaces = _continue_combat
 
     # =============================================================================================
     # development: research, taxation & improvements
@@ -1724,8 +1722,9 @@ class CivMint(Game):
             for t in ASP:
                 if not 1 <= p.asp[t] <= 6:
                     probs.append(f"{seat}: {t} level {p.asp[t]} outside 1..6")
-            if self.dice_count(s, seat) > RD["unit_dice"]:
-                probs.append(f"{seat}: {self.dice_count(s, seat)} unit dice in play (limit {RD['unit_dice']})")
+            dice = self.dice_count(s, seat)
+            if dice > RD["unit_dice"]:
+                probs.append(f"{seat}: {dice} unit dice in play (limit {RD['unit_dice']})")
         caps = [u for u in s.units.values() if u.kind == "capital"]
         if sorted(u.space for u in caps) != sorted(b.home.values()):
             probs.append("capitals missing or moved")
@@ -1755,6 +1754,7 @@ class CivMint(Game):
                 n = sum(1 for x in s.units.values() if x.carrier == u.id)
                 if n > bonuses(s.players[u.owner])["ship_carry"]:
                     probs.append(f"ship {u.id} carries {n} units")
-        if s.step not in ("combat", "move", "game_over") and self.contested_spaces(s):
-            probs.append(f"contested spaces outside combat: {self.contested_spaces(s)}")
+        contested = self.contested_spaces(s) if s.step not in ("combat", "move", "game_over") else []
+        if contested:
+            probs.append(f"contested spaces outside combat: {contested}")
         return probs
