@@ -717,10 +717,12 @@ class Journal:
 
     # ---- reading
 
-    def actions(self) -> list[Entry]:
-        """The effective history, oldest first (actions removed by undo left out)."""
+    def actions(self, last: int | None = None) -> list[Entry]:
+        """The effective history, oldest first (actions removed by undo left out); only the
+        latest `last` of them when given (only those are parsed)."""
         with self._lock:
-            return [_entry(self._rows[i]) for i in self._effective]
+            idx = self._effective[-last:] if last else self._effective
+            return [_entry(self._rows[i]) for i in idx]
 
     def entries(self) -> list[Entry]:
         """The raw append-only log, including ``_undo`` correction rows."""
@@ -748,10 +750,21 @@ class Journal:
         _check_source(source)
         with self._lock:
             self._check_open()
-            if not self._effective:
-                raise UndoRefused(self._path, "there is no action to undo")
+            why = self.undo_refusal(is_chance)
+            if why is not None:
+                raise UndoRefused(self._path, why)
             target_row = self._rows[self._effective[-1]]
-            target_seq = target_row[0]
+            self._write(source, _canonical({"type": UNDO_TYPE, "target": target_row[0]}),
+                        undoes=target_row[0])
+            return _entry(target_row)
+
+    def undo_refusal(self, is_chance: Callable[[dict], bool]) -> str | None:
+        """Why `undo` would refuse now (None: it would undo the latest effective action).
+        Reads back only from the end, so a screen can ask after every action."""
+        with self._lock:
+            if not self._effective:
+                return "there is no action to undo"
+            target_seq = self._rows[self._effective[-1]][0]
             # every non-correction row at or after the target (the target itself and
             # any already-undone actions after it)
             for row in reversed(self._rows):
@@ -762,13 +775,9 @@ class Journal:
                     continue
                 if is_chance(action):
                     what = "the latest action" if row[0] == target_seq else f"action {row[0]}"
-                    raise UndoRefused(
-                        self._path,
-                        f"{what} ({action.get('type')!r}, #{row[0]}) revealed a chance "
-                        f"result; actions up to it are final")
-            self._write(source, _canonical({"type": UNDO_TYPE, "target": target_seq}),
-                        undoes=target_seq)
-            return _entry(target_row)
+                    return (f"{what} ({action.get('type')!r}, #{row[0]}) revealed a chance "
+                            f"result; actions up to it are final")
+            return None
 
     def _write(self, source: str, action_json: str, undoes: int | None) -> int:
         with self._lock:

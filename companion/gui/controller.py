@@ -128,15 +128,12 @@ class GameController:
         return not self.game.is_over(self.state) and self.game.actor(self.state) == "system"
 
     def can_undo(self) -> bool:
-        acts = self.journal.actions()
-        if not acts:
-            return False
-        last_chance = max((e.seq for e in acts if self.game.is_chance(e.action)), default=0)
-        return acts[-1].seq > last_chance
+        return self.journal.undo_refusal(self.game.is_chance) is None
 
     def undo(self) -> dict:
         """Take back the latest action (journal policy). Raises journal.UndoRefused."""
-        last = self.journal.actions()[-1].action if len(self.journal) else None
+        history = self.session.history
+        last = history[-1][0].to_dict() if history else None
         self.session.undo()
         self._changed()
         return last
@@ -149,9 +146,7 @@ class GameController:
         return self.setup["players"][seat]["colour"]
 
     def log(self, limit: int | None = None) -> list[dict]:
-        acts = self.journal.actions()
-        if limit:
-            acts = acts[-limit:]
+        acts = self.journal.actions(last=limit)
         return [{"seq": e.seq, "source": e.source, "created": e.created,
                  "text": labels.describe(e.action, self.state, self.name)} for e in acts]
 

@@ -7,28 +7,12 @@ accepted by `ctrl.check`. The panels (economy_panels.py) only lay these values o
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from pathlib import Path
-
 from companion.engine.errors import Rejected
 
 from .labels import dev_space
+from .step_panels import step_help  # noqa: F401  (the economy panels show it too)
 
-HELP_FILE = Path(__file__).parent / "help" / "civmint_steps.json"
 SEATS = ("p1", "p2")
-
-
-# ------------------------------------------------------------------------------------ rule help
-@lru_cache(maxsize=1)
-def _help() -> dict:
-    with open(HELP_FILE, encoding="utf-8") as f:
-        return json.load(f)["steps"]
-
-
-def step_help(step: str | None) -> str:
-    """Short rule help for a step id of data/flow.json ('' when there is none)."""
-    return _help().get(step or "", "")
 
 
 # ------------------------------------------------------------------------------------ engine asks

@@ -19,8 +19,8 @@ from companion.table_sync import DiceFeeder, TableSync
 
 from . import controller as C
 from . import step_panels
-from .economy_model import step_help
 from .labels import nice
+from .step_panels import step_help
 
 COLOUR_RGBA = {
     "blue": (0.20, 0.45, 0.90, 1), "green": (0.20, 0.70, 0.30, 1), "red": (0.85, 0.20, 0.20, 1),

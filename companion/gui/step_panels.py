@@ -11,7 +11,10 @@ The map view (`make_map_view`) is the same kind of widget, shown in the left col
 """
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from importlib import import_module
+from pathlib import Path
 
 # step id (companion/games/civmint/data/flow.json) -> "module:Class"
 PANELS: dict[str, str] = {
@@ -27,6 +30,19 @@ PANELS: dict[str, str] = {
 }
 
 MAP_VIEW = "companion.gui.map_view:MapView"
+HELP_FILE = Path(__file__).parent / "help" / "civmint_steps.json"
+
+
+@lru_cache(maxsize=1)
+def _help() -> dict:
+    with open(HELP_FILE, encoding="utf-8") as f:
+        return json.load(f)["steps"]
+
+
+def step_help(step: str | None) -> str:
+    """Short rule help for a step id of data/flow.json ('' when there is none); the dashboard's
+    Rules toggle shows it for every step."""
+    return _help().get(step or "", "")
 
 
 def _load(ref: str):

@@ -415,3 +415,25 @@ def test_list_journals_sees_a_journal_open_for_writing(tmp_path):
         j.append({"type": "z"}, "ui")
     (item,) = list_journals(tmp_path)
     assert item.action_count == 3
+
+
+def test_undo_refusal_and_latest_actions_agree_with_undo(tmp_path):
+    """undo_refusal says exactly what undo would do; actions(last=n) is the tail of actions()."""
+    from companion.journal import Journal, UndoRefused
+
+    def chance(a):
+        return a["type"] == "roll"
+
+    j = Journal.create(tmp_path / "u.journal", "toy", {}, app_version="test")
+    assert j.undo_refusal(chance) == "there is no action to undo"
+    j.append({"type": "roll", "die": 3}, "system")
+    assert "revealed a chance result" in j.undo_refusal(chance)
+    with pytest.raises(UndoRefused):
+        j.undo(chance)
+    for i in range(5):
+        j.append({"type": "move", "n": i}, "ui")
+    assert j.undo_refusal(chance) is None
+    j.undo(chance)
+    assert [e.action for e in j.actions(last=2)] == [e.action for e in j.actions()[-2:]]
+    assert j.actions(last=None) == j.actions() and len(j.actions(last=100)) == 5
+    j.close()
