@@ -60,6 +60,7 @@ def _make_app_class():
     from kivy.lang import Builder
     from kivy.uix.screenmanager import NoTransition, ScreenManager
 
+    from companion import games
     from companion.gui import controller as C
     from companion.gui import paths
     from companion.gui import screens as S
@@ -85,6 +86,9 @@ def _make_app_class():
             Builder.load_file(str(KV_FILE))
             for kv in sorted(GUI_DIR.glob("*.kv")):
                 if kv != KV_FILE:
+                    Builder.load_file(str(kv))
+            for m in games.modules():  # each game's own layouts (its folder)
+                for kv in m.kv_files:
                     Builder.load_file(str(kv))
             sm = ScreenManager(transition=NoTransition())
             for name, ref in SCREENS:
@@ -139,6 +143,11 @@ def _make_app_class():
         def colour_rgba(name):
             return S.rgba(name)
 
+        @staticmethod
+        def refused_games() -> list:
+            """Game folders this build could not register, in plain words (shown on Home)."""
+            return [why for _, why in sorted(games.refused().items())]
+
         # ---------------------------------------------------------------- navigation
         def go(self, name):
             if self._sm.current != name:
@@ -172,15 +181,15 @@ def _make_app_class():
             self._sm.get_screen("game").set_controller(ctrl)
             self.go("game")
 
-        def start_new_game(self, names, colours, virtual_first=True, map_layout=None):
+        def start_new_game(self, game, names, colours, virtual_first=True, **options):
+            """A new game of `game` (a registered id) from the new-game form's values."""
             scr = self._sm.get_screen("new_game")
             try:
-                ctrl = C.GameController.new(self.games_dir, names, colours, map_layout=map_layout,
-                                            max_rounds=self.settings["max_rounds"] or None)
+                ctrl = C.GameController.new(self.games_dir, names, colours, game=game, **options)
             except Exception as exc:
                 scr.message = f"Cannot start the game: {exc}"
                 return None
-            if virtual_first:
+            if virtual_first and ctrl.awaiting_dice():
                 ctrl.roll_virtual()
             self._set_game(ctrl)
             return ctrl

@@ -49,6 +49,8 @@ FORMAT_NAME = "tabletop-companion-journal"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _GENESIS = "0" * 32
 _META_KEYS = ("format", "schema_version", "game", "setup", "created", "app_version")
+#: Meta keys a journal may lack (written by later versions of the app; covered by the checksum).
+_OPTIONAL_META_KEYS = ("data_version",)
 
 _SCHEMA_SQL = """
 CREATE TABLE meta (
@@ -177,6 +179,7 @@ class JournalSummary:
     action_count: int  # effective actions (undone ones not counted)
     app_version: str
     schema_version: int
+    data_version: int = 1  # the game module's data version (1 for journals written before it was kept)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -453,13 +456,15 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
     # 2. meta contents and checksum
     try:
         meta = {k: json.loads(raw_meta[k]) for k in _META_KEYS}
+        meta.update({k: json.loads(raw_meta[k]) for k in _OPTIONAL_META_KEYS if k in raw_meta})
         stored = json.loads(raw_meta["checksum"])
     except (KeyError, ValueError, TypeError) as exc:
         raise JournalCorrupt(path, f"the meta table is incomplete or unreadable ({exc})") from None
     if meta["format"] != FORMAT_NAME:
         raise NotAJournal(path, f"unknown format {meta['format']!r}")
+    dv = meta.get("data_version", 1)
     if stored != _meta_checksum(meta) or not isinstance(meta["game"], str) \
-            or not isinstance(meta["setup"], dict):
+            or not isinstance(meta["setup"], dict) or not isinstance(dv, int) or isinstance(dv, bool):
         raise JournalCorrupt(path, "the meta table (game, setup...) fails its checksum")
     scan.meta = meta
 
@@ -622,8 +627,10 @@ class Journal:
     # ---- construction
 
     @classmethod
-    def create(cls, path, game: str, setup: dict, app_version: str) -> "Journal":
-        """Create a new journal file; refuses to overwrite an existing file (JournalExists)."""
+    def create(cls, path, game: str, setup: dict, app_version: str, data_version: int = 1) -> "Journal":
+        """Create a new journal file; refuses to overwrite an existing file (JournalExists).
+        `data_version` is the game module's (GameModule.data_version), kept to refuse a save of a
+        newer game data version with a clear reason."""
         path = Path(path)
         if not isinstance(game, str) or not game:
             raise ValueError(f"game must be a non-empty str, not {game!r}")
@@ -632,9 +639,12 @@ class Journal:
         _check_json_value(setup, "setup")
         if not isinstance(app_version, str):
             raise ValueError(f"app_version must be a str, not {app_version!r}")
+        if not isinstance(data_version, int) or isinstance(data_version, bool) or data_version < 1:
+            raise ValueError(f"data_version must be a positive int, not {data_version!r}")
         meta = {
             "format": FORMAT_NAME, "schema_version": SCHEMA_VERSION, "game": game,
             "setup": json.loads(_canonical(setup)), "created": _now(), "app_version": app_version,
+            "data_version": data_version,
         }
         _write_new_file(path, meta, [], {})
         return cls.open(path)
@@ -691,11 +701,11 @@ class Journal:
 
     @property
     def meta(self) -> dict:
-        """``{game, setup, created, app_version, schema_version}`` (a fresh copy)."""
+        """``{game, setup, created, app_version, schema_version, data_version}`` (a fresh copy)."""
         m = self._meta
         return {"game": m["game"], "setup": json.loads(_canonical(m["setup"])),
                 "created": m["created"], "app_version": m["app_version"],
-                "schema_version": m["schema_version"]}
+                "schema_version": m["schema_version"], "data_version": m.get("data_version", 1)}
 
     @property
     def closed(self) -> bool:
@@ -855,7 +865,7 @@ def _summarise(path: Path) -> JournalSummary | BrokenJournal:
         path=str(path), game=meta["game"], setup=meta["setup"], created=meta["created"],
         updated=scan.rows[-1][2] if scan.rows else meta["created"],
         action_count=len(scan.effective), app_version=meta["app_version"],
-        schema_version=meta["schema_version"])
+        schema_version=meta["schema_version"], data_version=meta.get("data_version", 1))
 
 
 def list_journals(directory, pattern: str = "*" + JOURNAL_SUFFIX

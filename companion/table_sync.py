@@ -16,26 +16,21 @@ mismatch by itself, and a pending move stays pending until the token is seen on 
 throw made while the app was listening counts (dice left in a well from before are not reused),
 each throw is used once, and a crooked die asks for a re-roll instead of guessing.
 
-Lane semantics (ids, positions, values) come from the game's lanes module
-(`companion/games/civmint/lanes.py`).
+What a lane means comes from the open game: its `Sensing` (companion/sensing.py) says which
+counters it has and what their values are, the `Binding` which lane holds which counter. No game
+is named here.
 """
 from __future__ import annotations
 
-from companion.games.civmint import lanes as civ_lanes
-
 MOVE, MISMATCH = "move", "mismatch"
-ROLL_WELLS = {"roll_first_player": 1, "roll_event": 2, "roll_combat": 2}  # dice per roll action
-
-
-def _nice(word: str) -> str:
-    return str(word).replace("_", " ").title()
 
 
 class TableSync:
-    def __init__(self, lanes=civ_lanes, seat_label=lambda seat: seat):
-        self.lanes = lanes
+    def __init__(self, sensing, binding, seat_label=lambda seat: seat):
+        self.sensing = sensing
+        self.binding = binding
         self.seat_label = seat_label
-        self.known = set(lanes.lane_ids())
+        self.known = set(binding.lanes)
         self.table: dict[str, int | None] = {}   # lane -> sensed position (None: unknown)
         self.engine: dict[str, int] = {}         # lane -> position the engine wants
         self.pending: set[str] = set()
@@ -46,7 +41,7 @@ class TableSync:
     # ------------------------------------------------------------------ inputs
     def start(self, state, table: dict | None = None):
         """A game (re)opened or a board (re)connected: everything that differs is a move to make."""
-        self.engine = {lane: self.lanes.lane_position(state, lane) for lane in self.known}
+        self.engine = {lane: self.engine_position(state, lane) for lane in self.known}
         if table is not None:
             self._set_table(table)
         self.mismatch.clear()
@@ -56,7 +51,7 @@ class TableSync:
     def engine_changed(self, state):
         """After every accepted action (or undo): new moves for the lanes the game moved."""
         for lane in self.known:
-            want = self.lanes.lane_position(state, lane)
+            want = self.engine_position(state, lane)
             old = self.engine.get(lane)
             self.engine[lane] = want
             have = self.table.get(lane)
@@ -93,6 +88,26 @@ class TableSync:
         for lane in self.table:
             self.table[lane] = None
 
+    def engine_position(self, state, lane: str) -> int:
+        """Where the token of `lane` should sit for `state`."""
+        c = self.binding.counter_of(lane)
+        return self.binding.position(c.id, self.sensing.value(state, c.id))
+
+    def differences(self, state, sensed: dict) -> list:
+        """Bound lanes whose single sensed token is not where `state` has it:
+        [{"lane", "table", "engine", "table_value", "engine_value"}], lane order."""
+        out = []
+        for lane, pos in sorted(sensed.items()):
+            c = self.binding.counter_of(lane)
+            if c is None or pos is None:
+                continue
+            want = self.engine_position(state, lane)
+            if pos != want:
+                out.append({"lane": lane, "table": pos, "engine": want,
+                            "table_value": self.binding.value_at(lane, pos),
+                            "engine_value": self.sensing.value(state, c.id)})
+        return out
+
     def _set_table(self, table):
         for lane, pos in table.items():
             if lane in self.known:
@@ -119,8 +134,14 @@ class TableSync:
         pos = self.table.get(lane)
         if lane not in self.mismatch or pos is None:
             raise ValueError(f"no sensed reading to accept on lane {lane}")
-        return {"type": "correct_track", "lane": lane,
-                "value": self.lanes.lane_value(lane, pos)["value"]}
+        c = self.binding.counter_of(lane)
+        value = self.binding.value_at(lane, pos)
+        if value is None:
+            raise ValueError(f"{c.name}: the token is past the end of its track; put it back")
+        action = self.sensing.correction(c.id, value)
+        if action is None:
+            raise ValueError(f"{c.name}: this game cannot take a value from the table; put the token back")
+        return action
 
     def take_confirmed(self) -> list[str]:
         out, self.confirmed = self.confirmed, []
@@ -128,23 +149,27 @@ class TableSync:
 
     # ------------------------------------------------------------------ views
     def describe(self, lane: str, position: int) -> str:
-        v = self.lanes.lane_value(lane, position)
-        if v["kind"] == "development":
-            return f"{v['name']} (space {position})"
-        return str(v["value"])
+        c = self.binding.counter_of(lane)
+        value = self.binding.value_at(lane, position)
+        if value is None:
+            return f"space {position} (past the end)"
+        return self.sensing.value_text(c.id, value)
+
+    def _who(self, lane):
+        c = self.binding.counter_of(lane)
+        return c.name, (self.seat_label(c.seat) if c.seat else "the token")
 
     def item(self, lane: str) -> dict:
-        track, seat = lane.split(".")
-        who = self.seat_label(seat)
+        track, who = self._who(lane)
         want, have = self.engine[lane], self.table.get(lane)
         kind = MISMATCH if lane in self.mismatch else MOVE
         if kind == MOVE:
-            text = f"{_nice(track)}: move {who} to {self.describe(lane, want)}"
+            text = f"{track}: move {who} to {self.describe(lane, want)}"
             if have is not None:
                 text += f" (board shows {self.describe(lane, have)})"
         else:
             shows = self.describe(lane, have) if have is not None else "no token"
-            text = f"{_nice(track)} ({who}): the board shows {shows}, the game has {self.describe(lane, want)}"
+            text = f"{track} ({who}): the board shows {shows}, the game has {self.describe(lane, want)}"
         return {"lane": lane, "kind": kind, "text": text, "table": have, "engine": want,
                 "engine_text": self.describe(lane, want),
                 "table_text": self.describe(lane, have) if have is not None else None}
@@ -155,14 +180,15 @@ class TableSync:
         return [self.item(lane) for lane in order]
 
     def confirmation_text(self, lane: str) -> str:
-        track, seat = lane.split(".")
-        return f"{_nice(track)}: {self.seat_label(seat)} on {self.describe(lane, self.engine[lane])}"
+        track, who = self._who(lane)
+        return f"{track}: {who} on {self.describe(lane, self.engine[lane])}"
 
 
 class DiceFeeder:
     """Dice in the wells -> the awaited roll action (or a reason to wait)."""
 
-    def __init__(self, n_wells: int = 2):
+    def __init__(self, rolls=(), n_wells: int = 2):
+        self.rolls = {r.action: r for r in rolls}
         self.n_wells = n_wells
         self.wells = {}          # well -> (state, value, roll)
         self.fresh = set()       # wells holding a throw not used yet
@@ -184,9 +210,13 @@ class DiceFeeder:
         self.fresh.clear()
 
     def _wells_for(self, roll_action_type: str) -> list:
-        """The wells a roll reads: one die for the first player (the first fresh one, else well
-        1); event 2D6 = wells 1 and 2; combat = well 1 attacker, well 2 defender (REG-L3)."""
-        need = ROLL_WELLS.get(roll_action_type, 0)
+        """The wells a roll reads: a one-die roll the first fresh one (else well 1); a roll of n
+        dice wells 1..n, in the order of the roll's fields (CivMint's combat: well 1 attacker,
+        well 2 defender, REG-L3)."""
+        roll = self.rolls.get(roll_action_type)
+        need = roll.dice if roll is not None else 0
+        if need > self.n_wells:
+            return []
         if need != 1:
             return list(range(min(need, self.n_wells)))
         fresh = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
@@ -194,6 +224,9 @@ class DiceFeeder:
 
     def propose(self, roll_action_type: str):
         """(action or None, message): the awaited roll from fresh settled dice, or why not yet."""
+        roll = self.rolls.get(roll_action_type)
+        if roll is not None and roll.dice > self.n_wells:
+            return None, f"This roll needs {roll.dice} dice; enter them by touch."
         wells = self._wells_for(roll_action_type)
         if not wells:
             return None, ""
@@ -207,11 +240,10 @@ class DiceFeeder:
         if waiting:
             return None, f"Waiting for a die in well {' and '.join(waiting)} (or enter the values by touch)."
         vals = [self.wells[w][1] for w in wells]
-        if roll_action_type == "roll_first_player":
-            return {"type": "roll_first_player", "die": vals[0]}, ""
-        if roll_action_type == "roll_event":
-            return {"type": "roll_event", "dice": vals}, ""
-        return {"type": "roll_combat", "attacker": vals[0], "defender": vals[1]}, ""
+        try:
+            return roll.action_from(vals), ""
+        except ValueError as exc:  # a well that reports a value no die shows
+            return None, f"The wells read {vals}: {exc}. Roll again or enter the values by touch."
 
     def used(self, action: dict):
         """The proposed roll was dispatched: its dice are spent."""

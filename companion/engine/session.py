@@ -46,7 +46,7 @@ class Session:
     # -- creation --------------------------------------------------------------------------------
     @classmethod
     def new(cls, game_module, setup: dict | None = None, journal_path=None, seed: int = 0,
-            app_version: str = "dev") -> "Session":
+            app_version: str = "dev", data_version: int = 1) -> "Session":
         game = _resolve_game(game_module)
         setup = dict(setup if setup is not None else game.default_setup())
         setup["seed"] = seed
@@ -55,7 +55,7 @@ class Session:
         if journal_path is not None:
             from companion.journal import Journal
 
-            journal = Journal.create(journal_path, game.name, setup, app_version)
+            journal = Journal.create(journal_path, game.name, setup, app_version, data_version)
         return cls(game, setup, state, journal, seed, initial=state.copy())
 
     @classmethod

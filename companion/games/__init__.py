@@ -1,18 +1,92 @@
-"""Game modules of the companion. `get_game(name)` returns the game object (engine.Game)."""
+"""Registry of the companion's games: every package under companion/games/ that exports MODULE.
+
+The shell finds games only here (`modules()`, `get_module(id)`); it never imports one by name.
+A package that breaks the contract (companion/games/contract.py, docs/games.md) is refused with
+a message naming what is missing (`refused()`), and the other games stay available. Tests add
+a game of their own with `register()` and take it away with `unregister()`.
+"""
 from __future__ import annotations
 
-_GAMES = {
-    "civmint": "companion.games.civmint",
-}
+import importlib
+import pkgutil
+
+from .contract import ContractError, GameModule, GameView, Option, check_module  # noqa: F401
+
+_modules: dict = {}
+_refused: dict = {}
+_discovered = False
 
 
-def available() -> list[str]:
-    return sorted(_GAMES)
+def _discover():
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for info in pkgutil.iter_modules(__path__):
+        if not info.ispkg or info.name.startswith("_"):
+            continue
+        try:
+            pkg = importlib.import_module(f"{__name__}.{info.name}")
+            module = getattr(pkg, "MODULE", None)
+            if module is None:
+                raise ContractError(f"game package {info.name!r} is refused: it exports no MODULE")
+            if getattr(module, "id", None) != info.name:
+                raise ContractError(f"game package {info.name!r} is refused: MODULE.id is "
+                                    f"{getattr(module, 'id', None)!r}, not the folder name")
+            register(module)
+        except Exception as exc:  # noqa: BLE001 - one broken game never hides the others
+            _refused[info.name] = str(exc) if isinstance(exc, ContractError) else (
+                f"game package {info.name!r} is refused: it fails to load ({type(exc).__name__}: {exc})")
 
 
-def get_game(name: str):
-    import importlib
+def register(module) -> GameModule:
+    """Add a game (ContractError naming what is missing when it breaks the contract)."""
+    problems = check_module(module)
+    if problems:
+        gid = getattr(module, "id", "?")
+        raise ContractError(f"game module {gid!r} is refused: " + "; ".join(problems))
+    _modules[module.id] = module
+    _refused.pop(module.id, None)
+    return module
 
-    if name not in _GAMES:
-        raise KeyError(f"unknown game {name!r}; available: {', '.join(available())}")
-    return importlib.import_module(_GAMES[name]).GAME
+
+def unregister(game_id: str) -> None:
+    _modules.pop(game_id, None)
+
+
+def modules() -> list:
+    """The registered games, in their menu order (the flagship first)."""
+    _discover()
+    return sorted(_modules.values(), key=lambda m: (m.order, m.title))
+
+
+def available() -> list:
+    return [m.id for m in modules()]
+
+
+def refused() -> dict:
+    """Game packages that could not be registered: folder name -> plain reason."""
+    _discover()
+    return dict(_refused)
+
+
+def get_module(game_id: str) -> GameModule:
+    _discover()
+    m = _modules.get(game_id)
+    if m is None:
+        why = _refused.get(game_id)
+        raise KeyError(why or f"this app has no game {game_id!r} (it has: {', '.join(available()) or 'none'})")
+    return m
+
+
+def get_game(game_id: str):
+    """The rules (engine.Game) of a registered game."""
+    return get_module(game_id).game
+
+
+def default_id() -> str:
+    """The first game of the menu (what a bare `GameController.new()` starts)."""
+    ms = modules()
+    if not ms:
+        raise KeyError("this app has no games")
+    return ms[0].id

@@ -6,7 +6,9 @@ polls from it; the virtual board's controls act on the simulated world only, so 
 learns from them arrives through the real link like any board's."""
 from __future__ import annotations
 
+import functools
 import time
+import types
 
 from kivy.app import App
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
@@ -15,7 +17,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.gui import board_port as bp
-from companion.gui.labels import nice
+from companion.gui.kit import nice
 
 TRIGGERS = {0: "at boot", 1: "on request", 2: "noticed by the board"}
 STATE_COLOURS = {"paired": "88dd88", "refused": "ff7766", "searching": "ffcc66",
@@ -51,27 +53,58 @@ def lane_label(lane_id, name=lambda seat: seat):
     return "%s (%s)" % (nice(track), name(seat))
 
 
-def space_text(lane_id, pos):
-    """What a sensed space means in game terms, when the lane is a CivMint lane."""
+def _table_sync():
+    """The open game's TableSync (its sensing binding on this board), or None."""
+    app = App.get_running_app()
+    if app is None or app.ctrl is None:
+        return None
+    return app.root.get_screen("game").sync
+
+
+@functools.lru_cache(maxsize=4)
+def _map_game_binding(game_id, smap):
+    """With no game open: the binding of the game the sensor map was drawn for (its "game"), so
+    a sensed space still reads in that game's words; None when this build lacks that game."""
+    from companion import games
+    from companion.gui.kit import COLOURS
+    from companion.sensing import Binding, lanes_of
+
     try:
-        from companion.games.civmint import lane_value
-        v = lane_value(lane_id, pos)
-    except Exception:
+        m = games.get_module(game_id)
+        setup = m.setup_from_form([{"name": "", "colour": c} for c in COLOURS[:m.players[0]]], {})
+    except Exception:  # noqa: BLE001 - only words for the screen
+        return None
+    if m.sensing is None:
+        return None
+    return types.SimpleNamespace(sensing=m.sensing, binding=Binding.bind(m.sensing.counters(setup), lanes_of(smap)))
+
+
+def _describer(board):
+    sync = _table_sync()
+    if sync is None and board.smap is not None:
+        sync = _map_game_binding(getattr(board.smap, "game", None), board.smap)
+    return sync
+
+
+def space_text(lane_id, pos, sync=None):
+    """What a sensed space means for the open game (through its binding), else its number."""
+    counter = sync.binding.counter_of(lane_id) if sync is not None else None
+    if counter is None:
         return "space %d" % pos
-    if v["kind"] == "development":
-        return "space %d: %s (level %s)" % (pos, v["name"], v["level"])
-    if v["kind"] == "aspect":
-        return "space %d: level %d" % (pos, v["level"])
-    return "space %d: %d" % (pos, v["value"])
+    value = sync.binding.value_at(lane_id, pos)
+    if value is None:
+        return "space %d (outside %s)" % (pos, counter.name)
+    words = getattr(sync.sensing, "space_text", sync.sensing.value_text)
+    return "space %d: %s" % (pos, words(counter.id, value))
 
 
-def positions_text(lane_id, pos):
+def positions_text(lane_id, pos, sync=None):
     if pos is None:
         return "not reported yet"
     if not pos:
         return "no token"
     if len(pos) == 1:
-        return space_text(lane_id, pos[0])
+        return space_text(lane_id, pos[0], sync)
     return "%d tokens, spaces %s (move the extra one off)" % (len(pos), ", ".join(map(str, pos)))
 
 
@@ -255,10 +288,10 @@ class BoardScreen(Screen):
         name = ctrl.name if ctrl is not None else (lambda seat: seat)
         lanes = board.lanes()
         lines = []
-        if ctrl is not None and lanes:
+        sync = _table_sync()
+        if ctrl is not None and lanes and sync is not None:
             try:
-                from companion.games.civmint import reconcile
-                diffs = reconcile(ctrl.state, lanes)
+                diffs = sync.differences(ctrl.state, lanes)
                 if diffs:
                     lines.append(_c("ffcc66", "[b]%d lane(s) differ from the game[/b]" % len(diffs)))
                     lines += ["  %s: table %s, game %s" % (lane_label(d["lane"], name), d["table_value"],
@@ -267,6 +300,8 @@ class BoardScreen(Screen):
                     lines.append(_c("88dd88", "[b]The table matches the game.[/b]"))
             except Exception as exc:
                 lines.append(f"Cannot compare with the game: {exc}")
+        elif ctrl is not None and sync is None:
+            lines.append("This game keeps nothing on the board's tracks.")
         elif ctrl is None and board.sensed_positions():
             lines.append("No game open: the sensed table is shown without a comparison.")
         wells = board.wells()
@@ -291,22 +326,22 @@ class BoardScreen(Screen):
                 tracks.append(track)
             if seat not in seats:
                 seats.append(seat)
+        sync = _table_sync()
         rows = [["[b]Track[/b]"] + ["[b]%s[/b]" % (ctrl.name(s) if ctrl is not None else s) for s in seats]]
         for track in tracks:
             row = [nice(track)]
             for seat in seats:
-                row.append(self._cell(ctrl, "%s.%s" % (track, seat), sensed.get("%s.%s" % (track, seat))))
+                row.append(self._cell(ctrl, sync, "%s.%s" % (track, seat), sensed.get("%s.%s" % (track, seat))))
             rows.append(row)
         return rows
 
     @staticmethod
-    def _cell(ctrl, lane_id, pos):
+    def _cell(ctrl, sync, lane_id, pos):
         game = game_pos = None
-        if ctrl is not None:
+        if ctrl is not None and sync is not None and lane_id in sync.engine:
             try:
-                from companion.games.civmint import lane_position
-                game_pos = lane_position(ctrl.state, lane_id)
-                game = space_text(lane_id, game_pos).partition(": ")[2]
+                game_pos = sync.engine_position(ctrl.state, lane_id)
+                game = space_text(lane_id, game_pos, sync).partition(": ")[2]
             except Exception:
                 game = None
         if pos is None:
@@ -315,7 +350,7 @@ class BoardScreen(Screen):
             return _c("ff9966", "%d tokens: spaces %s" % (len(pos), ", ".join(map(str, pos))))
         if not pos:
             return _c("777777", "no token") + ("" if game is None else "  (game %s)" % game)
-        text = space_text(lane_id, pos[0]).partition(": ")[2] or str(pos[0])
+        text = space_text(lane_id, pos[0], sync).partition(": ")[2] or str(pos[0])
         if game is None:
             return text
         if pos[0] == game_pos:
@@ -387,7 +422,7 @@ class BoardScreen(Screen):
             return
         lane = self.ids.v_lane.text
         if lane:
-            self.v_sensed_text = "The app senses %s: %s" % (lane, positions_text(lane, board.sensed_positions().get(lane)))
+            self.v_sensed_text = "The app senses %s: %s" % (lane, positions_text(lane, board.sensed_positions().get(lane), _describer(board)))
         wells = board.wells()
         for row in self.ids.v_wells.children:
             row.sensed = well_text(wells.get(row.well_id))

@@ -1,34 +1,29 @@
 """The one object the screens talk to about a game: engine + journal, no Kivy, no rules.
 
-`GameController` owns a `companion.journal.Journal` and the engine state rebuilt from it:
+`GameController` owns an engine `Session` (companion/engine/session.py) of any registered game:
 
 * `dispatch(action, source)` asks the engine to apply the action (raises `Rejected` and writes
   nothing when it is illegal), appends it to the journal (fsynced), and only then replaces the
   state the screens see. So anything the UI shows as done is already on disk.
 * `undo()` follows the journal's policy (`Journal.undo(game.is_chance)`): the latest action can be
   taken back unless a die has been revealed since; the state is rebuilt by replaying the journal.
-* `snapshot()` is a plain-data view for the screens (resources, tracks, bonuses, units, step,
-  legal actions with labels, score).
+* `snapshot()` is a plain-data view for the screens, from the game's view (contract.GameView).
 
-The rules live in the engine (`companion.games.civmint`); this module only calls its public
-queries. Dispatch, journaling and replay are the engine `Session`'s (companion/engine/session.py).
+Games are found through the registry (`companion.games`); this module names none of them.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 import secrets
 from pathlib import Path
 
+from companion import games as registry
 from companion import journal as J
-from companion.engine.errors import Rejected  # also re-exported for the screens
-from companion.games import get_game
-
-from . import labels
+from companion.engine.errors import Rejected  # noqa: F401  (re-exported for the screens)
 
 APP_VERSION = "0.1.0"
-GAME = "civmint"
-COLOURS = ("blue", "green", "red", "yellow", "purple", "black")
 
 
 def _session_cls():
@@ -36,12 +31,30 @@ def _session_cls():
     return Session
 
 
+class GameUnavailable(Exception):
+    """A saved game this build cannot open (unknown game, newer game data): a plain reason."""
+
+
+def unavailable_reason(game_id, data_version) -> str | None:
+    """Why a save of `game_id` at `data_version` cannot be opened here (None: it can)."""
+    try:
+        module = registry.get_module(game_id)
+    except KeyError:
+        return f"it is a game of {game_id!r}, which this version of the app does not have"
+    if data_version > module.data_version:
+        return (f"it was saved by a newer version of {module.title} (game data {data_version}, this app "
+                f"has {module.data_version}); update the app to open it")
+    return None
+
+
 class GameController:
     """Wraps an engine `Session` (which journals before it applies) for the screens."""
 
-    def __init__(self, session):
+    def __init__(self, session, module):
         self.session = session
+        self.module = module
         self.game = session.game
+        self.view = module.view
         self.setup = session.setup
         self._listeners = []
 
@@ -56,32 +69,33 @@ class GameController:
     # ---------------------------------------------------------------- lifecycle
     @classmethod
     def new(cls, directory, names=("Player 1", "Player 2"), colours=("blue", "green"),
-            seed: int | None = None, max_rounds=..., map_layout: dict | None = None) -> "GameController":
-        """max_rounds: the game's default when omitted; None = no round limit.
-        map_layout: {"nw"|"ne"|"sw"|"se": face id} (data/maps.json); the default layout when None."""
-        game = get_game(GAME)
-        setup = game.default_setup()
-        setup["players"] = {
-            "p1": {"colour": colours[0], "name": names[0] or "Player 1"},
-            "p2": {"colour": colours[1], "name": names[1] or "Player 2"},
-        }
-        if map_layout is not None:
-            setup["map"] = dict(map_layout)
-        if max_rounds is not ...:
-            setup["max_rounds"] = max_rounds
+            seed: int | None = None, game: str | None = None, **options) -> "GameController":
+        """A new saved game of `game` (the first of the menu when None). `options` are the game's
+        new-game options (GameModule.options) and its setup panel's values; ValueError or
+        SetupError (plain words) before any file is made when the setup is refused."""
+        module = registry.get_module(game or registry.default_id())
+        players = [{"name": n, "colour": c} for n, c in zip(names, colours)]
+        setup = module.setup_from_form(players, options)
         seed = secrets.randbits(31) if seed is None else int(seed)
-        game.initial_state(setup)  # a bad setup raises SetupError before any file is made
+        module.game.initial_state(setup)  # a bad setup raises SetupError before any file is made
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        path = directory / f"civmint-{stamp}-{secrets.token_hex(3)}.journal"
-        sess = _session_cls().new(GAME, setup, journal_path=path, seed=seed, app_version=APP_VERSION)
-        return cls(sess)
+        path = directory / f"{module.id}-{stamp}-{secrets.token_hex(3)}.journal"
+        sess = _session_cls().new(module.game, setup, journal_path=path, seed=seed,
+                                  app_version=APP_VERSION, data_version=module.data_version)
+        return cls(sess, module)
 
     @classmethod
     def open(cls, path) -> "GameController":
-        """Resume a saved game exactly (replays the journal). Raises JournalError / ReplayError."""
-        return cls(_session_cls().resume(path))
+        """Resume a saved game exactly (replays the journal). Raises JournalError / ReplayError,
+        or GameUnavailable for a game this build does not have or a newer data version."""
+        with J.Journal.open(path) as j:
+            meta = j.meta
+        why = unavailable_reason(meta["game"], meta["data_version"])
+        if why:
+            raise GameUnavailable(why)
+        return cls(_session_cls().resume(path), registry.get_module(meta["game"]))
 
     def close(self):
         self.session.close()
@@ -113,7 +127,7 @@ class GameController:
 
     def check(self, action: dict) -> str | None:
         """Why `action` is not allowed now (the engine's message), or None when it is legal.
-        Nothing is applied or written; for previews such as the map's touch-to-move."""
+        Nothing is applied or written; for previews such as a map's touch-to-move."""
         try:
             a = self.game.action_from_dict(action)
             self.game.check(self.state, a)
@@ -126,6 +140,22 @@ class GameController:
 
     def awaiting_dice(self) -> bool:
         return not self.game.is_over(self.state) and self.game.actor(self.state) == "system"
+
+    def dice_request(self) -> dict | None:
+        """The roll awaited now: {"action", "roll" (its name), "count", "who"} or None. The roll
+        comes from the game's sensing declaration; a game without one still gets its count."""
+        if not self.awaiting_dice():
+            return None
+        probe = self.game.chance_action(self.state, _CountingDice())
+        if probe is None:
+            return None
+        sensing = self.module.sensing
+        roll = sensing.roll_for(probe.type) if sensing is not None else None
+        if roll is not None:
+            return {"action": roll.action, "roll": roll.name, "count": roll.dice,
+                    "who": self.view.roll_owner(self.state), "spec": roll}
+        return {"action": probe.type, "roll": self.view.step_label(probe.type), "count": _CountingDice.last,
+                "who": self.view.roll_owner(self.state), "spec": None}
 
     def can_undo(self) -> bool:
         return self.journal.undo_refusal(self.game.is_chance) is None
@@ -140,49 +170,71 @@ class GameController:
 
     # ---------------------------------------------------------------- views
     def name(self, seat) -> str:
-        return self.setup["players"][seat].get("name") or seat
+        return self.view.name(self.setup, seat)
 
     def colour(self, seat) -> str:
-        return self.setup["players"][seat]["colour"]
+        return self.view.colour(self.setup, seat)
+
+    def seats(self) -> list:
+        return self.view.seats(self.setup)
 
     def log(self, limit: int | None = None) -> list[dict]:
         acts = self.journal.actions(last=limit)
         return [{"seq": e.seq, "source": e.source, "created": e.created,
-                 "text": labels.describe(e.action, self.state, self.name)} for e in acts]
+                 "text": self.view.action_label(e.action, self.state, self.setup)} for e in acts]
 
     def snapshot(self) -> dict:
-        g, s = self.game, self.state
-        d = s.to_dict()
-        actor = g.actor(s)
-        players = {}
-        score = g.score(s)
-        for seat, p in d["players"].items():
-            units = sorted(g.units_of(s, seat), key=lambda u: u.id)
-            counts = {}
-            for u in units:
-                counts[u.kind] = counts.get(u.kind, 0) + 1
-            players[seat] = {
-                "seat": seat, "name": self.name(seat), "colour": p["colour"],
-                "resources": p["resources"],
-                "development": {t: labels.dev_space(t, pos) for t, pos in p["development"].items()},
-                "aspects": p["aspects"],
-                "bonuses": dict(g.bonuses(s, seat)),
-                "upkeep": g.upkeep(s, seat),
-                "units": [labels.unit_text(u) for u in units],
-                "unit_counts": counts,
-                "score": score[seat],
-            }
-        return {
-            "round": d["round"], "max_rounds": d["max_rounds"], "step": d["step"],
-            "phase": g.flow.phase(d["step"]), "first": d["first"], "active": d["active"],
-            "actor": actor, "over": d["over"], "end_reasons": d["end_reasons"],
-            "combat": d["combat"], "players": players,
-            "result": g.result(s) if d["over"] else None,
-            "actions": len(self.journal),
+        """What the dashboard draws: the game's own snapshot (if its view has one) plus the keys
+        every game has: round, step, phase, actor, over, players (name, colour, lines), result."""
+        g, s, v = self.game, self.state, self.view
+        own = v.snapshot(g, s, self.setup) if hasattr(v, "snapshot") else {}
+        over = g.is_over(s)
+        snap = {
+            "game": self.module.id, "round": v.round(s), "max_rounds": v.max_rounds(s),
+            "step": s.step, "phase": g.flow.phase(s.step), "actor": g.actor(s), "over": over,
+            "result": v.result(g, s) if over else None,
         }
+        snap.update(own)
+        players = dict(snap.get("players", {}))
+        score = v.score(g, s)
+        for seat in self.seats():
+            p = dict(players.get(seat, {}))
+            p.setdefault("seat", seat)
+            p.setdefault("name", self.name(seat))
+            p.setdefault("colour", self.colour(seat))
+            p.setdefault("score", score.get(seat))
+            p["lines"] = v.player_lines(g, s, self.setup, seat, p)
+            players[seat] = p
+        snap["players"] = players
+        snap["actions"] = len(self.journal)
+        return snap
 
     def action_label(self, action: dict) -> str:
-        return labels.describe(action, self.state, self.name)
+        return self.view.action_label(action, self.state, self.setup)
+
+    def step_help(self, step=None) -> str:
+        return self.view.step_help(self.state.step if step is None else step)
+
+
+class _CountingDice:
+    """Stands in for SeededDice to learn how many dice a chance action takes."""
+    last = 0
+
+    def roll(self, n: int = 1) -> list:
+        _CountingDice.last = n
+        return [1] * n
+
+
+@dataclasses.dataclass(frozen=True)
+class SavedGame:
+    """A row of the saved-games list: a journal summary, and why it cannot be opened (or '')."""
+    summary: J.JournalSummary
+    title: str
+    unavailable: str = ""
+
+    @property
+    def path(self):
+        return self.summary.path
 
 
 def summary_round(summary: J.JournalSummary) -> int | None:
@@ -192,13 +244,26 @@ def summary_round(summary: J.JournalSummary) -> int | None:
     except Exception:
         return None
     try:
-        return sess.state.round
+        return registry.get_module(summary.game).view.round(sess.state)
+    except Exception:
+        return None
     finally:
         sess.close()
 
 
 def list_games(directory) -> list:
-    """Saved games for the Resume list: JournalSummary / BrokenJournal (journal order)."""
+    """Saved games for the Resume list, journal order: SavedGame (with its reason when this build
+    cannot open it) and BrokenJournal. Never raises for one bad file."""
     if not os.path.isdir(directory):
         return []
-    return J.list_journals(directory)
+    out = []
+    for it in J.list_journals(directory):
+        if isinstance(it, J.BrokenJournal):
+            out.append(it)
+            continue
+        try:
+            title = registry.get_module(it.game).title
+        except KeyError:
+            title = str(it.game)
+        out.append(SavedGame(it, title, unavailable_reason(it.game, it.data_version) or ""))
+    return out

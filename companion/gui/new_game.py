@@ -1,93 +1,236 @@
-"""New game screen: players, colours, map cards and their placement, first player. Layout in new_game.kv."""
+"""New game screen: pick the game (name, players, play time, what it is), then its own setup
+form: player count, names and colours, the game's options, its extra setup widget (CivMint's
+map cards) and whether the first roll is drawn by the virtual dice. Layout in new_game.kv.
+
+Everything comes from the registry (`companion.games.modules()`); no game is named here."""
 from __future__ import annotations
 
-import random
-
 from kivy.app import App
-from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
+from kivy.uix.spinner import Spinner
+from kivy.uix.textinput import TextInput
+from kivy.uix.togglebutton import ToggleButton
 
-from companion.games.civmint.data_load import DATA
+from companion import games
 
-from . import controller as C
-from .map_view import MapView, layout_error  # noqa: F401  (MapView: used by new_game.kv)
-
-POSITIONS = ("nw", "ne", "sw", "se")
+from .kit import COLOURS
+from .step_panels import load
 
 
-def card_of(face: str) -> str:
-    """'3B' -> '3': the two faces of a card share its number (data/maps.json)."""
-    return face[:-1]
+class _OneDice:
+    def roll(self, n=1):
+        return [1] * n
+
+
+class GameChoice(ToggleButton):
+    game_id = StringProperty("")
+
+
+class ColourChoice(ToggleButton):
+    seat = StringProperty("p1")
+    colour_name = StringProperty("blue")
+
+
+class PlayerRow(BoxLayout):
+    seat = StringProperty("p1")
+    title = StringProperty("")
+    screen = ObjectProperty(None, allownone=True)
+
+
+class OptionRow(BoxLayout):
+    key = StringProperty("")
+    label = StringProperty("")
+    help = StringProperty("")
 
 
 class NewGameScreen(Screen):
-    colours = ListProperty(list(C.COLOURS))
-    p1_colour = StringProperty("blue")
-    p2_colour = StringProperty("green")
+    game_id = StringProperty("")
+    game_line = StringProperty("")
+    count = StringProperty("2")
+    counts = ListProperty(["2"])
+    chosen = DictProperty({})          # seat -> colour
     virtual_first = BooleanProperty(True)
+    first_roll = StringProperty("")    # the roll the game starts with ("" when it starts with a decision)
     message = StringProperty("")
-    faces = ListProperty(sorted(DATA.maps["faces"]))
-    layout = DictProperty(dict(DATA.maps["default_layout"]))
-    map_message = StringProperty("")  # the engine's refusal of the chosen layout, if any
 
     def on_kv_post(self, base):
-        self._show_layout()
+        self.setup_panel = None
+        self._option_widgets = {}
+        self._names = {}
+        self._listed = None
+        self.refresh_games()
 
-    def pick(self, seat, colour):
-        if seat == "p1":
-            self.p1_colour = colour
-        else:
-            self.p2_colour = colour
-
-    # ------------------------------------------------------------------ map cards
-    def set_face(self, pos, face):
-        """Put `face` at `pos`. A card lies on the table once: if another position shows a face of
-        the same card, that position takes the card `pos` had (the two swap)."""
-        if pos not in POSITIONS or face not in self.faces or self.layout.get(pos) == face:
+    def refresh_games(self):
+        """The game list (a game registered after start-up shows up the next time)."""
+        ids = [m.id for m in games.modules()]
+        if ids == self._listed:
             return
-        new = dict(self.layout)
-        old = new[pos]
-        for q, f in new.items():
-            if q != pos and card_of(f) == card_of(face):
-                new[q] = old
-        new[pos] = face
-        self.layout = new
-        self._show_layout()
+        self._listed = ids
+        box = self.ids.game_list
+        box.clear_widgets()
+        for m in games.modules():
+            lo, hi = m.players
+            players = f"{lo} players" if lo == hi else f"{lo}-{hi} players"
+            box.add_widget(GameChoice(game_id=m.id, group="game", allow_no_selection=False,
+                                      text=f"[b]{m.title}[/b]\n{players} - {m.play_time}", markup=True,
+                                      on_release=lambda b: self.choose_game(b.game_id)))
+        if ids and self.game_id not in ids:
+            self.choose_game(ids[0])
 
-    def default_layout(self):
-        self.layout = dict(DATA.maps["default_layout"])
-        self._show_layout()
+    def on_pre_enter(self, *a):
+        self.refresh_games()
+        if self.game_id:
+            self._build_options(self.module)  # the defaults follow the settings
+        self.message = ""
 
-    def random_layout(self, rng=None):
-        """Random cards, faces and places, redrawn until the engine accepts the layout."""
-        rng = rng or random.Random()
-        cards = {}
-        for f in self.faces:
-            cards.setdefault(card_of(f), []).append(f)
-        for _ in range(1000):
-            pick = rng.sample(sorted(cards), len(POSITIONS))
-            lay = {p: rng.choice(cards[c]) for p, c in zip(POSITIONS, pick)}
-            if layout_error(lay) is None:
-                break
-        self.layout = lay
-        self._show_layout()
+    @property
+    def module(self):
+        return games.get_module(self.game_id)
 
-    def _show_layout(self):
-        self.map_message = self.ids.map_preview.show_layout(dict(self.layout)) or ""
-        for pos in POSITIONS:
-            self.ids["choice_" + pos].ids.spin.text = self.layout[pos]
-        if not self.map_message and self.message.startswith("Cannot start"):
-            self.message = ""
+    # ------------------------------------------------------------------ the game
+    def choose_game(self, game_id):
+        m = games.get_module(game_id)
+        self.game_id = game_id
+        for b in self.ids.game_list.children:
+            b.state = "down" if b.game_id == game_id else "normal"
+        lo, hi = m.players
+        self.game_line = m.blurb
+        self.counts = [str(n) for n in range(lo, hi + 1)]
+        self.count = str(min(max(lo, int(self.count)), hi)) if self.count.isdigit() else str(lo)
+        self._build_players()
+        self._build_options(m)
+        self._build_setup_panel(m)
+        self.first_roll = self._first_roll(m)
+        self.message = ""
+
+    @staticmethod
+    def _first_roll(m) -> str:
+        try:
+            lo = m.players[0]
+            setup = m.setup_from_form([{"name": "", "colour": c} for c in COLOURS[:lo]], {})
+            state = m.game.initial_state(setup)
+        except Exception:  # noqa: BLE001 - only a hint for the form
+            return ""
+        if m.game.actor(state) != "system":
+            return ""
+        a = m.game.chance_action(state, _OneDice())
+        roll = m.sensing.roll_for(a.type) if a is not None and m.sensing is not None else None
+        return roll.name if roll is not None else "first roll"
+
+    def set_count(self, text):
+        if text in self.counts and text != self.count:
+            self.count = text
+            self._build_players()
+
+    def _build_players(self):
+        m = self.module
+        box = self.ids.players
+        old = {seat: ti.text for seat, ti in self._names.items()}
+        box.clear_widgets()
+        self._names = {}
+        seats = m.seats(int(self.count))
+        chosen = {}
+        for i, seat in enumerate(seats):
+            row = PlayerRow(seat=seat, title=f"Player {i + 1}", screen=self)
+            ti = row.ids.name
+            ti.text = old.get(seat, f"Player {i + 1}")
+            self._names[seat] = ti
+            free = [c for c in COLOURS if c not in chosen.values()]
+            chosen[seat] = self.chosen.get(seat) if self.chosen.get(seat) in free else free[0]
+            for c in COLOURS:
+                row.ids.colours.add_widget(ColourChoice(seat=seat, colour_name=c, group=f"{seat}c"))
+            box.add_widget(row)
+        self.chosen = chosen
+        self._show_colours()
+
+    def _build_options(self, m):
+        box = self.ids.options
+        box.clear_widgets()
+        self._option_widgets = {}
+        settings = App.get_running_app().settings
+        for o in m.options:
+            row = OptionRow(key=o.key, label=o.label, help=o.help)
+            default = o.default
+            if o.key == "max_rounds" and "max_rounds" in settings:  # the app's setting for new games
+                default = settings["max_rounds"] or None
+            if o.kind == "bool":
+                w = ToggleButton(text="Yes" if default else "No", state="down" if default else "normal",
+                                 size_hint_x=None, width=dp(96))
+                w.bind(state=lambda b, st: setattr(b, "text", "Yes" if st == "down" else "No"))
+            elif o.kind == "choice":
+                w = Spinner(values=[str(c[1]) for c in o.choices], size_hint_x=None, width=dp(200),
+                            text=next((str(c[1]) for c in o.choices if c[0] == default), str(o.choices[0][1])))
+            else:
+                w = TextInput(text="" if default is None else str(default), multiline=False,
+                              input_filter="int", hint_text=o.none_label or "", size_hint_x=None,
+                              width=dp(120), font_size="18sp")
+            row.ids.holder.add_widget(w)
+            self._option_widgets[o.key] = w
+            box.add_widget(row)
+
+    def _build_setup_panel(self, m):
+        holder = self.ids.setup_holder
+        holder.clear_widgets()
+        self.setup_panel = None
+        if m.setup_panel:
+            try:
+                self.setup_panel = load(m.setup_panel)()
+                holder.add_widget(self.setup_panel)
+            except Exception as exc:  # noqa: BLE001 - a broken widget must not hide the form
+                holder.add_widget(Label(text=f"The game's setup view failed to load ({exc}).",
+                                        size_hint_y=None, height=dp(40)))
+
+    # ------------------------------------------------------------------ players
+    def pick(self, seat, colour):
+        new = dict(self.chosen)
+        new[seat] = colour
+        self.chosen = new
+        self._show_colours()
+
+    def _show_colours(self):
+        for row in self.ids.players.children:
+            for b in row.ids.colours.children:
+                b.state = "down" if self.chosen.get(b.seat) == b.colour_name else "normal"
+
+    def name_input(self, seat):
+        return self._names[seat]
 
     # ------------------------------------------------------------------ start
+    def option_values(self) -> dict:
+        out = {}
+        for o in self.module.options:
+            w = self._option_widgets[o.key]
+            if o.kind == "bool":
+                out[o.key] = w.state == "down"
+            elif o.kind == "choice":
+                out[o.key] = next((c[0] for c in o.choices if str(c[1]) == w.text), None)
+            else:
+                out[o.key] = w.text
+        return out
+
     def start(self):
-        if self.p1_colour == self.p2_colour:
-            self.message = "Pick two different colours."
+        seats = self.module.seats(int(self.count))
+        colours = [self.chosen.get(s) for s in seats]
+        if len(set(colours)) != len(colours):
+            self.message = "Pick a different colour for each player."
             return
-        why = layout_error(dict(self.layout))
+        panel = self.setup_panel
+        why = panel.problem() if panel is not None else None
         if why:
             self.message = f"Cannot start the game: {why}"
             return
-        names = (self.ids.p1_name.text.strip() or "Player 1", self.ids.p2_name.text.strip() or "Player 2")
-        App.get_running_app().start_new_game(names, (self.p1_colour, self.p2_colour), self.virtual_first,
-                                             map_layout=dict(self.layout))
+        names = [self._names[s].text.strip() or f"Player {i + 1}" for i, s in enumerate(seats)]
+        options = self.option_values()
+        try:
+            for o in self.module.options:
+                options[o.key] = o.parse(options[o.key])
+        except ValueError as exc:
+            self.message = f"Cannot start the game: {exc}"
+            return
+        if panel is not None:
+            options.update(panel.values())
+        App.get_running_app().start_new_game(self.game_id, names, colours, self.virtual_first, **options)

@@ -1,5 +1,7 @@
-"""Screens of the companion app. Layout is in companion.kv; this module only moves data
-between `GameController` (engine + journal) and widgets. No rules logic here."""
+"""Screens of the companion app: home (saved games of every game) and the round dashboard.
+Layout in companion.kv; this module only moves data between `GameController` (engine + journal)
+and widgets, and asks the open game's view (contract.GameView) what to say. It names no game and
+holds no rules."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -14,22 +16,25 @@ from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
+from kivy.uix.togglebutton import ToggleButton
+
+from companion.games.contract import dice_words
 from companion.journal import BrokenJournal, JournalError, UndoRefused
+from companion.sensing import Binding, lanes_of
 from companion.table_sync import DiceFeeder, TableSync
 
 from . import controller as C
 from . import step_panels
-from .labels import nice
-from .step_panels import step_help
-
-COLOUR_RGBA = {
-    "blue": (0.20, 0.45, 0.90, 1), "green": (0.20, 0.70, 0.30, 1), "red": (0.85, 0.20, 0.20, 1),
-    "yellow": (0.95, 0.80, 0.15, 1), "purple": (0.60, 0.30, 0.80, 1), "black": (0.15, 0.15, 0.15, 1),
-}
+from .kit import rgba
 
 
-def rgba(colour):
-    return COLOUR_RGBA.get(colour, (0.5, 0.5, 0.5, 1))
+def _app_map():
+    """The app's own sensor map (what a board would report) when no board is attached."""
+    from companion.gui.board_port import _default_smap
+    try:
+        return _default_smap()
+    except Exception:  # noqa: BLE001 - no map: nothing is sensed
+        return None
 
 
 def _local_time(iso: str) -> str:
@@ -56,6 +61,11 @@ class BrokenGameRow(BoxLayout):
     message = StringProperty("")
 
 
+class LeftTab(ToggleButton):
+    """A toggle of the dashboard's left column: Players, the game's own views, Log."""
+    key = StringProperty("")
+
+
 class SyncRow(BoxLayout):
     """One table-vs-app line: a token to move, or a mismatch with its two choices."""
     screen = ObjectProperty(None, allownone=True)
@@ -65,20 +75,20 @@ class SyncRow(BoxLayout):
     table_text = StringProperty("")
 
 
-def stepper_markup(flow, step) -> str:
+def stepper_markup(flow, step, view) -> str:
     """The current phase's steps with the current one highlighted; other phases by name."""
     phase = flow.phase(step)
     parts = []
     for ph in flow.phases:
         if ph["id"] != phase:
-            parts.append(f"[color=777777]{nice(ph['id'])}[/color]")
+            parts.append(f"[color=777777]{view.phase_label(ph['id'])}[/color]")
             continue
         for st in ph["steps"]:
             if st in flow.auto:
                 continue
-            parts.append(f"[b][color=ffd54f]{nice(st)}[/color][/b]" if st == step else nice(st))
+            parts.append(f"[b][color=ffd54f]{view.step_label(st)}[/color][/b]" if st == step else view.step_label(st))
     if phase == "setup":
-        parts.insert(0, f"[b][color=ffd54f]{nice(step)}[/color][/b]")
+        parts.insert(0, f"[b][color=ffd54f]{view.step_label(step)}[/color][/b]")
     return "  >  ".join(parts)
 
 
@@ -87,36 +97,27 @@ BOARD_COLOURS = {"paired": "8be28b", "searching": "ffd54f", "disconnected": "ff8
 
 
 class PlayerPanel(BoxLayout):
+    """One seat on the dashboard: name in its colour, then the lines the game's view gives."""
     seat = StringProperty("p1")
     title = StringProperty("")
     colour = ListProperty([0.5, 0.5, 0.5, 1])
     active = BooleanProperty(False)
-    resources_text = StringProperty("")
-    tracks_text = StringProperty("")
-    aspects_text = StringProperty("")
-    bonuses_text = StringProperty("")
-    units_text = StringProperty("")
-    score_text = StringProperty("")
+    body_text = StringProperty("")
+    small_text = StringProperty("")
 
     def update(self, p: dict, active: bool):
-        self.title = f"{p['name']}  ({p['seat']}, {p['colour']})"
+        self.title = f"{p['name']}  ({p['colour']})"
         self.colour = list(rgba(p["colour"]))
         self.active = active
-        self.resources_text = "   ".join(f"{nice(r)} [b]{v}[/b]" for r, v in p["resources"].items())
-        self.tracks_text = "\n".join(
-            f"{nice(t)}: [b]{d['name']}[/b] (level {d['level']}, space {d['position']}/{d['top']})"
-            for t, d in p["development"].items())
-        self.aspects_text = "   ".join(f"{nice(t)} [b]{v}[/b]" for t, v in p["aspects"].items())
-        b = p["bonuses"]
-        keys = ("research", "taxes", "event_bonus", "supported", "trade_rate", "ship_carry",
-                "ship_move", "combat_power_max")
-        self.bonuses_text = "   ".join(f"{nice(k)} [b]{b[k]}[/b]" for k in keys if k in b)
-        up = ", ".join(f"{n} {nice(r)}" for r, n in p["upkeep"].items()) or "none"
-        counts = ", ".join(f"{n} {k}" for k, n in sorted(p["unit_counts"].items()))
-        self.units_text = f"{counts}\nUpkeep: {up}\n" + "; ".join(p["units"])
-        sc = p["score"]
-        self.score_text = f"Score [b]{sc['total']}[/b]  (" + ", ".join(
-            f"{nice(k)} {v}" for k, v in sc["items"].items() if v) + ")"
+        body, small = [], []
+        for line in p.get("lines", ()):
+            label, text = line[0], line[1]
+            style = line[2] if len(line) > 2 else ""
+            head = f"[color=aaaaaa]{label}[/color]" if label else ""
+            out = (head + ("\n" if style == "block" else "  ") if head else "") + text
+            (small if style == "small" else body).append(out)
+        self.body_text = "\n".join(body)
+        self.small_text = "\n".join(small)
 
 
 # ------------------------------------------------------------------------------ screens
@@ -140,13 +141,23 @@ class HomeScreen(Screen):
                 name = it.path.rsplit("/", 1)[-1]
                 box.add_widget(BrokenGameRow(path=it.path, message=f"{name}: cannot be resumed - {it.reason}"))
                 continue
-            pl = it.setup.get("players", {})
-            names = " vs ".join(f"{pl[s].get('name', s)} ({pl[s].get('colour', '?')})" for s in sorted(pl))
-            rnd = C.summary_round(it)
+            summ = it.summary
+            pl = summ.setup.get("players") if isinstance(summ.setup.get("players"), dict) else {}
+            names = " vs ".join(f"{pl[s].get('name', s)} ({pl[s].get('colour', '?')})"
+                                for s in sorted(pl) if isinstance(pl[s], dict))
+            if it.unavailable:
+                name = it.path.rsplit("/", 1)[-1]
+                box.add_widget(BrokenGameRow(path=it.path, message=(
+                    f"{it.title}: {names} ({name}) cannot be resumed - {it.unavailable}.")))
+                continue
+            rnd = C.summary_round(summ)
             rtxt = f"round {rnd}" if rnd is not None else "round ?"
             box.add_widget(SavedGameRow(
-                path=it.path, title=names,
-                subtitle=f"{_local_time(it.created)}  -  {rtxt}  -  {it.action_count} actions  -  last played {_local_time(it.updated)}"))
+                path=it.path, title=f"{it.title}: {names}",
+                subtitle=(f"{_local_time(summ.created)}  -  {rtxt}  -  {summ.action_count} actions  -  "
+                          f"last played {_local_time(summ.updated)}")))
+        for why in app.refused_games():
+            box.add_widget(BrokenGameRow(path="", message=why))
         if not items:
             box.add_widget(Label(text="No saved games yet.", size_hint_y=None, height=dp(48),
                                  font_size="16sp", color=(0.7, 0.7, 0.7, 1)))
@@ -171,21 +182,25 @@ class GameScreen(Screen):
     show_help = BooleanProperty(False)
     board_line = StringProperty("")
     dice_hint = StringProperty("")
+    dice_prompt = StringProperty("")   # "Ana: Event roll, 2 dice" while a roll is awaited
+    dice_count = NumericProperty(0)    # dice of the touch entry (0: none shown)
     left_view = StringProperty("players")
     _sync = None       # TableSync of the open game
     _feeder = None     # DiceFeeder
     _board_state = "manual"
     _panel = None
     _panel_key = None
-    _map = None
     _seen = None  # (round, over) at the last refresh
-    _auto_map = False       # the map is shown because the Move step began
-    _auto_map_done = False  # ... once per Move step (the player may switch away)
+    _auto_tab = False       # a game view is shown because its step began
+    _auto_tab_done = False  # ... once per such step (the player may switch away)
 
     def on_kv_post(self, base_widget):
         # ids are weak references: keep the swapped-out views alive
         self._views = {"players": self.ids.players_view.__self__, "log": self.ids.log_view.__self__}
         self.ids.left_holder.remove_widget(self._views["log"])  # shown by the Log toggle
+        self.tabs = {}          # key -> the game's tab widget, made when first shown
+        self.tab_buttons = {}   # key -> its LeftTab
+        self.player_panels = {}
 
     def set_controller(self, ctrl):
         self.ctrl = ctrl
@@ -194,60 +209,91 @@ class GameScreen(Screen):
         self._panel_key = "-"  # force a new panel for this game
         self._seen = (None, ctrl.game.is_over(ctrl.state))
         self.ids.notice_area.clear_widgets()
-        self._sync = TableSync(seat_label=lambda seat: ctrl.colour(seat).capitalize())
-        self._sync.start(ctrl.state, self._sensed_table(App.get_running_app().board))
+        self._build_players(ctrl)
+        self._build_tabs(ctrl)
+        self._sync = None
+        self._feeder = None
+        self._bind_table(App.get_running_app().board)
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
 
-    # -------------------------------------------------------------- left side: players / map
+    @property
+    def sync(self):
+        """The open game's TableSync (None: no game, or a game with nothing on the board)."""
+        return self._sync if self.ctrl is not None else None
+
+    def _build_players(self, ctrl):
+        grid = self.ids.players_grid
+        grid.clear_widgets()
+        self.player_panels = {}
+        for seat in ctrl.seats():
+            self.player_panels[seat] = PlayerPanel(seat=seat)
+            grid.add_widget(self.player_panels[seat])
+
+    def _build_tabs(self, ctrl):
+        """Players, the game's own views (GameModule.tabs), Log."""
+        bar = self.ids.tab_bar
+        bar.clear_widgets()
+        self.tabs, self.tab_buttons = {}, {}
+        self.show_left("players")
+        for key, title in [("players", "Players")] + [(k, t) for k, t, _ in ctrl.module.tabs] + [("log", "Log")]:
+            b = LeftTab(key=key, text=title, group="left_view", allow_no_selection=False,
+                        state="down" if key == "players" else "normal")
+            b.bind(on_release=lambda btn: self.show_left(btn.key))
+            self.tab_buttons[key] = b
+            bar.add_widget(b)
+
+    # -------------------------------------------------------------- left side: players / game views / log
     def show_left(self, which):
-        """Swap the left column between the player panels and the map view."""
+        """Swap the left column between the player panels, a view of the game and the log."""
         holder = self.ids.left_holder
         holder.clear_widgets()
-        if which == "log":
-            holder.add_widget(self._views["log"])
-        elif which == "map":
-            if self._map is None:
-                self._map = step_panels.make_map_view()
-            holder.add_widget(self._map)
-            if self.ctrl is not None:
-                self._map.update(self, self.ctrl, self.ctrl.snapshot())
+        if which in ("log", "players"):
+            holder.add_widget(self._views[which])
         else:
-            holder.add_widget(self._views["players"])
+            if which not in self.tabs:
+                self.tabs[which] = step_panels.make_tab(self.ctrl, which)
+            holder.add_widget(self.tabs[which])
+            if self.ctrl is not None:
+                self.tabs[which].update(self, self.ctrl, self.ctrl.snapshot())
         self.left_view = which
-        self._auto_map = False
+        for key, b in self.tab_buttons.items():
+            b.state = "down" if key == which else "normal"
+        self._auto_tab = False
 
     # -------------------------------------------------------------- step panel
     def _update_step_panel(self, snap):
-        key = step_panels.panel_key(snap)
+        key = step_panels.panel_key(self.ctrl, snap)
         area = self.ids.step_area
         if key != self._panel_key:
             area.clear_widgets()
-            self._panel = step_panels.make_panel(key)
+            self._panel = step_panels.make_panel(self.ctrl, key)
             self._panel_key = key
             if self._panel is not None:
                 area.add_widget(self._panel)
         if self._panel is not None:
             self._panel.update(self, self.ctrl, snap)
-        # the Move step is played on the map: switch there, and back afterwards if we switched
-        moving = snap["step"] == "move" and snap["actor"] in ("p1", "p2") and not snap["over"]
-        if moving and self.left_view != "map" and not self._auto_map_done:
-            self.show_left("map")
-            self._auto_map = self._auto_map_done = True
-        elif not moving:
-            self._auto_map_done = False
-            if self._auto_map:
+        # a step the game plays on one of its views (CivMint's Move on the map): switch there,
+        # and back afterwards if we switched
+        tab = self.ctrl.module.tab_for_step.get(snap["step"])
+        playing = tab is not None and snap["actor"] not in (None, "system") and not snap["over"]
+        if playing and self.left_view != tab and not self._auto_tab_done:
+            self.show_left(tab)
+            self._auto_tab = self._auto_tab_done = True
+        elif not playing:
+            self._auto_tab_done = False
+            if self._auto_tab:
                 self.show_left("players")
-        if self.left_view == "map" and self._map is not None:
-            self._map.update(self, self.ctrl, snap)
+        if self.left_view in self.tabs:
+            self.tabs[self.left_view].update(self, self.ctrl, snap)
 
     def _round_and_end(self, snap):
         """Round end summary card when the round number moves on; the Game End screen once."""
         seen = self._seen
         self._seen = (snap["round"], snap["over"])
-        if seen is None or seen[0] is None:
+        if seen is None:
             return
-        if snap["round"] > seen[0] and not snap["over"]:
+        if seen[0] is not None and snap["round"] is not None and snap["round"] > seen[0] and not snap["over"]:
             from .summary import RoundSummaryCard
 
             area = self.ids.notice_area
@@ -260,8 +306,9 @@ class GameScreen(Screen):
     def on_board_events(self, board, events):
         """Called by the app with each batch of board events (already on the UI thread, after
         the board itself took them in, so `board.lanes()` is the table as of this batch)."""
-        if self._feeder is None:
-            self._feeder = DiceFeeder()
+        if self._feeder is None or (self.ctrl is not None and board.smap is not None and self._sync is not None
+                                    and getattr(self, "_binding_key", (None, None))[1] != board.smap.hash_hex):
+            self._bind_table(board)
         st = board.status()
         self._board_state = st["state"] if board.mode != "manual" else "manual"
         sync = self._sync
@@ -293,6 +340,27 @@ class GameScreen(Screen):
         if self.ctrl is not None and sync is not None:
             self._render_sync()
             self._try_board_dice()
+
+    def _bind_table(self, board):
+        """Put the open game's counters on the board's lanes (the sensing binding) and start
+        comparing; say once which counters the board cannot hold."""
+        ctrl = self.ctrl
+        sensing = ctrl.module.sensing if ctrl is not None else None
+        self._feeder = DiceFeeder(sensing.rolls if sensing is not None else ())
+        if sensing is None:
+            self._sync, self._binding_key = None, None
+            return
+        smap = board.smap if getattr(board, "smap", None) is not None else _app_map()
+        key = (id(ctrl), getattr(smap, "hash_hex", None))
+        if getattr(self, "_binding_key", None) == key and self._sync is not None:
+            return
+        self._binding_key = key
+        binding = Binding.bind(sensing.counters(ctrl.setup), lanes_of(smap))
+        self._sync = TableSync(sensing, binding, seat_label=lambda seat: ctrl.colour(seat).capitalize())
+        self._sync.start(ctrl.state, self._sensed_table(board))
+        note = binding.unbound_text(ctrl.name) if board.mode != "manual" else ""
+        if note:
+            self.message, self.error = note, False
 
     @staticmethod
     def _sensed_table(board) -> dict:
@@ -356,10 +424,10 @@ class GameScreen(Screen):
                 or not self._setting("board_dice")):
             self.dice_hint = ""
             return
-        acts = c.legal_actions()
-        if not acts:
+        req = c.dice_request()
+        if req is None:
             return
-        action, hint = self._feeder.propose(acts[0]["type"])
+        action, hint = self._feeder.propose(req["action"])
         self.dice_hint = hint
         if action is not None:
             self._feeder.used(action)
@@ -379,27 +447,18 @@ class GameScreen(Screen):
         snap = c.snapshot()
         self.over = snap["over"]
         actor = snap["actor"]
-        who = "the dice" if actor == "system" else (c.name(actor) if actor else "nobody")
-        rounds = f"/{snap['max_rounds']}" if snap["max_rounds"] else ""
-        self.header = (f"Round {snap['round']}{rounds}   -   {nice(snap['phase'])}: [b]{nice(snap['step'])}[/b]"
-                       f"   -   to act: [b]{who}[/b]")
-        for seat in ("p1", "p2"):
-            self.ids["panel_" + seat].update(snap["players"][seat], active=(actor == seat))
+        view = c.view
+        self.header = view.header(c.game, c.state, c.setup)
+        for seat, panel in self.player_panels.items():
+            panel.update(snap["players"][seat], active=(actor == seat))
         self.awaiting_dice = c.awaiting_dice()
         self.can_undo = c.can_undo()
-        if snap["over"]:
-            res = snap["result"]
-            w = res["winner"]
-            sc = res["score"]
-            self.prompt = ("Game over - " + (f"{c.name(w)} wins" if w else "shared victory") +
-                           f" ({sc['p1']['total']} : {sc['p2']['total']}, decided by {res['decided_by']}). "
-                           + "; ".join(str(r) for r in res["end_reasons"]))
-        elif actor == "system":
-            self.prompt = "Roll the dice: use the virtual dice, or enter what the real dice show."
-        else:
-            self.prompt = f"{c.name(actor)}: choose an action for the {nice(snap['step'])} step."
-        self.stepper_text = stepper_markup(c.game.flow, snap["step"])
-        self.help_text = step_help(snap["step"]) if not snap["over"] else ""
+        dice = c.dice_request()
+        self.dice_prompt = dice_words(dice, c.name) if dice else ""
+        self.dice_count = dice["count"] if dice and dice["spec"] is not None and dice["count"] <= 2 else 0
+        self.prompt = view.prompt(c.game, c.state, c.setup, dice)
+        self.stepper_text = stepper_markup(c.game.flow, snap["step"], view)
+        self.help_text = c.step_help(snap["step"]) if not snap["over"] else ""
         self._fill_actions()
         # helpers of the dashboard: a bug in one must not stop the game (the action is saved)
         for part in (self._update_step_panel, self._round_and_end):
@@ -414,6 +473,20 @@ class GameScreen(Screen):
         self._try_board_dice()
         self.log_text = "\n".join(f"#{e['seq']} [{e['source']}] {e['text']}" for e in reversed(c.log(limit=40)))
 
+    def enter_dice(self, d1, d2=None):
+        """The generic dice entry: the awaited roll from the values typed by touch."""
+        req = self.ctrl.dice_request() if self.ctrl is not None else None
+        if req is None or req["spec"] is None:
+            self.message, self.error = "No dice roll is awaited now.", True
+            return
+        values = [d1] if req["count"] == 1 else [d1, d2]
+        try:
+            action = req["spec"].action_from(values)
+        except ValueError as exc:
+            self.message, self.error = str(exc), True
+            return
+        self.submit(action, "ui", label=f"{req['roll']}: " + ", ".join(map(str, values)))
+
     def _fill_actions(self):
         grid = self.ids.action_grid
         grid.clear_widgets()
@@ -426,7 +499,7 @@ class GameScreen(Screen):
         grid.cols = 6 if dice and len(acts) > 6 else (3 if dice else 1)
         for a in acts:
             text = self.ctrl.action_label(a)
-            if dice and a["type"] != "roll_first_player":
+            if dice and "player" not in a:  # one button per outcome: the values say enough
                 text = text.split(":", 1)[-1].strip()
             grid.add_widget(LegalActionButton(action=a, text=text))
 

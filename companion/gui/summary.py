@@ -1,5 +1,6 @@
-"""Round End summary card and Game End screen. Layout in summary.kv; the per-round data comes
-from `history.build` (a replay through the engine), the text from `history`'s helpers."""
+"""Round End summary card and Game End screen, for any game. Layout in summary.kv; what they say
+comes from the game's view (contract.GameView): round_summary, score, headline, end_reasons,
+tiebreak, tiebreak_rows and score_series (a replay through the engine)."""
 from __future__ import annotations
 
 from kivy.app import App
@@ -14,9 +15,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
-from . import history as H
-from .labels import nice
-from .screens import rgba
+from .kit import nice, rgba
 
 
 class SummaryRow(BoxLayout):
@@ -31,7 +30,7 @@ class RoundSummaryCard(BoxLayout):
     ctrl = ObjectProperty(None, allownone=True)
     ended_round = NumericProperty(0)
     title = StringProperty("")
-    record = ObjectProperty(None, allownone=True)  # the history.RoundRecord shown
+    record = ObjectProperty(None, allownone=True)  # the game's own record of the round, if any
 
     def on_kv_post(self, *a):
         self.fill()
@@ -46,21 +45,16 @@ class RoundSummaryCard(BoxLayout):
         c = self.ctrl
         if c is None or not self.ended_round or "rows" not in self.ids:  # ids exist after the kv rule
             return
-        hist = H.build(c)
-        rec = hist.record(self.ended_round)
-        nxt = hist.record(self.ended_round + 1)
-        self.record = rec
+        summ = c.view.round_summary(c.game, c.setup, c.session.history, self.ended_round)
         box = self.ids.rows
         box.clear_widgets()
-        if rec is None:
+        if not summ:
             self.title = f"Round {self.ended_round} ended."
+            self.record = None
             return
-        first = nxt.first if nxt is not None else None
-        self.title = f"[b]Round {rec.round} ended[/b]" + (
-            f"  -  next round: {c.name(first)} goes first" if first else "")
-        for seat in hist.seats:
-            lines = H.delta_lines(rec, seat)
-            text = f"[b]{c.name(seat)}[/b]  " + "  \u00b7  ".join(lines)  # one wrapped paragraph: compact
+        self.record = summ.get("record")
+        self.title = summ["title"]
+        for seat, text in summ["rows"]:
             box.add_widget(SummaryRow(colour=list(rgba(c.colour(seat))), text=text))
 
     def dismiss(self):
@@ -176,16 +170,14 @@ class GameEndScreen(Screen):
             self.headline, self.reasons_text, self.tiebreak_text = "No finished game", "", ""
             chart.series = []
             return
-        res = ctrl.game.result(ctrl.state)
-        self.headline = "Game over - " + H.headline(res, ctrl.name)
-        mr = ctrl.state.max_rounds
-        self.reasons_text = "Why it ended: " + " ".join(
-            H.end_reason_text(r, ctrl.name, mr) for r in res["end_reasons"])
-        tb = H.tiebreak_text(res, ctrl.name)
-        self.tiebreak_text = tb or "Decided by the totals."
-        hist = H.build(ctrl)
-        seats = hist.seats
-        sc = res["score"]
+        g, st, v, setup = ctrl.game, ctrl.state, ctrl.view, ctrl.setup
+        res = v.result(g, st)
+        self.headline = "Game over - " + v.headline(g, st, setup)
+        reasons = v.end_reasons(g, st, setup)
+        self.reasons_text = ("Why it ended: " + " ".join(reasons)) if reasons else ""
+        self.tiebreak_text = v.tiebreak(g, st, setup) or "Decided by the totals."
+        seats = ctrl.seats()
+        sc = v.score(g, st)
 
         def cell(text, bold=False, colour=(1, 1, 1, 1), halign="center"):
             lb = TableCell(text=str(text), bold=bold, color=colour, halign=halign)
@@ -196,21 +188,23 @@ class GameEndScreen(Screen):
         cell("", halign="left")
         for s in seats:
             cell(ctrl.name(s), bold=True, colour=rgba(ctrl.colour(s)))
-        for item in sc[seats[0]]["items"]:
+        items = list(sc[seats[0]]["items"]) if sc.get(seats[0]) else []
+        for item in items:
             cell(nice(item), halign="left")
             for s in seats:
-                cell(sc[s]["items"][item])
+                cell(sc[s]["items"].get(item, 0))
         cell("Total", bold=True, halign="left")
         for s in seats:
-            self.total_labels[s] = cell(sc[s]["total"], bold=True,
-                                        colour=(1, 0.9, 0.4, 1) if res["winner"] == s else (1, 1, 1, 1))
-        if res["decided_by"] != "total":
-            for key, title in (("development_points", "Dev. points"), ("aspect_points", "Aspect points")):
-                cell(title, halign="left")
-                for s in seats:
-                    cell(sc[s][key])
+            self.total_labels[s] = cell(sc.get(s, {}).get("total", "-"), bold=True,
+                                        colour=(1, 0.9, 0.4, 1) if res.get("winner") == s else (1, 1, 1, 1))
+        rows = getattr(v, "tiebreak_rows", None)
+        for title, values in (rows(g, st) if rows else []):
+            cell(title, halign="left")
+            for s in seats:
+                cell(values.get(s, "-"))
+        series = v.score_series(g, setup, ctrl.session.history)
         chart.series = [{"seat": s, "name": ctrl.name(s), "rgba": list(rgba(ctrl.colour(s))),
-                         "values": hist.totals(s)} for s in seats]
+                         "values": series.get(s, [])} for s in seats]
 
 
 class TableCell(Label):

@@ -141,8 +141,8 @@ def state_report(app):
     return {
         "screen": app.root.current,
         "header": scr.header,
-        "panel_p1": scr.ids.panel_p1.resources_text + "|" + scr.ids.panel_p1.tracks_text,
-        "panel_p2": scr.ids.panel_p2.resources_text + "|" + scr.ids.panel_p2.tracks_text,
+        "panel_p1": scr.player_panels["p1"].body_text if "p1" in scr.player_panels else "",
+        "panel_p2": scr.player_panels["p2"].body_text if "p2" in scr.player_panels else "",
         "actions": [b.text for b in reversed(scr.ids.action_grid.children)],
         "state": ctrl.state.to_dict() if ctrl else None,
         "journal_len": len(ctrl.journal) if ctrl else None,

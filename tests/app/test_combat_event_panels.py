@@ -121,7 +121,7 @@ def journal_types(c, n):
 
 # ------------------------------------------------------------------------------ headless: models
 def test_combat_model_follows_engine(tmp_path):
-    from companion.gui import combat_model as M
+    from companion.games.civmint.ui import combat_model as M
 
     c = combat_game(tmp_path)
     try:
@@ -168,7 +168,7 @@ def test_combat_model_follows_engine(tmp_path):
 
 def test_combat_model_defender_choice(tmp_path):
     """Seed 15 reaches a battle where the defender picks among several units."""
-    from companion.gui import combat_model as M
+    from companion.games.civmint.ui import combat_model as M
     from companion.gui.controller import GameController
 
     c = GameController.new(tmp_path, seed=15, max_rounds=None)
@@ -189,7 +189,7 @@ def test_combat_model_defender_choice(tmp_path):
 
 
 def test_event_model_follows_engine(tmp_path):
-    from companion.gui import event_model as M
+    from companion.games.civmint.ui import event_model as M
 
     with open(EVENTS_JSON, encoding="utf-8") as f:
         data = json.load(f)
@@ -273,7 +273,7 @@ def _tap_toggle(w, drv):
 
 
 def scenario_combat(app, drv):
-    from companion.gui import combat_model as M
+    from companion.games.civmint.ui import combat_model as M
 
     c = combat_game(app.games_dir)
     E.resume_in_app(app, c)
@@ -374,7 +374,7 @@ def scenario_combat(app, drv):
 
 
 def scenario_event(app, drv):
-    from companion.gui import event_model as M
+    from companion.games.civmint.ui import event_model as M
 
     with open(EVENTS_JSON, encoding="utf-8") as f:
         data = json.load(f)

@@ -10,7 +10,7 @@ sys.path.insert(0, HERE)
 import economy_games as E  # noqa: E402
 
 from companion.games.civmint.data_load import DATA_DIR  # noqa: E402
-from companion.gui import economy_model as M  # noqa: E402
+from companion.games.civmint.ui import economy_model as M  # noqa: E402
 
 
 def _res(ctrl, seat):

@@ -69,7 +69,7 @@ def _end_step(app, drv):
 
 
 def _help_shown(panel, drv, step):
-    from companion.gui.economy_panels import step_help
+    from companion.games.civmint.ui.economy_panels import step_help
 
     drv.press(panel.ids.help_toggle)
     drv.pump(3)
@@ -80,8 +80,8 @@ def _help_shown(panel, drv, step):
 def scenario_turn(app, drv):
     """One player's turn through the panels: production picks, a trade, upkeep, a build, a
     research and an aspect improvement."""
-    from companion.gui import economy_model as M
-    from companion.gui.economy_panels import fmt
+    from companion.games.civmint.ui import economy_model as M
+    from companion.games.civmint.ui.economy_panels import fmt
 
     import economy_games as E
 
@@ -176,7 +176,7 @@ def scenario_turn(app, drv):
 
 def scenario_upkeep(app, drv):
     """Unpayable upkeep: the player chooses downgrades/disbands until Pay is possible, then pays."""
-    from companion.gui import economy_model as M
+    from companion.games.civmint.ui import economy_model as M
 
     import economy_games as E
 

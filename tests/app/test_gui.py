@@ -106,11 +106,11 @@ def _new_game_draws_first_player_and_opens_dashboard(app, drv):
     drv.press(app.root.get_screen("home").ids.new_game)
     ng = app.root.get_screen("new_game")
     assert app.root.current == "new_game"
-    ng.ids.p1_name.text = "Cleo"
-    ng.ids.p2_name.text = "Dan"
+    ng.name_input("p1").text = "Cleo"
+    ng.name_input("p2").text = "Dan"
     purple = [w for w in drv.find(ng, "ColourChoice") if w.seat == "p2" and w.colour_name == "purple"][0]
     drv.press(purple)
-    assert ng.p2_colour == "purple"
+    assert ng.chosen["p2"] == "purple"
     shot(drv, "03-new-game")
     drv.press(ng.ids.start)
     assert app.root.current == "game"

@@ -1,11 +1,11 @@
-"""companion.gui.history (headless): per-round replay of a game against the engine's own score."""
+"""companion.games.civmint.history (headless): per-round replay of a game against the engine's own score."""
 import random
 import time
 
 import pytest
 
 from companion.games.civmint.state import Unit
-from companion.gui import history as H
+from companion.games.civmint import history as H
 from companion.gui.controller import GameController
 
 

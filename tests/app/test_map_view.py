@@ -49,8 +49,8 @@ def marker_of(view, uid):
 
 def open_map(scr, drv):
     if scr.left_view != "map":
-        drv.press(scr.ids.show_map)
-    return scr._map
+        drv.press(scr.tab_buttons["map"])
+    return scr.tabs["map"]
 
 
 def new_dashboard_game(app, drv, seed=3):
@@ -78,48 +78,48 @@ def in_move_step(ctrl):
 # ------------------------------------------------------------------ scenarios
 def scenario_new_game_map_layout(app, drv):
     from companion.games.civmint.board import Board
-    from companion.gui.map_view import layout_cells, layout_error
+    from companion.games.civmint.ui.map_view import layout_cells, layout_error
 
     drv.press(app.root.get_screen("home").ids.new_game)
     ng = app.root.get_screen("new_game")
-    preview = ng.ids.map_preview
-    default = dict(ng.layout)
-    assert default == Board(default).layout and not ng.map_message
+    preview = ng.setup_panel.ids.map_preview
+    default = dict(ng.setup_panel.layout)
+    assert default == Board(default).layout and not ng.setup_panel.map_message
     assert len(preview._spaces) == 36
     # random layouts: always ones the engine accepts; the preview draws the engine's spaces
     for _ in range(4):
-        drv.press(ng.ids.layout_random)
-        lay = dict(ng.layout)
-        assert layout_error(lay) is None and not ng.map_message
+        drv.press(ng.setup_panel.ids.layout_random)
+        lay = dict(ng.setup_panel.layout)
+        assert layout_error(lay) is None and not ng.setup_panel.map_message
         want = Board(lay).to_dict()["spaces"]
         got = sorted(layout_cells(lay), key=lambda c: (c["row"], c["col"]))
         assert got == want
-        assert [ng.ids["choice_" + p].ids.spin.text for p in ("nw", "ne", "sw", "se")] == \
+        assert [ng.setup_panel.ids["choice_" + p].ids.spin.text for p in ("nw", "ne", "sw", "se")] == \
             [lay[p] for p in ("nw", "ne", "sw", "se")]
-    drv.press(ng.ids.layout_default)
-    assert ng.layout == default
+    drv.press(ng.setup_panel.ids.layout_default)
+    assert ng.setup_panel.layout == default
     # choose faces through the drop-downs; a card shown elsewhere swaps places
-    choose(drv, ng.ids.choice_ne.ids.spin, "5A")
-    choose(drv, ng.ids.choice_sw.ids.spin, "6B")
-    choose(drv, ng.ids.choice_nw.ids.spin, "2B")
-    assert ng.layout["se"] == "1A"  # card 2 left se for nw; se took nw's card 1
-    choose(drv, ng.ids.choice_se.ids.spin, "1B")
-    assert dict(ng.layout) == LAYOUT and not ng.map_message
+    choose(drv, ng.setup_panel.ids.choice_ne.ids.spin, "5A")
+    choose(drv, ng.setup_panel.ids.choice_sw.ids.spin, "6B")
+    choose(drv, ng.setup_panel.ids.choice_nw.ids.spin, "2B")
+    assert ng.setup_panel.layout["se"] == "1A"  # card 2 left se for nw; se took nw's card 1
+    choose(drv, ng.setup_panel.ids.choice_se.ids.spin, "1B")
+    assert dict(ng.setup_panel.layout) == LAYOUT and not ng.setup_panel.map_message
     # a layout the engine refuses (card 2 replaced: one Capital): its message, no game, no crash
-    choose(drv, ng.ids.choice_nw.ids.spin, "3A")
-    bad = dict(ng.layout)
+    choose(drv, ng.setup_panel.ids.choice_nw.ids.spin, "3A")
+    bad = dict(ng.setup_panel.layout)
     why = layout_error(bad)
-    assert why and ng.map_message == why
+    assert why and ng.setup_panel.map_message == why
     drv.shot("map-new-game-refused")
     games_before = sorted(os.listdir(app.games_dir))
     drv.press(ng.ids.start)
     assert app.root.current == "new_game" and why in ng.message
     assert sorted(os.listdir(app.games_dir)) == games_before
-    choose(drv, ng.ids.choice_nw.ids.spin, "2B")
-    assert dict(ng.layout) == LAYOUT and not ng.map_message
+    choose(drv, ng.setup_panel.ids.choice_nw.ids.spin, "2B")
+    assert dict(ng.setup_panel.layout) == LAYOUT and not ng.setup_panel.map_message
     drv.shot("map-new-game")
     # the names / colours part still works next to it
-    ng.ids.p1_name.text = "Cleo"
+    ng.name_input("p1").text = "Cleo"
     purple = [w for w in drv.find(ng, "ColourChoice") if w.seat == "p2" and w.colour_name == "purple"][0]
     drv.press(purple)
     drv.press(ng.ids.start)
@@ -133,7 +133,7 @@ def scenario_touch_move(app, drv):
     from kivy.core.window import Window
     from kivy.metrics import dp
 
-    from companion.gui.map_view import MapView
+    from companion.games.civmint.ui.map_view import MapView
 
     size = "x".join(str(v) for v in Window.size)
     scr = new_dashboard_game(app, drv)
@@ -270,7 +270,7 @@ def scenario_ship_and_damage_drawn(app, drv):
     real = ctrl.session.state
     ctrl.session.state = fake
     try:
-        view = scr._map
+        view = scr.tabs["map"]
         view.update(scr, ctrl, ctrl.snapshot())
         drv.pump(2)
         ship = marker_of(view, 90)
@@ -286,7 +286,7 @@ def scenario_ship_and_damage_drawn(app, drv):
         drv.shot("map-ship-damage")
     finally:
         ctrl.session.state = real
-        scr._map.update(scr, ctrl, ctrl.snapshot())
+        scr.tabs["map"].update(scr, ctrl, ctrl.snapshot())
 
 
 # ------------------------------------------------------------------ tests
@@ -313,11 +313,11 @@ def scenario_views_switch_and_move_step_opens_the_map(app, drv):
 
     scr = new_dashboard_game(app, drv, seed=3)
     for which in ("map", "log", "players", "log", "players"):
-        drv.press(scr.ids["show_" + which])
+        drv.press(scr.tab_buttons[which])
         gc.collect()
         scr.refresh()
         assert scr.left_view == which
-    assert scr.ids.panel_p1.title  # the player panels are still alive and updated
+    assert scr.player_panels["p1"].title  # the player panels are still alive and updated
     for _ in range(300):
         if app.ctrl.state.step == "move":
             break

@@ -3,6 +3,9 @@ import pytest
 
 from companion.engine.session import Session
 from companion.games.civmint import lane_ids, lane_position
+from companion.games.civmint.sensing import SENSING
+from companion.gui.board_port import _default_smap
+from companion.sensing import Binding, lanes_of
 from companion.table_sync import MISMATCH, MOVE, DiceFeeder, TableSync
 
 
@@ -19,7 +22,8 @@ def _table_of(state):
 
 
 def _sync(sess):
-    ts = TableSync(seat_label=lambda seat: {"p1": "Blue", "p2": "Green"}[seat])
+    binding = Binding.bind(SENSING.counters(sess.setup), lanes_of(_default_smap()))
+    ts = TableSync(SENSING, binding, seat_label=lambda seat: {"p1": "Blue", "p2": "Green"}[seat])
     ts.start(sess.state, _table_of(sess.state))
     return ts
 
@@ -122,7 +126,7 @@ def test_undo_puts_the_move_back(sess):
 
 # ------------------------------------------------------------------------------ dice
 def test_dice_fill_the_event_roll_once():
-    f = DiceFeeder()
+    f = DiceFeeder(SENSING.rolls)
     f.seen(0, "settled", 5, 7, initial=True)  # left over from before: not used
     f.seen(1, "empty", 0, 0, initial=True)
     assert f.propose("roll_event")[0] is None
@@ -138,7 +142,7 @@ def test_dice_fill_the_event_roll_once():
 
 
 def test_crooked_die_asks_for_a_reroll():
-    f = DiceFeeder()
+    f = DiceFeeder(SENSING.rolls)
     f.seen(0, "settled", 2, 1)
     f.seen(1, "crooked", 0, 1)
     action, msg = f.propose("roll_combat")
@@ -149,7 +153,7 @@ def test_crooked_die_asks_for_a_reroll():
 
 
 def test_first_player_uses_any_one_fresh_die():
-    f = DiceFeeder()
+    f = DiceFeeder(SENSING.rolls)
     f.seen(1, "settled", 6, 3)
     action, _ = f.propose("roll_first_player")
     assert action == {"type": "roll_first_player", "die": 6}
@@ -158,7 +162,7 @@ def test_first_player_uses_any_one_fresh_die():
 
 
 def test_board_lost_forgets_the_wells():
-    f = DiceFeeder()
+    f = DiceFeeder(SENSING.rolls)
     f.seen(0, "settled", 2, 1)
     f.seen(1, "settled", 2, 1)
     f.forget()

@@ -57,7 +57,7 @@ def test_append_returns_sequence_and_round_trips_after_reopen(jpath, journal):
         assert all(isinstance(e, Entry) and e.created.endswith("+00:00") for e in got)
         assert j.entries() == got
         assert j.meta == {"game": "civmint", "setup": SETUP, "created": j.meta["created"],
-                          "app_version": "0.1.0", "schema_version": SCHEMA_VERSION}
+                          "app_version": "0.1.0", "schema_version": SCHEMA_VERSION, "data_version": 1}
         assert j.path == jpath
         assert j.append({"type": "next"}, "ui") == 4  # numbering continues after reopen
 

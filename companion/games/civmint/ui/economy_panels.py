@@ -14,9 +14,10 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 
+from companion.gui.kit import StepPanel, nice
+
 from . import economy_model as M
 from .economy_model import step_help
-from .labels import nice
 
 # a panel's scrolling body gets at most this share of the screen height, less a margin that
 # leaves the legal-action list a few rows on a 480 px high screen
@@ -71,7 +72,7 @@ class EcoButton(Button):
     primary = BooleanProperty(False)
 
 
-class EconomyPanel(BoxLayout):
+class EconomyPanel(StepPanel):
     """Common frame: title, collapsible rule help, a scrolling body filled by `fill`."""
     title = StringProperty("")
     help_text = StringProperty("")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from companion.games.civmint.data_load import DATA
 
-from .labels import dev_space, nice
+from ..labels import dev_space, nice
 
 SEATS = ("p1", "p2")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from companion.games.civmint.data_load import DATA
 
-from .labels import nice
+from ..labels import nice
 
 # stage indicator: (key, label); the engine's combat stages plus "attack" (no battle yet) and "next"
 STAGES = (("attack", "Choose attack"), ("defend", "Defender"), ("roll", "Roll"),

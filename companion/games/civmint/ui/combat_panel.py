@@ -1,45 +1,21 @@
 """Combat wizard (step "combat"): the battle being fought, its stage, dice, Combat Power bidding,
 retreat choices and the last battle's outcome. Layout in combat.kv; data from combat_model.
 
-Also what the event panel shares with it: `DiceEntry`, the compact touch entry for a roll,
-`ChoiceButton`, and `WizardPanel` (tap an option + Confirm, dice entered by touch). Panels never
-dispatch dice from board events: the dashboard feeds settled dice in the wells to the engine.
+Also what the event panel shares with it: `WizardPanel` (tap a kit `ChoiceButton` + Confirm, dice
+entered on the kit's `DiceEntry`). Panels never dispatch dice from board events: the dashboard
+feeds settled dice in the wells to the engine.
 """
 from __future__ import annotations
 
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.button import Button
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+
+from companion.gui.kit import ChoiceButton, StepPanel
 
 from . import combat_model as M
 
 
-class DiceEntry(BoxLayout):
-    """Two 1..6 selectors and Enter. `callback(d1, d2)` is called with the chosen values."""
-    label1 = StringProperty("Die 1")
-    label2 = StringProperty("Die 2")
-    value1 = NumericProperty(1)
-    value2 = NumericProperty(1)
-    enter_text = StringProperty("Enter dice")
-    callback = ObjectProperty(None, allownone=True)
-
-    def step(self, which, delta):
-        name = "value%d" % which
-        setattr(self, name, min(6, max(1, getattr(self, name) + delta)))
-
-    def enter(self):
-        if self.callback is not None:
-            self.callback(int(self.value1), int(self.value2))
-
-
-class ChoiceButton(Button):
-    """A wizard option (attack, defender, retreat...): tap selects, the panel's Confirm dispatches."""
-    action = ObjectProperty(None, allownone=True)
-    selected = BooleanProperty(False)
-
-
-class WizardPanel(BoxLayout):
+class WizardPanel(StepPanel):
     """What the combat and event panels share: the legal actions of the last update, a tapped
     ChoiceButton confirmed with Confirm, and the roll entered on the DiceEntry. A subclass sets
     `model` (a module with `roll_action(legal, d1, d2)`) and `no_roll_text`."""

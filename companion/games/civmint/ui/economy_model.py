@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from companion.engine.errors import Rejected
 
-from .labels import dev_space
-from .step_panels import step_help  # noqa: F401  (the economy panels show it too)
+from ..help import step_help  # noqa: F401  (the economy panels show it too)
+from ..labels import dev_space
 
 SEATS = ("p1", "p2")
 

@@ -7,8 +7,10 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.togglebutton import ToggleButton
 
+from companion.gui.kit import ChoiceButton
+
 from . import event_model as M
-from .combat_panel import ChoiceButton, WizardPanel  # also registers DiceEntry, used in event.kv
+from .combat_panel import WizardPanel
 
 
 class EventRow(BoxLayout):

@@ -74,15 +74,19 @@ def _snaps(game, state, seats):
 def build(source) -> GameHistory:
     """History of a GameController or engine Session (anything with .session or .history/.game/.setup)."""
     sess = getattr(source, "session", source)
-    game = sess.game
-    state = game.initial_state(sess.setup)
+    return build_from(sess.game, sess.setup, sess.history)
+
+
+def build_from(game, setup, history) -> GameHistory:
+    """History from the rules, the setup and the effective history ((Action, source) pairs)."""
+    state = game.initial_state(setup)
     seats = tuple(sorted(state.players))
     start = _snaps(game, state, seats)
     rounds = []
     cur = RoundRecord(state.round, state.first, False, start, start,
                       {s: {} for s in seats}, {s: {} for s in seats})
     prev_res = {s: dict(state.players[s].res) for s in seats}
-    for i, (action, src) in enumerate(sess.history):
+    for i, (action, src) in enumerate(history):
         new = game.apply(state, action)
         cur.actions.append((i, action.to_dict(), src))
         if cur.first is None:

@@ -1,0 +1,116 @@
+"""CivMint as the shell sees it (no Kivy): names, the dashboard snapshot, player lines, log text,
+results and the round summary. Rules stay in rules.py; this module only reads them."""
+from __future__ import annotations
+
+from companion.games.contract import GameView
+
+from . import history as H
+from . import labels
+from .help import step_help as _step_help
+from .labels import nice
+
+
+class CivMintView(GameView):
+    def step_help(self, step) -> str:
+        return _step_help(step)
+
+    def action_label(self, action: dict, state, setup) -> str:
+        return labels.describe(action, state, lambda seat: self.name(setup, seat))
+
+    def roll_owner(self, state):
+        return state.active if state.step == "event_roll" and state.first else None
+
+    # -- the dashboard's snapshot (the CivMint panels read it) ---------------------------------
+    def snapshot(self, game, state, setup) -> dict:
+        g, s = game, state
+        d = s.to_dict()
+        actor = g.actor(s)
+        players = {}
+        score = g.score(s)
+        for seat, p in d["players"].items():
+            units = sorted(g.units_of(s, seat), key=lambda u: u.id)
+            counts = {}
+            for u in units:
+                counts[u.kind] = counts.get(u.kind, 0) + 1
+            players[seat] = {
+                "seat": seat, "name": self.name(setup, seat), "colour": p["colour"],
+                "resources": p["resources"],
+                "development": {t: labels.dev_space(t, pos) for t, pos in p["development"].items()},
+                "aspects": p["aspects"],
+                "bonuses": dict(g.bonuses(s, seat)),
+                "upkeep": g.upkeep(s, seat),
+                "units": [labels.unit_text(u) for u in units],
+                "unit_counts": counts,
+                "score": score[seat],
+            }
+        return {
+            "round": d["round"], "max_rounds": d["max_rounds"], "step": d["step"],
+            "phase": g.flow.phase(d["step"]), "first": d["first"], "active": d["active"],
+            "actor": actor, "over": d["over"], "end_reasons": d["end_reasons"],
+            "combat": d["combat"], "players": players,
+            "result": g.result(s) if d["over"] else None,
+        }
+
+    def player_lines(self, game, state, setup, seat, player=None) -> list:
+        p = player if player and "resources" in player else self.snapshot(game, state, setup)["players"][seat]
+        res = "   ".join(f"{nice(r)} [b]{v}[/b]" for r, v in p["resources"].items())
+        tracks = "\n".join(
+            f"{nice(t)}: [b]{d['name']}[/b] (level {d['level']}, space {d['position']}/{d['top']})"
+            for t, d in p["development"].items())
+        aspects = "   ".join(f"{nice(t)} [b]{v}[/b]" for t, v in p["aspects"].items())
+        b = p["bonuses"]
+        keys = ("research", "taxes", "event_bonus", "supported", "trade_rate", "ship_carry",
+                "ship_move", "combat_power_max")
+        bonuses = "   ".join(f"{nice(k)} [b]{b[k]}[/b]" for k in keys if k in b)
+        up = ", ".join(f"{n} {nice(r)}" for r, n in p["upkeep"].items()) or "none"
+        counts = ", ".join(f"{n} {k}" for k, n in sorted(p["unit_counts"].items()))
+        units = f"{counts}\nUpkeep: {up}\n" + "; ".join(p["units"])
+        sc = p["score"]
+        score = f"Score [b]{sc['total']}[/b]  (" + ", ".join(
+            f"{nice(k)} {v}" for k, v in sc["items"].items() if v) + ")"
+        return [("", score), ("Resources", res), ("Aspects", aspects), ("Development", tracks, "block"),
+                ("Bonuses", bonuses, "small"), ("Units", units, "small")]
+
+    # -- results -----------------------------------------------------------------------------
+    def end_reasons(self, game, state, setup) -> list:
+        name = lambda seat: self.name(setup, seat)  # noqa: E731
+        return [H.end_reason_text(r, name, state.max_rounds) for r in state.end_reasons]
+
+    def tiebreak(self, game, state, setup):
+        return H.tiebreak_text(game.result(state), lambda seat: self.name(setup, seat))
+
+    def tiebreak_rows(self, game, state) -> list:
+        res = game.result(state)
+        if res["decided_by"] == "total":
+            return []
+        sc = res["score"]
+        return [(title, {s: sc[s][key] for s in sc})
+                for key, title in (("development_points", "Dev. points"), ("aspect_points", "Aspect points"))]
+
+    def result_text(self, game, state, setup) -> str:
+        res = game.result(state)
+        sc = res["score"]
+        return ("Game over - " + self.headline(game, state, setup) +
+                f" ({sc['p1']['total']} : {sc['p2']['total']}, decided by {res['decided_by']}). "
+                + "; ".join(str(r) for r in res["end_reasons"]))
+
+    # -- history -----------------------------------------------------------------------------
+    def score_series(self, game, setup, history) -> dict:
+        hist = H.build_from(game, setup, history)
+        return {s: hist.totals(s) for s in hist.seats}
+
+    def round_summary(self, game, setup, history, ended_round):
+        hist = H.build_from(game, setup, history)
+        rec = hist.record(ended_round)
+        if rec is None:
+            return {"title": f"Round {ended_round} ended.", "rows": []}
+        nxt = hist.record(ended_round + 1)
+        first = nxt.first if nxt is not None else None
+        title = f"[b]Round {rec.round} ended[/b]" + (
+            f"  -  next round: {self.name(setup, first)} goes first" if first else "")
+        rows = [(seat, f"[b]{self.name(setup, seat)}[/b]  " + "  \u00b7  ".join(H.delta_lines(rec, seat)))
+                for seat in hist.seats]
+        return {"title": title, "rows": rows, "record": rec}
+
+
+VIEW = CivMintView()

@@ -1,0 +1,342 @@
+"""The game-module contract: what one folder `companion/games/<game>/` gives the shell.
+
+A game package exports `MODULE`, a `GameModule`. The shell (home, new game, board screen, log,
+summaries, history, settings) reads only this object: it never imports a game by name. Kivy
+pieces (panels, tabs, the setup form's extra widget) are named as "module:Class" strings and
+imported only by the app, so everything here stays importable without Kivy (docs/games.md).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Callable
+
+from companion.engine.game import Game
+
+ROLE_SYSTEM = "system"  # engine.Game.actor() when a dice roll is awaited
+
+
+class ContractError(ValueError):
+    """A game module that does not give the shell what it needs (raised at registration)."""
+
+
+def nice(word) -> str:
+    """'event_roll' -> 'Event roll' (a fallback for ids a game gave no words for)."""
+    return str(word).replace("_", " ").capitalize()
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """One variant or setting of the new-game form.
+
+    kind: "choice" (one of `choices`, a list of [value, label]), "int" (between low and high;
+    `none_label` allows no value at all, e.g. "no round limit") or "bool"."""
+    key: str
+    label: str
+    kind: str
+    default: object = None
+    choices: tuple = ()
+    low: int | None = None
+    high: int | None = None
+    none_label: str | None = None
+    help: str = ""
+
+    def parse(self, raw):
+        """The option's value from what a form or a test gave; ValueError with plain words."""
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            if isinstance(raw, str) and raw.lower() in ("yes", "no", "true", "false", "1", "0"):
+                return raw.lower() in ("yes", "true", "1")
+            raise ValueError(f"{self.label}: answer yes or no")
+        if self.kind == "int":
+            if raw is None or (isinstance(raw, str) and not raw.strip()):
+                if self.none_label is not None:
+                    return None
+                raise ValueError(f"{self.label}: enter a number")
+            try:
+                v = int(raw)
+            except (TypeError, ValueError):
+                raise ValueError(f"{self.label}: {raw!r} is not a whole number") from None
+            if isinstance(raw, bool) or (self.low is not None and v < self.low) or (
+                    self.high is not None and v > self.high):
+                raise ValueError(f"{self.label}: enter a number from {self.low} to {self.high}")
+            return v
+        values = [c[0] for c in self.choices]
+        if raw not in values:
+            raise ValueError(f"{self.label}: choose one of {', '.join(str(c[1]) for c in self.choices)}")
+        return raw
+
+
+@dataclasses.dataclass
+class GameModule:
+    """Everything the shell knows about one game.
+
+    make_setup(players, options) -> the engine's setup dict. `players` is a list of
+    {"name", "colour"} in seat order (seats are "p1", "p2", ...); `options` holds each Option's
+    parsed value (defaults filled in) plus whatever the setup panel returned. Every setup keeps
+    `setup["players"][seat] = {"name", "colour", ...}` so the shell can name and colour seats.
+    """
+    id: str
+    title: str
+    players: tuple            # (fewest, most)
+    play_time: str            # "45-90 min"
+    blurb: str                # one line: what the game is
+    data_version: int         # bumped when the game's data or action meanings change
+    game: Game                # the rules (engine.Game)
+    view: "GameView"          # presentation without Kivy
+    make_setup: Callable
+    sensing: object = None    # companion.sensing.Sensing: counters and rolls for the board
+    options: tuple = ()       # Option, shown by the new-game form
+    setup_panel: str | None = None   # "module:Class": an extra widget for the setup form
+    panels: dict = dataclasses.field(default_factory=dict)   # step id -> "module:Class"
+    tabs: tuple = ()          # (key, title, "module:Class"): extra views beside Players and Log
+    tab_for_step: dict = dataclasses.field(default_factory=dict)  # step id -> tab key it opens
+    kv_files: tuple = ()      # the game's .kv layouts (absolute paths)
+    register: str = ""        # interpretation register (path, relative to the repository)
+    trace: str = ""           # rule -> code -> test table
+    order: int = 100          # place in the game list (the flagship first)
+
+    def seats(self, n: int) -> list:
+        return [f"p{i + 1}" for i in range(n)]
+
+    def option(self, key) -> Option | None:
+        return next((o for o in self.options if o.key == key), None)
+
+    def setup_from_form(self, players: list, options: dict | None = None) -> dict:
+        """Validate a new-game form and build the setup (ValueError in plain words)."""
+        lo, hi = self.players
+        if not lo <= len(players) <= hi:
+            raise ValueError(f"{self.title} is for {lo}-{hi} players, not {len(players)}"
+                             if lo != hi else f"{self.title} is for {lo} players, not {len(players)}")
+        colours = [p.get("colour") for p in players]
+        if len(set(colours)) != len(colours):
+            raise ValueError("Each player needs a different colour.")
+        clean = []
+        for i, p in enumerate(players):
+            name = str(p.get("name") or "").strip() or f"Player {i + 1}"
+            clean.append({"name": name[:40], "colour": p.get("colour")})
+        given = dict(options or {})
+        parsed = {}
+        for o in self.options:
+            parsed[o.key] = o.parse(given.pop(o.key)) if o.key in given else o.default
+        parsed.update(given)  # the setup panel's own values (e.g. a map layout)
+        return self.make_setup(clean, parsed)
+
+
+class GameView:
+    """Presentation of a game's state for the shell, without Kivy. A game subclasses it and
+    overrides what it can say better; the defaults work from the engine alone (the toy game of
+    the tests uses nothing else)."""
+
+    def __init__(self, module_getter=None):
+        self._module_getter = module_getter
+
+    # names -------------------------------------------------------------------------------
+    @staticmethod
+    def seats(setup) -> list:
+        return sorted(setup.get("players", {}), key=lambda s: (len(s), s))
+
+    @staticmethod
+    def name(setup, seat) -> str:
+        p = setup.get("players", {}).get(seat) or {}
+        return p.get("name") or f"Player {seat[1:]}" if seat else "?"
+
+    @staticmethod
+    def colour(setup, seat) -> str:
+        return (setup.get("players", {}).get(seat) or {}).get("colour") or "grey"
+
+    def step_label(self, step) -> str:
+        return nice(step)
+
+    def phase_label(self, phase) -> str:
+        return nice(phase)
+
+    def action_label(self, action: dict, state, setup) -> str:
+        """One line for an action dict, e.g. 'Ada: bank'."""
+        t = action.get("type", "?")
+        who = f"{self.name(setup, action['player'])}: " if "player" in action else ""
+        rest = ", ".join(f"{nice(k)} {v}" for k, v in action.items() if k not in ("type", "player"))
+        return f"{who}{nice(t)}" + (f" ({rest})" if rest else "")
+
+    def step_help(self, step) -> str:
+        return ""
+
+    # the moment ---------------------------------------------------------------------------
+    def round(self, state) -> int | None:
+        return getattr(state, "round", None)
+
+    def max_rounds(self, state) -> int | None:
+        return getattr(state, "max_rounds", None)
+
+    def header(self, game: Game, state, setup) -> str:
+        actor = game.actor(state)
+        who = "the dice" if actor == ROLE_SYSTEM else (self.name(setup, actor) if actor else "nobody")
+        rnd = self.round(state)
+        mr = self.max_rounds(state)
+        parts = []
+        if rnd is not None:
+            parts.append(f"Round {rnd}" + (f"/{mr}" if mr else ""))
+        step = state.step
+        phase = game.flow.phase(step)
+        parts.append(f"{self.phase_label(phase)}: [b]{self.step_label(step)}[/b]"
+                     if phase not in ("?", step) else f"[b]{self.step_label(step)}[/b]")
+        parts.append(f"to act: [b]{who}[/b]")
+        return "   -   ".join(parts)
+
+    def prompt(self, game: Game, state, setup, dice: dict | None) -> str:
+        """What to do at the table now, in plain words."""
+        if game.is_over(state):
+            return self.result_text(game, state, setup)
+        actor = game.actor(state)
+        if actor == ROLE_SYSTEM:
+            if dice:
+                return (f"{dice_words(dice, lambda s: self.name(setup, s))}: roll at the table and put "
+                        "the dice in the wells, enter what they show, or use the virtual dice.")
+            return "Roll the dice: use the virtual dice, or enter what the real dice show."
+        return f"{self.name(setup, actor)}: choose an action for the {self.step_label(state.step)} step."
+
+    def roll_owner(self, state) -> str | None:
+        """Whose roll the awaited dice are (None: nobody's in particular)."""
+        return None
+
+    # players and score -------------------------------------------------------------------
+    def player_lines(self, game: Game, state, setup, seat, player=None) -> list:
+        """[(label, markup text[, style])] for the seat's panel on the dashboard; style "small"
+        (smaller type) or "block" (the label on a line of its own). `player` is the seat's entry of
+        the snapshot when the shell has it."""
+        sc = self.score(game, state).get(seat)
+        return [("Score", f"[b]{sc['total']}[/b]")] if sc else []
+
+    def score(self, game: Game, state) -> dict:
+        """seat -> {"total": int, "items": {label: int}} ({} when the game keeps no score)."""
+        fn = getattr(game, "score", None)
+        if fn is None:
+            return {}
+        raw = fn(state)
+        out = {}
+        for seat, v in raw.items():
+            if isinstance(v, dict):
+                out[seat] = {"total": v.get("total", 0), "items": dict(v.get("items", {}))}
+            elif isinstance(v, int):
+                out[seat] = {"total": v, "items": {}}
+        return out
+
+    def result(self, game: Game, state) -> dict:
+        """{"winner": seat or None, "decided_by": str, "end_reasons": [...]} once the game is over."""
+        fn = getattr(game, "result", None)
+        if fn is not None:
+            return fn(state)
+        sc = self.score(game, state)
+        if not sc:
+            return {"winner": None, "decided_by": "none", "end_reasons": []}
+        best = max(v["total"] for v in sc.values())
+        top = [s for s, v in sc.items() if v["total"] == best]
+        return {"winner": top[0] if len(top) == 1 else None, "decided_by": "total", "end_reasons": []}
+
+    def headline(self, game: Game, state, setup) -> str:
+        w = self.result(game, state).get("winner")
+        return f"{self.name(setup, w)} wins" if w else "Shared victory"
+
+    def end_reasons(self, game: Game, state, setup) -> list:
+        return [nice(r) for r in self.result(game, state).get("end_reasons", ())]
+
+    def tiebreak(self, game: Game, state, setup) -> str | None:
+        return None
+
+    def result_text(self, game: Game, state, setup) -> str:
+        sc = self.score(game, state)
+        totals = " : ".join(str(sc[s]["total"]) for s in self.seats(setup) if s in sc)
+        reasons = " ".join(self.end_reasons(game, state, setup))
+        return "Game over - " + self.headline(game, state, setup) + (f" ({totals})" if totals else "") + (
+            f". {reasons}" if reasons else ".")
+
+    def score_series(self, game: Game, setup, history) -> dict:
+        """seat -> score total at the end of each round (the last: now), replaying `history`
+        (the session's effective history: (Action, source) pairs) with the engine's own apply."""
+        state = game.initial_state(setup)
+        seats = self.seats(setup)
+        series = {s: [] for s in seats}
+        rnd = self.round(state)
+
+        def mark(st):
+            sc = self.score(game, st)
+            for s in seats:
+                series[s].append(sc.get(s, {}).get("total", 0))
+        for a, _source in history:
+            state = game.apply(state, a)
+            r = self.round(state)
+            if r is not None and r != rnd:
+                mark(state)
+                rnd = r
+        mark(state)
+        return series
+
+    def round_summary(self, game: Game, setup, history, ended_round: int) -> dict | None:
+        """{"title", "rows": [(seat, text)]} for the card shown when a round ends (None: no card)."""
+        return None
+
+
+def dice_words(dice: dict, name) -> str:
+    """'Ana: Disaster roll, 1 die' for a dice request of GameView / the shell."""
+    n = dice["count"]
+    who = f"{name(dice['who'])}: " if dice.get("who") else ""
+    return f"{who}{dice['roll']}, {n} {'die' if n == 1 else 'dice'}"
+
+
+REQUIRED_GAME_METHODS = ("initial_state", "actor", "pseudo_legal_actions", "chance_action", "is_over")
+
+
+def check_module(m) -> list:
+    """What `m` (a game package's MODULE) lacks under the contract; [] when it is complete."""
+    if not isinstance(m, GameModule):
+        return [f"MODULE must be a companion.games.contract.GameModule, not {type(m).__name__}"]
+    probs = []
+    if not isinstance(m.id, str) or not m.id.isidentifier():
+        probs.append(f"id must be a Python identifier (the folder name), got {m.id!r}")
+    for f in ("title", "play_time", "blurb"):
+        if not isinstance(getattr(m, f), str) or not getattr(m, f).strip():
+            probs.append(f"{f} is missing (a non-empty text)")
+    p = m.players
+    if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, int) for x in p) and 1 <= p[0] <= p[1]):
+        probs.append(f"players must be (fewest, most) with 1 <= fewest <= most, got {p!r}")
+    if not isinstance(m.data_version, int) or isinstance(m.data_version, bool) or m.data_version < 1:
+        probs.append(f"data_version must be a positive integer, got {m.data_version!r}")
+    if not isinstance(m.game, Game):
+        probs.append("game must be an engine.Game (the rules)")
+    else:
+        for meth in REQUIRED_GAME_METHODS:
+            if getattr(type(m.game), meth) is getattr(Game, meth, None):
+                probs.append(f"game does not implement {meth}()")
+        if getattr(m.game, "name", None) != m.id:
+            probs.append(f"game.name must be the module id {m.id!r}, got {getattr(m.game, 'name', None)!r}")
+        if not probs:
+            probs += [f"rules: {x}" for x in m.game.validate_definition()]
+    if not isinstance(m.view, GameView):
+        probs.append("view must be a companion.games.contract.GameView")
+    if not callable(m.make_setup):
+        probs.append("make_setup(players, options) is missing")
+    for o in m.options:
+        if not isinstance(o, Option) or o.kind not in ("choice", "int", "bool"):
+            probs.append(f"option {o!r} is not an Option of kind choice, int or bool")
+    refs = list(m.panels.values()) + [t[2] for t in m.tabs if len(t) == 3] + (
+        [m.setup_panel] if m.setup_panel else [])
+    for ref in refs:
+        if not isinstance(ref, str) or ":" not in ref:
+            probs.append(f"Kivy piece {ref!r} must be named as 'module:Class'")
+    if any(len(t) != 3 for t in m.tabs):
+        probs.append("tabs must be (key, title, 'module:Class')")
+    tab_keys = {t[0] for t in m.tabs}
+    for step, key in m.tab_for_step.items():
+        if key not in tab_keys:
+            probs.append(f"tab_for_step: step {step!r} opens unknown tab {key!r}")
+    for kv in m.kv_files:
+        if not os.path.isfile(kv):
+            probs.append(f"layout file {kv} does not exist")
+    if m.sensing is not None:
+        for meth in ("counters", "value", "value_text", "correction"):
+            if not callable(getattr(m.sensing, meth, None)):
+                probs.append(f"sensing.{meth}() is missing")
+        if not isinstance(getattr(m.sensing, "rolls", None), (tuple, list)):
+            probs.append("sensing.rolls is missing (a tuple of Roll)")
+    return probs

@@ -1,0 +1,83 @@
+"""The shell kit: the only part of the shell a game's panels import (layouts in kit.kv).
+
+* colours: `COLOURS` (the seat colours offered by the new-game form) and `rgba(name)`;
+* `StepPanel`: the base of a step panel (what the dashboard calls, and `submit`);
+* `DiceEntry`: touch entry for a roll of one or two dice; `ChoiceButton`: a tappable option;
+* `ConfirmBar`: the pending choice with Cancel / Confirm.
+
+Panels never dispatch on their own: `StepPanel.submit` goes through the dashboard's `submit`,
+the same validated and journaled path as its Confirm button.
+"""
+from __future__ import annotations
+
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+
+from companion.games.contract import nice  # noqa: F401  (re-exported for panels)
+
+COLOURS = ("blue", "green", "red", "yellow", "purple", "black", "orange", "white")
+COLOUR_RGBA = {
+    "blue": (0.20, 0.45, 0.90, 1), "green": (0.20, 0.70, 0.30, 1), "red": (0.85, 0.20, 0.20, 1),
+    "yellow": (0.95, 0.80, 0.15, 1), "purple": (0.60, 0.30, 0.80, 1), "black": (0.15, 0.15, 0.15, 1),
+    "orange": (0.95, 0.55, 0.15, 1), "white": (0.92, 0.92, 0.92, 1),
+}
+
+
+def rgba(colour):
+    return COLOUR_RGBA.get(colour, (0.5, 0.5, 0.5, 1))
+
+
+class StepPanel(BoxLayout):
+    """A step panel: the dashboard builds it once per step and calls `update` after every change.
+    `screen` is the dashboard (it offers `submit(action, source="ui")`, `message`, `error`)."""
+    screen = None
+    ctrl = None
+
+    def update(self, screen, ctrl, snap):  # pragma: no cover - every panel overrides it
+        raise NotImplementedError
+
+    def submit(self, action) -> bool:
+        return self.screen.submit(action) if self.screen is not None else False
+
+
+class DiceEntry(BoxLayout):
+    """One or two 1..6 selectors and Enter. `callback(d1, d2)` is called with the chosen values
+    (d2 is None when `count` is 1)."""
+    count = NumericProperty(2)
+    label1 = StringProperty("Die 1")
+    label2 = StringProperty("Die 2")
+    value1 = NumericProperty(1)
+    value2 = NumericProperty(1)
+    enter_text = StringProperty("Enter dice")
+    callback = ObjectProperty(None, allownone=True)
+
+    def step(self, which, delta):
+        name = "value%d" % which
+        setattr(self, name, min(6, max(1, getattr(self, name) + delta)))
+
+    def values(self) -> list:
+        return [int(self.value1), int(self.value2)][:max(1, int(self.count))]
+
+    def enter(self):
+        if self.callback is not None:
+            v = self.values()
+            self.callback(v[0], v[1] if len(v) > 1 else None)
+
+
+class ChoiceButton(Button):
+    """An option of a panel (attack, defender, retreat...): tap selects, Confirm dispatches."""
+    action = ObjectProperty(None, allownone=True)
+    selected = BooleanProperty(False)
+
+
+class ConfirmBar(BoxLayout):
+    """'Confirm: <text>' with Cancel and Confirm; hidden (and taking no taps) while text is ''."""
+    text = StringProperty("")
+    __events__ = ("on_confirm", "on_cancel")
+
+    def on_confirm(self):
+        pass
+
+    def on_cancel(self):
+        pass
