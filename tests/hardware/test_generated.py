@@ -7,7 +7,7 @@ import pytest
 from hwcommon import HW, ROOT
 
 
-@pytest.mark.parametrize("script", ["build_map.py", "build_docs.py", "build_art.py"])
+@pytest.mark.parametrize("script", ["build_map.py", "build_docs.py", "build_art.py", "build_overlays.py"])
 def test_generated_files_are_current(script):
     r = subprocess.run([sys.executable, "hardware/tools/" + script, "--check"], cwd=ROOT,
                        capture_output=True, text=True)
