@@ -209,6 +209,34 @@ class GameController:
         snap["actions"] = len(self.journal)
         return snap
 
+    def export(self) -> dict:
+        """The whole game as plain JSON, for any game: what it is, who played, every effective
+        action with its source, time and words, and the score now."""
+        meta = self.journal.meta
+        g, s = self.game, self.state
+        return {
+            "format": "tabletop-companion-export", "version": 1,
+            "game": self.module.id, "title": self.module.title, "data_version": meta["data_version"],
+            "app_version": meta["app_version"], "created": meta["created"], "setup": self.setup,
+            "players": [{"seat": seat, "name": self.name(seat), "colour": self.colour(seat)} for seat in self.seats()],
+            "actions": [{"seq": e.seq, "source": e.source, "created": e.created, "action": e.action,
+                         "text": self.view.action_label(e.action, s, self.setup)} for e in self.journal.actions()],
+            "over": g.is_over(s), "score": self.view.score(g, s),
+            "result": self.view.result(g, s) if g.is_over(s) else None,
+        }
+
+    def export_to(self, directory) -> str:
+        """Write `export()` next to the saves (<data>/exports/<save name>.json); returns the path."""
+        import json
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / (Path(self.path).stem + ".json")
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.export(), indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+        os.replace(tmp, path)
+        return str(path)
+
     def action_label(self, action: dict) -> str:
         return self.view.action_label(action, self.state, self.setup)
 

@@ -3,6 +3,8 @@ comes from the game's view (contract.GameView): round_summary, score, headline, 
 tiebreak, tiebreak_rows and score_series (a replay through the engine)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
@@ -152,6 +154,7 @@ class GameEndScreen(Screen):
     headline = StringProperty("")
     reasons_text = StringProperty("")
     tiebreak_text = StringProperty("")
+    export_text = StringProperty("")
     wide = BooleanProperty(True)
     total_labels = None  # seat -> the Label showing that player's total (for tests)
 
@@ -205,6 +208,16 @@ class GameEndScreen(Screen):
         series = v.score_series(g, setup, ctrl.session.history)
         chart.series = [{"seat": s, "name": ctrl.name(s), "rgba": list(rgba(ctrl.colour(s))),
                          "values": series.get(s, [])} for s in seats]
+
+
+    def export(self):
+        app = App.get_running_app()
+        try:
+            path = app.ctrl.export_to(Path(app.games_dir).parent / "exports")
+        except (OSError, AttributeError) as exc:
+            self.export_text = f"Could not export: {exc}"
+            return
+        self.export_text = f"Exported to {path}"
 
 
 class TableCell(Label):

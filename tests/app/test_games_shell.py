@@ -75,6 +75,14 @@ def scenario_toy_game_played_through_the_generic_panel(app, drv):
     assert end.total_labels["p1"].text == str(sc["p1"]) and end.total_labels["p2"].text == str(sc["p2"])
     assert end.ids.chart.series[0]["values"][-1] == sc["p1"]
     drv.shot("toy-game-end")
+    drv.press(end.ids.export)
+    import json
+
+    path = end.export_text.split("Exported to ", 1)[1]
+    data = json.load(open(path, encoding="utf-8"))
+    assert data["game"] == toy and data["title"] == "Race to Ten" and data["over"]
+    assert [a["action"] for a in data["actions"]] == [e.action for e in ctrl.journal.actions()]
+    assert data["actions"][0]["source"] == "board" and data["score"]["p1"]["total"] == sc["p1"]
     drv.press(end.ids.home)
     home = app.root.get_screen("home")
     rows = drv.find(home, "SavedGameRow")
