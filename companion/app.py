@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 GUI_DIR = Path(__file__).with_name("gui")
-KV_FILE = GUI_DIR / "companion.kv"  # shared styles first, then every other gui/*.kv
+KV_FILE = GUI_DIR / "companion.kv"  # shared styles first, the kit, every other gui/*.kv, the games'
+KIT_KV = Path(__file__).with_name("kit.kv")
 DEFAULT_SIZE = (1280, 800)
 # screen name -> "module:Class" (each screen's layout is in its own gui/*.kv)
 SCREENS = (
@@ -84,6 +85,7 @@ def _make_app_class():
         # ---------------------------------------------------------------- lifecycle
         def build(self):
             Builder.load_file(str(KV_FILE))
+            Builder.load_file(str(KIT_KV))
             for kv in sorted(GUI_DIR.glob("*.kv")):
                 if kv != KV_FILE:
                     Builder.load_file(str(kv))

@@ -12,17 +12,13 @@ import os
 from typing import Callable
 
 from companion.engine.game import Game
+from companion.words import nice  # noqa: F401  (also for the games' views)
 
 ROLE_SYSTEM = "system"  # engine.Game.actor() when a dice roll is awaited
 
 
 class ContractError(ValueError):
     """A game module that does not give the shell what it needs (raised at registration)."""
-
-
-def nice(word) -> str:
-    """'event_roll' -> 'Event roll' (a fallback for ids a game gave no words for)."""
-    return str(word).replace("_", " ").capitalize()
 
 
 @dataclasses.dataclass(frozen=True)

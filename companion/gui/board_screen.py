@@ -17,7 +17,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.gui import board_port as bp
-from companion.gui.kit import nice
+from companion.kit import nice
 
 TRIGGERS = {0: "at boot", 1: "on request", 2: "noticed by the board"}
 STATE_COLOURS = {"paired": "88dd88", "refused": "ff7766", "searching": "ffcc66",
@@ -66,7 +66,7 @@ def _map_game_binding(game_id, smap):
     """With no game open: the binding of the game the sensor map was drawn for (its "game"), so
     a sensed space still reads in that game's words; None when this build lacks that game."""
     from companion import games
-    from companion.gui.kit import COLOURS
+    from companion.kit import COLOURS
     from companion.sensing import Binding, lanes_of
 
     try:

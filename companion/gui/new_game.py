@@ -17,7 +17,7 @@ from kivy.uix.togglebutton import ToggleButton
 
 from companion import games
 
-from .kit import COLOURS
+from companion.kit import COLOURS
 from .step_panels import load
 
 

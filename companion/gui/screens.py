@@ -25,7 +25,7 @@ from companion.table_sync import DiceFeeder, TableSync
 
 from . import controller as C
 from . import step_panels
-from .kit import rgba
+from companion.kit import rgba
 
 
 def _app_map():

@@ -17,7 +17,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
-from .kit import nice, rgba
+from companion.kit import nice, rgba
 
 
 class SummaryRow(BoxLayout):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
-from companion.gui.kit import ChoiceButton, StepPanel
+from companion.kit import ChoiceButton, StepPanel
 
 from . import combat_model as M
 

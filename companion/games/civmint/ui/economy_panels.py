@@ -14,7 +14,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 
-from companion.gui.kit import StepPanel, nice
+from companion.kit import StepPanel, nice
 
 from . import economy_model as M
 from .economy_model import step_help

@@ -7,7 +7,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.togglebutton import ToggleButton
 
-from companion.gui.kit import ChoiceButton
+from companion.kit import ChoiceButton
 
 from . import event_model as M
 from .combat_panel import WizardPanel

@@ -24,7 +24,7 @@ from companion.engine.errors import SetupError
 from companion.games.civmint.board import LETTERS, OFFSETS, Board, parse_token
 from companion.games.civmint.data_load import DATA
 
-from companion.gui.kit import nice, rgba
+from companion.kit import nice, rgba
 
 ABBR = {"settler": "S", "village": "V", "city": "Ct", "capital": "Cap", "infantry": "I",
         "cavalry": "Cv", "artillery": "A", "ship": "Sh"}

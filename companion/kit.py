@@ -14,7 +14,7 @@ from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, St
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 
-from companion.games.contract import nice  # noqa: F401  (re-exported for panels)
+from companion.words import nice  # noqa: F401  (re-exported for panels)
 
 COLOURS = ("blue", "green", "red", "yellow", "purple", "black", "orange", "white")
 COLOUR_RGBA = {
