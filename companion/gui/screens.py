@@ -318,6 +318,8 @@ class GameScreen(Screen):
                 self._feeder.forget()
                 if sync is not None:
                     sync.clear_table()
+            elif t == "STATE" and ev.get("state") == "paired" and self.ctrl is not None:
+                self._bind_table(board)  # this board's lanes; say once what it cannot hold
             elif t == "STATE" and ev.get("state") != "paired":
                 # the link resumes exactly on reconnect (missed changes are re-sent, a reset
                 # sends a snapshot), so the last sensed table stays; dice in the wells do not
@@ -346,21 +348,23 @@ class GameScreen(Screen):
         comparing; say once which counters the board cannot hold."""
         ctrl = self.ctrl
         sensing = ctrl.module.sensing if ctrl is not None else None
-        self._feeder = DiceFeeder(sensing.rolls if sensing is not None else ())
+        if self._feeder is None:
+            self._feeder = DiceFeeder(sensing.rolls if sensing is not None else ())
         if sensing is None:
             self._sync, self._binding_key = None, None
             return
         smap = board.smap if getattr(board, "smap", None) is not None else _app_map()
         key = (id(ctrl), getattr(smap, "hash_hex", None))
-        if getattr(self, "_binding_key", None) == key and self._sync is not None:
-            return
-        self._binding_key = key
-        binding = Binding.bind(sensing.counters(ctrl.setup), lanes_of(smap))
-        self._sync = TableSync(sensing, binding, seat_label=lambda seat: ctrl.colour(seat).capitalize())
-        self._sync.start(ctrl.state, self._sensed_table(board))
-        note = binding.unbound_text(ctrl.name) if board.mode != "manual" else ""
-        if note:
-            self.message, self.error = note, False
+        if getattr(self, "_binding_key", None) != key or self._sync is None:
+            self._binding_key = key
+            binding = Binding.bind(sensing.counters(ctrl.setup), lanes_of(smap))
+            self._sync = TableSync(sensing, binding, seat_label=lambda seat: ctrl.colour(seat).capitalize())
+            self._sync.start(ctrl.state, self._sensed_table(board))
+        if board.mode != "manual" and getattr(self, "_unbound_said", None) != key:
+            self._unbound_said = key  # once per game and board, not on every action
+            note = self._sync.binding.unbound_text(ctrl.name)
+            if note:
+                self.message, self.error = note, False
 
     @staticmethod
     def _sensed_table(board) -> dict:
