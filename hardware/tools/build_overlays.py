@@ -5,8 +5,8 @@
 
 Writes hardware/overlays/<game>.svg: each strip of hardware/sensor_map.json with every lane
 labelled by the game's counter on it and each space by the value it means, so one built board
-serves every game (docs/games.md). Games come from the app's registry; the layout of a game
-with a range of player counts is drawn for its fewest players.
+serves every game (docs/games.md). Games come from the app's registry; each is drawn for two
+players (or the nearest count the game allows).
 """
 import json
 import os
@@ -36,7 +36,8 @@ def outputs():
     for m in games.modules():
         if m.sensing is None:
             continue
-        players = [{"name": f"Player {i + 1}", "colour": COLOURS[i]} for i in range(m.players[0])]
+        n = min(max(2, m.players[0]), m.players[1])
+        players = [{"name": f"Player {i + 1}", "colour": COLOURS[i]} for i in range(n)]
         binding = Binding.bind(m.sensing.counters(m.setup_from_form(players, {})), lanes)
         out[os.path.join(HW, "overlays", m.id + ".svg")] = overlay_svg(m.title, binding, raw)
     return out

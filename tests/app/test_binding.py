@@ -69,7 +69,7 @@ def test_other_games_are_placed_by_seat_then_kind_then_tightest_fit():
     counters = [Counter("ideas.p1", "Idea Points", "p1", 0, 15),          # 16 values: no lane
                 Counter("cities.p1", "Cities", "p1", 0, 5),                 # tightest p1 lane: a.p1
                 Counter("rp.p1", "Resource Points", "p1", 0, 6),            # 7: c.p1 (8) before b.p1 (11)
-                Counter("wonders", "Wonders left", None, 0, 7),             # shared: tightest free: b.p1? no, c is taken
+                Counter("wonders", "Wonders left", None, 0, 7),             # shared, 8 values: the only free lane long enough
                 Counter("vp.p3", "Victory Points", "p3", 0, 5, kind="resource"),  # no p3 lane: kind first
                 Counter("gold.p2", "Gold", "p2", 0, 3, lane="b.p2")]        # its preferred lane
     b = Binding.bind(counters, LANES)
