@@ -14,9 +14,8 @@ from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, St
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 
-from companion.words import nice  # noqa: F401  (re-exported for panels)
+from companion.words import COLOURS, nice  # noqa: F401  (re-exported for panels)
 
-COLOURS = ("blue", "green", "red", "yellow", "purple", "black", "orange", "white")
 COLOUR_RGBA = {
     "blue": (0.20, 0.45, 0.90, 1), "green": (0.20, 0.70, 0.30, 1), "red": (0.85, 0.20, 0.20, 1),
     "yellow": (0.95, 0.80, 0.15, 1), "purple": (0.60, 0.30, 0.80, 1), "black": (0.15, 0.15, 0.15, 1),

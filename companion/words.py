@@ -1,4 +1,7 @@
-"""Plain words from identifiers, shared by the shell and the games (no Kivy, no game)."""
+"""Plain words shared by the shell and the games (no Kivy, no game): names for identifiers, and
+the seat colours the app offers."""
+
+COLOURS = ("blue", "green", "red", "yellow", "purple", "black", "orange", "white")
 
 
 def nice(word) -> str:

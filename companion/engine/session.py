@@ -59,23 +59,28 @@ class Session:
         return cls(game, setup, state, journal, seed, initial=state.copy())
 
     @classmethod
-    def resume(cls, journal_path) -> "Session":
+    def resume(cls, journal_path, game_for=None) -> "Session":
+        """Replay a journal. `game_for(meta)` gives the rules for the journal's meta data (default:
+        the registry's game of that name); whatever it raises reaches the caller, file closed."""
         from companion.journal import Journal
 
         journal = Journal.open(journal_path)
         meta = journal.meta
-        game = _resolve_game(meta["game"])
-        setup = meta["setup"]
-        initial = state = game.initial_state(setup)
-        history = []
-        for e in journal.actions():
-            try:
-                a = game.action_from_dict(e.action)
-                state = game.apply(state, a)
-            except Rejected as exc:
-                journal.close()
-                raise ReplayError(e.seq, exc) from exc
-            history.append((a, e.source))
+        try:
+            game = game_for(meta) if game_for is not None else _resolve_game(meta["game"])
+            setup = meta["setup"]
+            initial = state = game.initial_state(setup)
+            history = []
+            for e in journal.actions():
+                try:
+                    a = game.action_from_dict(e.action)
+                    state = game.apply(state, a)
+                except Rejected as exc:
+                    raise ReplayError(e.seq, exc) from exc
+                history.append((a, e.source))
+        except BaseException:
+            journal.close()
+            raise
         return cls(game, setup, state, journal, setup.get("seed", 0), initial=initial.copy(),
                    history=history)
 

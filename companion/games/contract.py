@@ -12,7 +12,7 @@ import os
 from typing import Callable
 
 from companion.engine.game import Game
-from companion.words import nice  # noqa: F401  (also for the games' views)
+from companion.words import COLOURS, nice
 
 ROLE_SYSTEM = "system"  # engine.Game.actor() when a dice roll is awaited
 
@@ -96,9 +96,6 @@ class GameModule:
     def seats(self, n: int) -> list:
         return [f"p{i + 1}" for i in range(n)]
 
-    def option(self, key) -> Option | None:
-        return next((o for o in self.options if o.key == key), None)
-
     def setup_from_form(self, players: list, options: dict | None = None) -> dict:
         """Validate a new-game form and build the setup (ValueError in plain words)."""
         lo, hi = self.players
@@ -119,14 +116,42 @@ class GameModule:
         parsed.update(given)  # the setup panel's own values (e.g. a map layout)
         return self.make_setup(clean, parsed)
 
+    def sample_setup(self, players: int | None = None) -> dict:
+        """A setup with default names, colours and options (fewest players unless given): for
+        previews, overlays and the board screen's words when no game is open."""
+        n = self.players[0] if players is None else players
+        return self.setup_from_form([{"name": "", "colour": c} for c in COLOURS[:n]], {})
+
+    def roll_awaited(self, state) -> dict | None:
+        """The roll the rules await in `state`: {"action", "roll" (its name), "count", "spec" (the
+        sensing Roll, or None when the game declares none)}; None when no roll is awaited."""
+        if self.game.is_over(state) or self.game.actor(state) != ROLE_SYSTEM:
+            return None
+        probe = _ProbeDice()
+        a = self.game.chance_action(state, probe)
+        if a is None:
+            return None
+        roll = self.sensing.roll_for(a.type) if self.sensing is not None else None
+        if roll is not None:
+            return {"action": roll.action, "roll": roll.name, "count": roll.dice, "spec": roll}
+        return {"action": a.type, "roll": self.view.step_label(a.type), "count": probe.count, "spec": None}
+
+
+class _ProbeDice:
+    """Stands in for SeededDice to learn which roll a game awaits and how many dice it takes."""
+
+    def __init__(self):
+        self.count = 0
+
+    def roll(self, n: int = 1) -> list:
+        self.count += n
+        return [1] * n
+
 
 class GameView:
     """Presentation of a game's state for the shell, without Kivy. A game subclasses it and
     overrides what it can say better; the defaults work from the engine alone (the toy game of
     the tests uses nothing else)."""
-
-    def __init__(self, module_getter=None):
-        self._module_getter = module_getter
 
     # names -------------------------------------------------------------------------------
     @staticmethod
@@ -135,8 +160,10 @@ class GameView:
 
     @staticmethod
     def name(setup, seat) -> str:
+        if not seat:
+            return "?"
         p = setup.get("players", {}).get(seat) or {}
-        return p.get("name") or f"Player {seat[1:]}" if seat else "?"
+        return p.get("name") or f"Player {seat[1:]}"
 
     @staticmethod
     def colour(setup, seat) -> str:
@@ -159,6 +186,10 @@ class GameView:
         return ""
 
     # the moment ---------------------------------------------------------------------------
+    def snapshot(self, game: Game, state, setup) -> dict:
+        """Extra plain data the game's own panels read (merged into the dashboard's snapshot)."""
+        return {}
+
     def round(self, state) -> int | None:
         return getattr(state, "round", None)
 

@@ -66,12 +66,11 @@ def _map_game_binding(game_id, smap):
     """With no game open: the binding of the game the sensor map was drawn for (its "game"), so
     a sensed space still reads in that game's words; None when this build lacks that game."""
     from companion import games
-    from companion.kit import COLOURS
     from companion.sensing import Binding, lanes_of
 
     try:
         m = games.get_module(game_id)
-        setup = m.setup_from_form([{"name": "", "colour": c} for c in COLOURS[:m.players[0]]], {})
+        setup = m.sample_setup()
     except Exception:  # noqa: BLE001 - only words for the screen
         return None
     if m.sensing is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import json
 import os
 import secrets
 from pathlib import Path
@@ -32,19 +33,25 @@ def _session_cls():
 
 
 class GameUnavailable(Exception):
-    """A saved game this build cannot open (unknown game, newer game data): a plain reason."""
+    """A saved game this build cannot open (unknown game, newer game data): a plain reason, and
+    the game's title as far as it is known."""
+
+    def __init__(self, reason: str, title: str):
+        super().__init__(reason)
+        self.title = title
 
 
-def unavailable_reason(game_id, data_version) -> str | None:
-    """Why a save of `game_id` at `data_version` cannot be opened here (None: it can)."""
+def module_of_save(game_id, data_version):
+    """The game module that opens a save of `game_id` at `data_version`, or GameUnavailable."""
     try:
         module = registry.get_module(game_id)
     except KeyError:
-        return f"it is a game of {game_id!r}, which this version of the app does not have"
+        raise GameUnavailable(f"it is a game of {game_id!r}, which this version of the app does not have",
+                              str(game_id)) from None
     if data_version > module.data_version:
-        return (f"it was saved by a newer version of {module.title} (game data {data_version}, this app "
-                f"has {module.data_version}); update the app to open it")
-    return None
+        raise GameUnavailable(f"it was saved by a newer version of {module.title} (game data {data_version}, "
+                              f"this app has {module.data_version}); update the app to open it", module.title)
+    return module
 
 
 class GameController:
@@ -90,12 +97,12 @@ class GameController:
     def open(cls, path) -> "GameController":
         """Resume a saved game exactly (replays the journal). Raises JournalError / ReplayError,
         or GameUnavailable for a game this build does not have or a newer data version."""
-        with J.Journal.open(path) as j:
-            meta = j.meta
-        why = unavailable_reason(meta["game"], meta["data_version"])
-        if why:
-            raise GameUnavailable(why)
-        return cls(_session_cls().resume(path), registry.get_module(meta["game"]))
+        found = []
+
+        def game_for(meta):
+            found.append(module_of_save(meta["game"], meta["data_version"]))
+            return found[0].game
+        return cls(_session_cls().resume(path, game_for=game_for), found[0])
 
     def close(self):
         self.session.close()
@@ -142,20 +149,11 @@ class GameController:
         return not self.game.is_over(self.state) and self.game.actor(self.state) == "system"
 
     def dice_request(self) -> dict | None:
-        """The roll awaited now: {"action", "roll" (its name), "count", "who"} or None. The roll
-        comes from the game's sensing declaration; a game without one still gets its count."""
-        if not self.awaiting_dice():
-            return None
-        probe = self.game.chance_action(self.state, _CountingDice())
-        if probe is None:
-            return None
-        sensing = self.module.sensing
-        roll = sensing.roll_for(probe.type) if sensing is not None else None
-        if roll is not None:
-            return {"action": roll.action, "roll": roll.name, "count": roll.dice,
-                    "who": self.view.roll_owner(self.state), "spec": roll}
-        return {"action": probe.type, "roll": self.view.step_label(probe.type), "count": _CountingDice.last,
-                "who": self.view.roll_owner(self.state), "spec": None}
+        """The roll awaited now (GameModule.roll_awaited) and whose it is ("who"), or None."""
+        req = self.module.roll_awaited(self.state)
+        if req is not None:
+            req["who"] = self.view.roll_owner(self.state)
+        return req
 
     def can_undo(self) -> bool:
         return self.journal.undo_refusal(self.game.is_chance) is None
@@ -187,22 +185,23 @@ class GameController:
         """What the dashboard draws: the game's own snapshot (if its view has one) plus the keys
         every game has: round, step, phase, actor, over, players (name, colour, lines), result."""
         g, s, v = self.game, self.state, self.view
-        own = v.snapshot(g, s, self.setup) if hasattr(v, "snapshot") else {}
-        over = g.is_over(s)
         snap = {
             "game": self.module.id, "round": v.round(s), "max_rounds": v.max_rounds(s),
-            "step": s.step, "phase": g.flow.phase(s.step), "actor": g.actor(s), "over": over,
-            "result": v.result(g, s) if over else None,
+            "step": s.step, "phase": g.flow.phase(s.step), "actor": g.actor(s), "over": g.is_over(s),
         }
-        snap.update(own)
+        snap.update(v.snapshot(g, s, self.setup))
+        if "result" not in snap:
+            snap["result"] = v.result(g, s) if snap["over"] else None
         players = dict(snap.get("players", {}))
-        score = v.score(g, s)
+        score = None  # computed only when the game's own snapshot lacks it
         for seat in self.seats():
             p = dict(players.get(seat, {}))
             p.setdefault("seat", seat)
             p.setdefault("name", self.name(seat))
             p.setdefault("colour", self.colour(seat))
-            p.setdefault("score", score.get(seat))
+            if "score" not in p:
+                score = v.score(g, s) if score is None else score
+                p["score"] = score.get(seat)
             p["lines"] = v.player_lines(g, s, self.setup, seat, p)
             players[seat] = p
         snap["players"] = players
@@ -214,6 +213,7 @@ class GameController:
         action with its source, time and words, and the score now."""
         meta = self.journal.meta
         g, s = self.game, self.state
+        over = g.is_over(s)
         return {
             "format": "tabletop-companion-export", "version": 1,
             "game": self.module.id, "title": self.module.title, "data_version": meta["data_version"],
@@ -221,14 +221,12 @@ class GameController:
             "players": [{"seat": seat, "name": self.name(seat), "colour": self.colour(seat)} for seat in self.seats()],
             "actions": [{"seq": e.seq, "source": e.source, "created": e.created, "action": e.action,
                          "text": self.view.action_label(e.action, s, self.setup)} for e in self.journal.actions()],
-            "over": g.is_over(s), "score": self.view.score(g, s),
-            "result": self.view.result(g, s) if g.is_over(s) else None,
+            "over": over, "score": self.view.score(g, s),
+            "result": self.view.result(g, s) if over else None,
         }
 
     def export_to(self, directory) -> str:
         """Write `export()` next to the saves (<data>/exports/<save name>.json); returns the path."""
-        import json
-
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / (Path(self.path).stem + ".json")
@@ -242,15 +240,6 @@ class GameController:
 
     def step_help(self, step=None) -> str:
         return self.view.step_help(self.state.step if step is None else step)
-
-
-class _CountingDice:
-    """Stands in for SeededDice to learn how many dice a chance action takes."""
-    last = 0
-
-    def roll(self, n: int = 1) -> list:
-        _CountingDice.last = n
-        return [1] * n
 
 
 @dataclasses.dataclass(frozen=True)
@@ -268,13 +257,12 @@ class SavedGame:
 def summary_round(summary: J.JournalSummary) -> int | None:
     """Round reached by a saved game (replays it; None when it cannot be replayed)."""
     try:
-        sess = _session_cls().resume(summary.path)
+        module = registry.get_module(summary.game)
+        sess = _session_cls().resume(summary.path, game_for=lambda meta: module.game)
     except Exception:
         return None
     try:
-        return registry.get_module(summary.game).view.round(sess.state)
-    except Exception:
-        return None
+        return module.view.round(sess.state)
     finally:
         sess.close()
 
@@ -290,8 +278,7 @@ def list_games(directory) -> list:
             out.append(it)
             continue
         try:
-            title = registry.get_module(it.game).title
-        except KeyError:
-            title = str(it.game)
-        out.append(SavedGame(it, title, unavailable_reason(it.game, it.data_version) or ""))
+            out.append(SavedGame(it, module_of_save(it.game, it.data_version).title))
+        except GameUnavailable as exc:
+            out.append(SavedGame(it, exc.title, str(exc)))
     return out

@@ -21,11 +21,6 @@ from companion.kit import COLOURS
 from .step_panels import load
 
 
-class _OneDice:
-    def roll(self, n=1):
-        return [1] * n
-
-
 class GameChoice(ToggleButton):
     game_id = StringProperty("")
 
@@ -66,13 +61,14 @@ class NewGameScreen(Screen):
 
     def refresh_games(self):
         """The game list (a game registered after start-up shows up the next time)."""
-        ids = [m.id for m in games.modules()]
+        modules = games.modules()
+        ids = [m.id for m in modules]
         if ids == self._listed:
             return
         self._listed = ids
         box = self.ids.game_list
         box.clear_widgets()
-        for m in games.modules():
+        for m in modules:
             lo, hi = m.players
             players = f"{lo} players" if lo == hi else f"{lo}-{hi} players"
             box.add_widget(GameChoice(game_id=m.id, group="game", allow_no_selection=False,
@@ -109,17 +105,12 @@ class NewGameScreen(Screen):
 
     @staticmethod
     def _first_roll(m) -> str:
+        """The roll the game starts with ('' when it starts with a decision)."""
         try:
-            lo = m.players[0]
-            setup = m.setup_from_form([{"name": "", "colour": c} for c in COLOURS[:lo]], {})
-            state = m.game.initial_state(setup)
+            req = m.roll_awaited(m.game.initial_state(m.sample_setup()))
         except Exception:  # noqa: BLE001 - only a hint for the form
             return ""
-        if m.game.actor(state) != "system":
-            return ""
-        a = m.game.chance_action(state, _OneDice())
-        roll = m.sensing.roll_for(a.type) if a is not None and m.sensing is not None else None
-        return roll.name if roll is not None else "first roll"
+        return req["roll"] if req else ""
 
     def set_count(self, text):
         if text in self.counts and text != self.count:
@@ -213,24 +204,16 @@ class NewGameScreen(Screen):
         return out
 
     def start(self):
+        """Start the game; what the form got wrong (colours, options, the setup widget's choice)
+        comes back in plain words from the game module's own checks."""
         seats = self.module.seats(int(self.count))
-        colours = [self.chosen.get(s) for s in seats]
-        if len(set(colours)) != len(colours):
-            self.message = "Pick a different colour for each player."
-            return
         panel = self.setup_panel
         why = panel.problem() if panel is not None else None
         if why:
             self.message = f"Cannot start the game: {why}"
             return
-        names = [self._names[s].text.strip() or f"Player {i + 1}" for i, s in enumerate(seats)]
         options = self.option_values()
-        try:
-            for o in self.module.options:
-                options[o.key] = o.parse(options[o.key])
-        except ValueError as exc:
-            self.message = f"Cannot start the game: {exc}"
-            return
         if panel is not None:
             options.update(panel.values())
-        App.get_running_app().start_new_game(self.game_id, names, colours, self.virtual_first, **options)
+        App.get_running_app().start_new_game(self.game_id, [self._names[s].text for s in seats],
+                                             [self.chosen.get(s) for s in seats], self.virtual_first, **options)

@@ -15,17 +15,16 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
-
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.games.contract import dice_words
 from companion.journal import BrokenJournal, JournalError, UndoRefused
+from companion.kit import rgba
 from companion.sensing import Binding, lanes_of
 from companion.table_sync import DiceFeeder, TableSync
 
 from . import controller as C
 from . import step_panels
-from companion.kit import rgba
 
 
 def _app_map():
@@ -190,6 +189,9 @@ class GameScreen(Screen):
     _board_state = "manual"
     _panel = None
     _panel_key = None
+    _binding_key = None   # (game, sensor map) the TableSync was bound for
+    _unbound_said = None  # ... and for which the counters kept on the tablet were named
+    _dice = None          # the roll awaited at the last refresh (controller.dice_request)
     _seen = None  # (round, over) at the last refresh
     _auto_tab = False       # a game view is shown because its step began
     _auto_tab_done = False  # ... once per such step (the player may switch away)
@@ -211,8 +213,7 @@ class GameScreen(Screen):
         self.ids.notice_area.clear_widgets()
         self._build_players(ctrl)
         self._build_tabs(ctrl)
-        self._sync = None
-        self._feeder = None
+        self._sync = self._feeder = self._unbound_said = None
         self._bind_table(App.get_running_app().board)
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
@@ -306,9 +307,7 @@ class GameScreen(Screen):
     def on_board_events(self, board, events):
         """Called by the app with each batch of board events (already on the UI thread, after
         the board itself took them in, so `board.lanes()` is the table as of this batch)."""
-        if self._feeder is None or (self.ctrl is not None and board.smap is not None and self._sync is not None
-                                    and getattr(self, "_binding_key", (None, None))[1] != board.smap.hash_hex):
-            self._bind_table(board)
+        self._bind_table(board)  # a new board or map: bind again; a board seen: say once what it cannot hold
         st = board.status()
         self._board_state = st["state"] if board.mode != "manual" else "manual"
         sync = self._sync
@@ -318,8 +317,6 @@ class GameScreen(Screen):
                 self._feeder.forget()
                 if sync is not None:
                     sync.clear_table()
-            elif t == "STATE" and ev.get("state") == "paired" and self.ctrl is not None:
-                self._bind_table(board)  # this board's lanes; say once what it cannot hold
             elif t == "STATE" and ev.get("state") != "paired":
                 # the link resumes exactly on reconnect (missed changes are re-sent, a reset
                 # sends a snapshot), so the last sensed table stays; dice in the wells do not
@@ -345,22 +342,22 @@ class GameScreen(Screen):
 
     def _bind_table(self, board):
         """Put the open game's counters on the board's lanes (the sensing binding) and start
-        comparing; say once which counters the board cannot hold."""
+        comparing; say once which counters the board cannot hold. Cheap when nothing changed."""
         ctrl = self.ctrl
         sensing = ctrl.module.sensing if ctrl is not None else None
         if self._feeder is None:
             self._feeder = DiceFeeder(sensing.rolls if sensing is not None else ())
         if sensing is None:
-            self._sync, self._binding_key = None, None
+            self._sync = self._binding_key = None
             return
         smap = board.smap if getattr(board, "smap", None) is not None else _app_map()
-        key = (id(ctrl), getattr(smap, "hash_hex", None))
-        if getattr(self, "_binding_key", None) != key or self._sync is None:
+        key = (ctrl.path, getattr(smap, "hash_hex", None))
+        if self._binding_key != key or self._sync is None:
             self._binding_key = key
             binding = Binding.bind(sensing.counters(ctrl.setup), lanes_of(smap))
             self._sync = TableSync(sensing, binding, seat_label=lambda seat: ctrl.colour(seat).capitalize())
             self._sync.start(ctrl.state, self._sensed_table(board))
-        if board.mode != "manual" and getattr(self, "_unbound_said", None) != key:
+        if board.mode != "manual" and self._unbound_said != key:
             self._unbound_said = key  # once per game and board, not on every action
             note = self._sync.binding.unbound_text(ctrl.name)
             if note:
@@ -424,14 +421,11 @@ class GameScreen(Screen):
     def _try_board_dice(self):
         """A roll is awaited and the wells hold fresh settled dice: use them (source "board")."""
         c = self.ctrl
-        if (c is None or self._feeder is None or self._board_state != "paired" or not c.awaiting_dice()
+        if (c is None or self._feeder is None or self._board_state != "paired" or self._dice is None
                 or not self._setting("board_dice")):
             self.dice_hint = ""
             return
-        req = c.dice_request()
-        if req is None:
-            return
-        action, hint = self._feeder.propose(req["action"])
+        action, hint = self._feeder.propose(self._dice["action"])
         self.dice_hint = hint
         if action is not None:
             self._feeder.used(action)
@@ -457,7 +451,7 @@ class GameScreen(Screen):
             panel.update(snap["players"][seat], active=(actor == seat))
         self.awaiting_dice = c.awaiting_dice()
         self.can_undo = c.can_undo()
-        dice = c.dice_request()
+        self._dice = dice = c.dice_request()  # every change of state refreshes: valid until the next
         self.dice_prompt = dice_words(dice, c.name) if dice else ""
         self.dice_count = dice["count"] if dice and dice["spec"] is not None and dice["count"] <= 2 else 0
         self.prompt = view.prompt(c.game, c.state, c.setup, dice)
@@ -479,7 +473,7 @@ class GameScreen(Screen):
 
     def enter_dice(self, d1, d2=None):
         """The generic dice entry: the awaited roll from the values typed by touch."""
-        req = self.ctrl.dice_request() if self.ctrl is not None else None
+        req = self._dice if self.ctrl is not None else None
         if req is None or req["spec"] is None:
             self.message, self.error = "No dice roll is awaited now.", True
             return

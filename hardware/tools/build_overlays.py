@@ -24,8 +24,6 @@ from companion import games  # noqa: E402
 from companion.sensing import Binding, lanes_of, overlay_svg  # noqa: E402
 from firmware import sensormap  # noqa: E402
 
-COLOURS = ("blue", "green", "red", "yellow", "purple", "black", "orange", "white")
-
 
 def outputs():
     path = os.path.join(HW, "sensor_map.json")
@@ -36,9 +34,8 @@ def outputs():
     for m in games.modules():
         if m.sensing is None:
             continue
-        n = min(max(2, m.players[0]), m.players[1])
-        players = [{"name": f"Player {i + 1}", "colour": COLOURS[i]} for i in range(n)]
-        binding = Binding.bind(m.sensing.counters(m.setup_from_form(players, {})), lanes)
+        setup = m.sample_setup(min(max(2, m.players[0]), m.players[1]))
+        binding = Binding.bind(m.sensing.counters(setup), lanes)
         out[os.path.join(HW, "overlays", m.id + ".svg")] = overlay_svg(m.title, binding, raw)
     return out
 

@@ -17,7 +17,7 @@ from kivy.uix.label import Label
 from companion.kit import StepPanel, nice
 
 from . import economy_model as M
-from .economy_model import step_help
+from ..help import step_help
 
 # a panel's scrolling body gets at most this share of the screen height, less a margin that
 # leaves the legal-action list a few rows on a 480 px high screen
