@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from .errors import MalformedAction
 
-SEATS = ("p1", "p2")
+SEATS = ("p1", "p2")  # the default seats of a codec (two-player games)
+
+
+def seats_of(n: int) -> tuple:
+    """The seat ids of an n-player game: p1..pn."""
+    return tuple(f"p{i + 1}" for i in range(n))
 
 
 def _freeze(v):
@@ -78,13 +83,13 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _check(kind, v, name, t):
+def _check(kind, v, name, t, seats=SEATS):
     def bad(why):
         raise MalformedAction(f"action {t!r}: field {name!r} {why} (got {v!r})")
 
     if kind == "seat":
-        if v not in SEATS:
-            bad("must be 'p1' or 'p2'")
+        if v not in seats:
+            bad("must be one of " + ", ".join(repr(x) for x in seats))
     elif kind == "int":
         if not _is_int(v):
             bad("must be an integer")
@@ -126,8 +131,9 @@ class ActionSchema:
 class ActionCodec:
     """Builds and validates actions of one game."""
 
-    def __init__(self, schemas):
+    def __init__(self, schemas, seats=SEATS):
         self.schemas = {s.type: s for s in schemas}
+        self.seats = tuple(seats)  # what a "seat" field may hold
 
     def make(self, type, **params) -> Action:
         """Build an action from Python values (validated like from_dict)."""
@@ -152,11 +158,11 @@ class ActionCodec:
         for name, kind in s.required.items():
             if name not in d:
                 raise MalformedAction(f"action {t!r}: missing field {name!r}")
-            _check(kind, d[name], name, t)
+            _check(kind, d[name], name, t, self.seats)
             params[name] = d[name]
         for name, kind in s.optional.items():
             if name in d and d[name] is not None:
-                _check(kind, d[name], name, t)
+                _check(kind, d[name], name, t, self.seats)
                 params[name] = d[name]
         extra = set(d) - set(s.kinds) - {"type"}
         if extra:

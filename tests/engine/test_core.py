@@ -31,7 +31,7 @@ def test_action_round_trip_and_value_semantics():
     ({"type": 7}, "string 'type'"),
     ({"type": "fly"}, "unknown action type 'fly'"),
     ({"type": "move", "player": "p1", "unit": 3}, "missing field 'to'"),
-    ({"type": "move", "player": "p3", "unit": 3, "to": "r0c0"}, "'p1' or 'p2'"),
+    ({"type": "move", "player": "p3", "unit": 3, "to": "r0c0"}, "one of 'p1', 'p2'"),
     ({"type": "move", "player": "p1", "unit": "3", "to": "r0c0"}, "integer"),
     ({"type": "move", "player": "p1", "unit": True, "to": "r0c0"}, "integer"),
     ({"type": "move", "player": "p1", "unit": 3, "to": "r0c0", "speed": 9}, "unknown field"),
