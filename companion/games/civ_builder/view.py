@@ -1,0 +1,265 @@
+"""Civ Builder as the shell sees it (no Kivy): plain words for the table, the attribute table with
+the privilege holders marked, the initiative order, the score-phase breakdown."""
+from __future__ import annotations
+
+from companion.games.contract import GameView
+
+from .data_load import ATTRIBUTES, DATA
+from .rules import ordinal
+
+STEP_LABELS = {
+    "choose_civ": "Choose civilisation", "setup_roll": "Attribute rolls", "initiative_roll": "Initiative roll-off",
+    "sixth_card": "Agriculture: sixth card", "trade": "Trade", "turn": "Melds", "meld": "Meld cards",
+    "special": "Special action", "conquest_take": "Conquest: take points", "science_point": "Science: free point",
+    "equestrian": "Equestrian: discard all", "game_over": "Game over",
+}
+PHASE_LABELS = {"setup": "Setup", "initiative": "Initiative", "draw": "Draw", "trade": "Trade", "action": "Action",
+                "score": "Score", "end": "End", "game_end": "Game end"}
+VP_LABELS = {"meld": "Melds", "culture": "Culture action", "engineering": "Engineering action",
+             "seafaring": "Seafaring steals", "stolen": "Lost to steals", "majority": "Attribute majorities",
+             "culture_leader": "Culture leader", "equestrian": "Equestrian discard"}
+SPECIAL_WORDS = {
+    "conquest": "steal 2 attribute points from {target}", "trade": "look at {target}'s hand and swap {count} cards",
+    "culture": "gain 4 VP", "science": "look at the next 7 cards and take 2",
+    "agriculture": "draw 3 cards", "religion": "steal 2 random cards from {target}",
+    "seafaring": "steal 2 VP from {target}", "government": "discard {count} cards and draw {count2}",
+    "equestrian": "{target} discards 3 random cards", "engineering": "draw 2 cards and gain 3 VP",
+}
+STAR = "\u2605"
+
+
+def attr_name(a) -> str:
+    return str(a).title()
+
+
+def civ_name(civ) -> str:
+    return DATA.civs[civ]["name"] if civ in DATA.civs else "?"
+
+
+class CivBuilderView(GameView):
+    def step_label(self, step) -> str:
+        return STEP_LABELS.get(step, super().step_label(step))
+
+    def phase_label(self, phase) -> str:
+        return PHASE_LABELS.get(phase, super().phase_label(phase))
+
+    def step_help(self, step) -> str:
+        return DATA.help.get(step or "", "")
+
+    def max_rounds(self, state):
+        return state.rounds
+
+    def roll_owner(self, state):
+        if state.step == "setup_roll":
+            return state.seats[state.setup_seat]
+        if state.step == "initiative_roll" and state.rolloff:
+            return state.rolloff[0]
+        return None
+
+    def _names(self, setup, state):
+        return {x: self.name(setup, x) for x in state.seats}
+
+    def table_notes(self, state, setup) -> list:
+        """What the last action asks the table to do with the cards, in plain words."""
+        names = self._names(setup, state)
+        return [t.format_map(names) for t in state.table]
+
+    # ---------------------------------------------------------------- labels
+    def action_label(self, action: dict, state, setup) -> str:
+        t = action.get("type", "?")
+        n = lambda seat: self.name(setup, seat)  # noqa: E731
+        who = n(action["player"]) + ": " if "player" in action else ""
+        if t.startswith("roll_") and t != "roll_off":
+            return f"{attr_name(t[5:])} roll: {action.get('die')}"
+        if t == "roll_off":
+            return f"Initiative roll-off: {action.get('die')}"
+        if t == "choose_civ":
+            c = DATA.civs.get(action.get("civ"), {})
+            return f"{who}{c.get('name', action.get('civ'))} (extra {attr_name(c.get('extra', '?'))})"
+        if t == "meld":
+            parts = [f"{action['cards']} {attr_name(action['attribute'])}"]
+            for key, word in (("leader", "Leader"), ("disasters", "Disaster"), ("seas", "Seafaring")):
+                if action.get(key):
+                    parts.append(f"{action[key]} {word} (wild)")
+            size = action["cards"] + sum(action.get(k) or 0 for k in ("leader", "disasters", "seas"))
+            return f"{who}meld {attr_name(action['attribute'])} of {size} cards ({' + '.join(parts)})"
+        if t == "pick_meld":
+            return f"{who}meld {attr_name(action['attribute'])}"
+        if t == "special":
+            attr = state.special_attr if state is not None and getattr(state, "special_attr", None) else None
+            tgt = n(action["target"]) if action.get("target") else "?"
+            count = action.get("count")
+            if attr is None:
+                return f"{who}special action" + (f" on {tgt}" if action.get("target") else "") + (
+                    f" ({count} cards)" if count is not None else "")
+            words = SPECIAL_WORDS[attr].format(target=tgt, count=count, count2=(count or 0) + 2)
+            return f"{who}{attr_name(attr)}: {words}"
+        if t == "take_point":
+            return f"{who}take 1 {attr_name(action['attribute'])} point"
+        if t == "science_point":
+            return f"{who}+1 {attr_name(action['attribute'])} (Science leader)"
+        if t == "give_cards":
+            c = action["count"]
+            return f"{n(action['giver'])} gives {c} card{'s' if c != 1 else ''} to {n(action['taker'])}"
+        if t == "correct_hand":
+            return f"Correction: {n(action['seat'])} holds {action['count']} cards"
+        words = {"draw_sixth": "draw a sixth card", "decline_sixth": "no sixth card", "end_trade": "end the trade phase",
+                 "cancel_meld": "back (no meld)", "end_turn": "end turn", "skip_special": "skip the special action",
+                 "decline_science": "no free point", "discard_all": "discard all cards for 3 VP",
+                 "keep_cards": "keep the cards"}
+        return f"{who}{words.get(t, t.replace('_', ' '))}"
+
+    # ---------------------------------------------------------------- the moment
+    def prompt(self, game, state, setup, dice) -> str:
+        s = state
+        if game.is_over(s):
+            return self.result_text(game, s, setup)
+        notes = " ".join(self.table_notes(s, setup))
+        pre = (notes + "  ") if notes else ""
+        n = lambda seat: self.name(setup, seat)  # noqa: E731
+        actor = game.actor(s)
+        st = s.step
+        if st == "setup_roll":
+            seat, attr, extra = game.awaited_roll(s)
+            what = f"{n(seat)}: {attr_name(attr)}, 1 die" + (
+                f" (the extra die of {civ_name(s.civ[seat])})" if extra else "")
+            return pre + f"{what}: roll at the table and put the die in a well, enter it, or use the virtual dice."
+        if st == "initiative_roll":
+            tied = ", ".join(n(x) for x in s.rolloff)
+            return pre + (f"Initiative tie: {n(s.rolloff[0])}: Initiative roll-off, 1 die "
+                          f"(still to roll: {tied}); high goes first.")
+        if st == "choose_civ":
+            return pre + f"{n(actor)}: choose a civilisation."
+        order = self.order_text(s, setup)
+        if st == "sixth_card":
+            return pre + f"{n(actor)} has the highest Agriculture: draw a sixth card? (Order: {order}.)"
+        if st == "trade":
+            tl = ", ".join(n(x) for x in game.holders(s, "trade")) or "nobody"
+            return pre + (f"Trade phase ({DATA.trade_minutes} minutes): trade cards at the table. {tl} "
+                          f"(highest Trade) may look at any hand. Record only uneven trades; "
+                          f"{n(actor)} ends the phase.")
+        if st == "turn":
+            need = game.min_meld(s)
+            return pre + (f"{n(actor)}'s turn ({s.hand[actor]} cards): your {ordinal(need)} meld needs at least "
+                          f"{need} card{'s' if need > 1 else ''}; pick its attribute, or end the turn.")
+        if st == "meld":
+            return pre + f"{n(actor)}: how many cards in the {attr_name(s.meld_attr)} meld (and which wild cards)?"
+        if st == "special":
+            words = SPECIAL_WORDS[s.special_attr].format(target="an opponent", count="X", count2="X + 2")
+            return pre + f"{n(actor)}: {attr_name(s.special_attr)} special action: {words}? Or skip it."
+        if st == "conquest_take":
+            left = DATA.special["conquest"]["steal_points"] - s.taken
+            return pre + f"{n(actor)}: take {left} more point{'s' if left != 1 else ''} from {n(s.target)}: which attribute?"
+        if st == "science_point":
+            return pre + f"{n(actor)} has the highest Science: gain 1 point in any attribute?"
+        if st == "equestrian":
+            return pre + (f"{n(actor)} has the highest Equestrian: discard all {s.hand[actor]} cards "
+                          f"for {DATA.equestrian_vp} VP?")
+        return pre + super().prompt(game, s, setup, dice)
+
+    def order_text(self, state, setup) -> str:
+        return " > ".join(self.name(setup, x) for x in state.order)
+
+    def privileges(self, game, state) -> dict:
+        """attribute -> the seats holding its 'highest' privilege now."""
+        return {a: game.holders(state, a) for a in ATTRIBUTES}
+
+    def snapshot(self, game, state, setup) -> dict:
+        s = state
+        hold = self.privileges(game, s) if s.round else {a: () for a in ATTRIBUTES}
+        score = self.score(game, s)
+        players = {}
+        for x in s.seats:
+            players[x] = {"seat": x, "name": self.name(setup, x), "colour": self.colour(setup, x),
+                          "civ": s.civ[x], "attributes": dict(s.attrs[x]), "hand": s.hand[x], "vp": s.vp[x],
+                          "privileges": [a for a in ATTRIBUTES if x in hold[a]],
+                          "initiative": (s.order.index(x) + 1) if s.round else None,
+                          "score": score[x]}
+        return {"players": players, "order": list(s.order), "deck": s.deck, "discard": s.discard,
+                "reshuffles": s.reshuffles, "holders": {a: list(v) for a, v in hold.items()},
+                "trade_minutes": DATA.trade_minutes, "trade_leaders": list(hold["trade"]),
+                "notes": self.table_notes(s, setup), "round_score": s.scoring.get(s.round)}
+
+    def player_lines(self, game, state, setup, seat, player=None) -> list:
+        s = state
+        hold = self.privileges(game, s) if s.round else {a: () for a in ATTRIBUTES}
+        cells = []
+        for a in ATTRIBUTES:
+            mark = f" [color=ffd54f]{STAR}[/color]" if seat in hold[a] else ""
+            cells.append(f"{attr_name(a)} [b]{s.attrs[seat][a]}[/b]{mark}")
+        table = "\n".join("   ".join(cells[i:i + 2]) for i in range(0, len(cells), 2))
+        civ = s.civ[seat]
+        civ_text = f"{civ_name(civ)} (extra {attr_name(DATA.civs[civ]['extra'])})" if civ else "not chosen yet"
+        sc = self.score(game, s)[seat]
+        items = ", ".join(f"{k} {v}" for k, v in sc["items"].items() if v)
+        lines = [("", f"VP [b]{sc['total']}[/b]" + (f"  ({items})" if items else "")),
+                 ("Civilisation", civ_text)]
+        if s.round:
+            pos = s.order.index(seat) + 1
+            lines.append(("Initiative", f"{ordinal(pos)} of {len(s.order)}"))
+            lines.append(("Hand", f"[b]{s.hand[seat]}[/b] cards (limit {game.hand_limit(s, seat)})"))
+        lines.append(("Attributes", table, "block"))
+        held = [attr_name(a) for a in ATTRIBUTES if seat in hold[a]]
+        if held:
+            lines.append(("Highest", f"{STAR} " + ", ".join(held), "small"))
+        if seat == s.seats[0] and s.round:
+            lines.append(("Cards", f"deck {s.deck}, discard {s.discard}" +
+                          (f", reshuffled {s.reshuffles}x" if s.reshuffles else ""), "small"))
+        return lines
+
+    # ---------------------------------------------------------------- score and results
+    def score(self, game, state) -> dict:
+        raw = game.score(state)
+        return {x: {"total": v["total"], "items": {VP_LABELS[k]: n for k, n in v["items"].items()}}
+                for x, v in raw.items()}
+
+    def headline(self, game, state, setup) -> str:
+        res = game.result(state)
+        if res["winner"]:
+            return f"{self.name(setup, res['winner'])} wins"
+        return "Shared victory: " + " and ".join(self.name(setup, x) for x in res["winners"])
+
+    def end_reasons(self, game, state, setup) -> list:
+        return [f"The game ended after round {state.rounds}."] if state.over else []
+
+    def tiebreak(self, game, state, setup):
+        res = game.result(state)
+        return None if res["winner"] else "Tied on Victory Points: the text names no tie-breaker, so they share the win."
+
+    def score_breakdown(self, state, setup, rnd) -> list:
+        """The score phase of round `rnd` as lines: who scored what and why."""
+        rec = state.scoring.get(rnd)
+        if rec is None:
+            return []
+        n = lambda seat: self.name(setup, seat)  # noqa: E731
+        out = [f"Science leader: {n(x)} +1 {attr_name(a)}" for x, a in rec["science"]]
+        for attr, values, winners, band in rec["rows"]:
+            vals = ", ".join(f"{n(x)} {v}" for x, v in zip(state.seats, values))
+            if not winners:
+                out.append(f"{attr_name(attr)}: nobody scores ({vals})")
+                continue
+            tie = " (tie: each scores)" if len(winners) > 1 else ""
+            out.append(f"{attr_name(attr)}: {' and '.join(n(x) for x in winners)} +{band} VP{tie} ({vals})")
+        if rec["culture_leader"]:
+            out.append(f"Culture leader: {' and '.join(n(x) for x in rec['culture_leader'])} +{rec['culture_vp']} VP")
+        return out
+
+    def round_summary(self, game, setup, history, ended_round):
+        state = game.initial_state(setup)
+        for a, _ in history:
+            state = game.apply(state, a)
+        rec = state.scoring.get(ended_round)
+        if rec is None:
+            return {"title": f"Round {ended_round} ended.", "rows": []}
+        title = (f"[b]Round {ended_round} scored[/b]: {rec['band']} VP per attribute majority\n"
+                 + "\n".join(self.score_breakdown(state, setup, ended_round)))
+        rows = []
+        for x in state.seats:
+            got = sum(e[2] for e in state.vp_log if e[0] == ended_round and e[1] == x)
+            won = [attr_name(r[0]) for r in rec["rows"] if x in r[2]]
+            rows.append((x, f"[b]{self.name(setup, x)}[/b]  {got:+d} VP this round, total {state.vp[x]}"
+                            + (f"  -  majorities: {', '.join(won)}" if won else "")))
+        return {"title": title, "rows": rows, "record": rec}
+
+
+VIEW = CivBuilderView()
