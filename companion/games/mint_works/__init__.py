@@ -1,0 +1,73 @@
+"""Mint Works (1-4 players, worker placement; solitaire against four AIs): `GAME` is its
+engine.Game, `MODULE` what the shell gets. rules.py (+ ai.py, scoring.py) hold the rules,
+data/*.json the cards, view.py the plain words, sensing.py the Mint counters on the board.
+Register and trace: docs/mint_works-register.md, docs/mint_works-trace.md."""
+from __future__ import annotations
+
+from companion.engine.errors import SetupError
+from companion.games.contract import GameModule, Option
+
+from companion.words import COLOURS
+
+from .rules import MAX_PLAYERS, MintWorks
+from .sensing import SENSING
+from .view import VIEW
+
+GAME = MintWorks()
+
+_ADV = GAME.data.advanced
+ADVANCED_CHOICES = ([["none", "Basic set-up (no Advanced locations)"], ["random", "Advanced: the app picks at random"]]
+                    + [[a, f"Advanced (solitaire): {GAME.data.loc_name(a)}"] for a in _ADV]
+                    + [[f"{a}+{b}", f"Advanced: {GAME.data.loc_name(a)} and {GAME.data.loc_name(b)}"]
+                       for i, a in enumerate(_ADV) for b in _ADV[i + 1:]])
+
+
+def make_setup(players: list, options: dict) -> dict:
+    """The engine's setup from the new-game form (ValueError / SetupError in plain words)."""
+    setup = {"players": {f"p{i + 1}": {"name": p["name"], "colour": p["colour"]} for i, p in enumerate(players)}}
+    opponent = options.get("opponent") or "none"
+    setup["opponent"] = None if opponent == "none" else opponent
+    if len(players) == 1 and setup["opponent"] is None:
+        raise ValueError("One player plays solitaire: choose an AI opponent.")
+    if len(players) > 1 and setup["opponent"] is not None:
+        raise ValueError("The solitaire AIs play against one player only: choose 'No AI' for 2-4 players.")
+    setup["deck"] = options.get("deck") or "app"
+    adv = options.get("advanced") or "none"
+    solitaire = setup["opponent"] is not None
+    if adv == "none":
+        setup["advanced"] = []
+    elif adv == "random":
+        setup["advanced"] = "random"  # picked from the game's seed when it starts
+    else:
+        setup["advanced"] = adv.split("+")
+    if solitaire:
+        ai = GAME.data.ais[setup["opponent"]]
+        free = [c for c in COLOURS if c != players[0]["colour"]]
+        setup["players"]["p2"] = {"name": ai["name"], "colour": free[-1], "ai": setup["opponent"]}
+    try:
+        GAME.initial_state(setup)
+    except SetupError as exc:
+        raise ValueError(str(exc)) from None
+    return setup
+
+
+MODULE = GameModule(
+    id="mint_works", title="Mint Works", players=(1, MAX_PLAYERS), play_time="10-20 min",
+    blurb="Place mints on locations to buy and build plans; the first neighbourhood of 7 stars ends it.",
+    data_version=1, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
+    options=(
+        Option("opponent", "Solitaire opponent", "choice", default="none",
+               choices=(("none", "No AI (2-4 players)"), ("justin", "Justin, The Game Designer"),
+                        ("rachael", "Rachael, The Keeper"), ("sonic", "Sonic, The Cuteness"),
+                        ("mort", "Mort, The Mint Tycoon")),
+               help="With one player, choose the AI you play against; the app plays its turns."),
+        Option("deck", "Plan deck", "choice", default="app",
+               choices=(("app", "The app shuffles and draws (tells you which card to put out)"),
+                        ("table", "We draw from our own deck and tap the card")),
+               help="Who keeps the Plan Deck."),
+        Option("advanced", "Advanced locations", "choice", default="none",
+               choices=tuple(tuple(c) for c in ADVANCED_CHOICES),
+               help="Two Advanced locations (one in solitaire), at random or the ones on your table."),
+    ),
+    register="docs/mint_works-register.md", trace="docs/mint_works-trace.md", order=40,
+)

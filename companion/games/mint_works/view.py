@@ -1,0 +1,236 @@
+"""Mint Works in plain words for the shell: the location line, the plan supply, every
+neighbourhood, each player's Mints, and what the solitaire AI just did (no Kivy)."""
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+
+from companion.games.contract import ROLE_SYSTEM, GameView
+
+from . import scoring
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+END_WORDS = {
+    "seven_stars": "A neighbourhood reached 7 stars at Upkeep.",
+    "supply_not_refilled": "The Plan Supply could not be refilled from the deck.",
+    "supply_empty": "The Mint Supply ran out: Rachael, The Keeper, wins.",
+}
+TIE_WORDS = {
+    "smallest_neighbourhood": "Tied on stars: the smallest neighbourhood (fewest plans) wins.",
+    "most_mints": "Tied on stars and plans: the most Mints wins.",
+    "shared": "Tied on stars, plans and Mints: a shared victory.",
+}
+
+
+@lru_cache(maxsize=1)
+def _help() -> dict:
+    with open(os.path.join(HERE, "data", "help.json"), encoding="utf-8") as f:
+        return json.load(f)["steps"]
+
+
+def mints_word(n) -> str:
+    return f"{n} mint{'s' if n != 1 else ''}"
+
+
+class MintWorksView(GameView):
+    STEPS = {"turn": "Development turn", "draw": "Plan draw", "coop": "Co-Op", "over": "Game over"}
+
+    def step_label(self, step) -> str:
+        return self.STEPS.get(step, super().step_label(step))
+
+    def phase_label(self, phase) -> str:
+        return {"development": "Development", "upkeep": "Upkeep"}.get(phase, super().phase_label(phase))
+
+    def step_help(self, step) -> str:
+        return _help().get(step or "", "")
+
+    # ------------------------------------------------------------------ words for things
+    @staticmethod
+    def _game():
+        from . import GAME
+        return GAME
+
+    def plan(self, pid) -> str:
+        return self._game().data.plan_name(pid)
+
+    def loc(self, lid) -> str:
+        return self._game().data.loc_name(lid)
+
+    def plan_card(self, pid) -> str:
+        p = self._game().data.plans[pid]
+        return f"{p['name']} ({p['type'].title()}, cost {p['cost']})"
+
+    def action_label(self, action: dict, state, setup) -> str:
+        t = action.get("type")
+        who = self.name(setup, action.get("player")) if action.get("player") else ""
+        if t == "place":
+            return f"{who}: " + self.place_words(action, state)
+        if t == "pass":
+            return f"{who}: pass"
+        if t == "draw":
+            return f"Draw: {self.plan(action['plan'])}"
+        if t == "reveal":
+            return f"{who} drew the {self.plan(action['plan'])}"
+        if t == "coop_give":
+            return f"{who}: Co-Op gives 1 mint to {self.name(setup, action['beneficiary'])}"
+        if t == "set_mints":
+            return f"{who}: Mints set to {action['value']} (as on the table)"
+        return super().action_label(action, state, setup)
+
+    def place_words(self, a, state) -> str:
+        g = self._game()
+        params = {k: a[k] for k in ("plan", "give", "target", "beneficiary") if a.get(k) is not None}
+        cost = None
+        if state is not None and a.get("location") in getattr(state, "spaces", {}):
+            try:
+                cost = g.effect_cost(state, a["player"], a["location"], params)
+            except (KeyError, ValueError, IndexError):
+                cost = None
+        text = f"place {mints_word(cost)} on the {self.loc(a['location'])}" if cost is not None else \
+            f"place on the {self.loc(a['location'])}"
+        return text + self._effect_words(a.get("location"), params, state)
+
+    def _effect_words(self, loc, params, state) -> str:
+        eff = self._game().data.locations.get(loc, {}).get("effect")
+        if eff == "buy":
+            return f", buy the {self.plan(params.get('plan'))}"
+        if eff == "build":
+            return f", build the {self.plan(params.get('plan'))}"
+        if eff == "swap":
+            return f", take the {self.plan(params.get('plan'))} for your {self.plan(params.get('give'))}"
+        if eff == "recycle":
+            return f", recycle the {self.plan(params.get('plan'))}"
+        if eff == "crowdfund" and params.get("beneficiary"):
+            setup_name = params["beneficiary"]
+            return f", 1 mint to {self._names.get(setup_name, setup_name)}" if hasattr(self, "_names") else ""
+        if eff == "temp" and params.get("target"):
+            return f" to use the {self.loc(params['target'])}" + self._effect_words(params["target"], params, state)
+        return ""
+
+    # ------------------------------------------------------------------ the moment
+    def header(self, game, state, setup) -> str:
+        if state.over:
+            return f"Round {state.round}   -   [b]Game over[/b]"
+        phase = "Upkeep" if state.phase == "upkeep" else "Development"
+        actor = game.actor(state)
+        who = "the app (draw)" if actor == ROLE_SYSTEM else self.name(setup, actor)
+        return f"Round {state.round}   -   {phase}: [b]{self.step_label(state.step)}[/b]   -   to act: [b]{who}[/b]"
+
+    def ai_words(self, state) -> str:
+        return " ".join(state.ai_turn)
+
+    def drawn_words(self, state, setup) -> str:
+        """What the table must do with the plans drawn by the last action (the app's deck)."""
+        out = []
+        for ev in state.events:
+            if ev[0] != "drawn":
+                continue
+            _, kind, seat, pid = ev
+            if kind == "lotto":
+                out.append(f"{self.name(setup, seat)}: take the {self.plan(pid)} face down (Lotto).")
+            elif state.deck_mode == "app":
+                out.append(f"Put the {self.plan(pid)} face up in the Plan Supply.")
+        return " ".join(out)
+
+    def prompt(self, game, state, setup, dice=None) -> str:
+        if game.is_over(state):
+            return self.result_text(game, state, setup)
+        parts = [p for p in (self.ai_words(state), self.drawn_words(state, setup)) if p]
+        parts.append(self.decision_words(game, state, setup))
+        parts.append(self.table_words(game, state, setup))
+        return "\n".join(parts)
+
+    def decision_words(self, game, state, setup) -> str:
+        actor = game.actor(state)
+        if state.step == "draw":
+            kind, seat = state.pending[0]
+            what = (f"the top plan for {self.name(setup, seat)}'s Lotto (face down)" if kind == "lotto"
+                    else "a plan for the Plan Supply")
+            if state.deck_mode == "app":
+                return f"Draw {what}: press the draw button (or tap the plan you drew)."
+            return f"{self.name(setup, actor)}: draw {what} from your Plan Deck and tap it here."
+        if state.step == "coop":
+            return f"{self.name(setup, actor)} (Co-Op): choose another player, who gains 1 mint."
+        return (f"{self.name(setup, actor)}: place mints on a free space, or pass "
+                f"({mints_word(state.mints[actor])} in hand).")
+
+    def table_words(self, game, state, setup) -> str:
+        supply = ", ".join(self.plan_card(p) for p in state.supply) or "empty"
+        return f"Plan Supply: {supply}. Deck: {game.deck_size(state)} plans.\n" + self.line_words(game, state, setup)
+
+    def line_words(self, game, state, setup) -> str:
+        return "; ".join(self.location_text(game, state, setup, loc) for loc in state.line)
+
+    def location_text(self, game, state, setup, loc) -> str:
+        name = self.loc(loc)
+        if loc in state.owner and state.owner[loc] is None:
+            return f"{name}: closed"
+        spaces = []
+        for occ in state.spaces[loc]:
+            spaces.append("free" if occ is None else f"{self.name(setup, occ[0])} ({occ[1]})")
+        extra = ""
+        if loc in state.owner:
+            extra = f", owned by {self.name(setup, state.owner[loc])}"
+        if loc in state.closed:
+            extra += ", closed by Justin"
+        return f"{name}{extra}: " + ", ".join(spaces)
+
+    # ------------------------------------------------------------------ players and score
+    def player_lines(self, game, state, setup, seat, player=None) -> list:
+        g = game
+        lines = []
+        if g.tycoon(state, seat):
+            lines.append(("Mints", "[b]unlimited[/b] (from the supply)"))
+        else:
+            lines.append(("Mints", f"[b]{state.mints[seat]}[/b]"))
+        lines.append(("Stars", f"[b]{g.stars(state, seat)}[/b]"))
+        built = [p for p, b, _ in state.plans[seat] if b]
+        unbuilt = [p for p, b, secret in state.plans[seat] if not b and not secret]
+        secret = sum(1 for _, b, sec in state.plans[seat] if not b and sec)
+        items = scoring.star_items(g.data, state.plans[seat], state.gallery[seat])
+        lines.append(("Built", ", ".join(f"{self.plan(p)} ({items.get(self.plan(p), 0)}*)" for p in built) or "none",
+                      "block"))
+        rest = [self.plan(p) for p in unbuilt] + ([f"{secret} face-down plan{'s' if secret > 1 else ''} (Lotto)"]
+                                                  if secret else [])
+        lines.append(("Unbuilt", ", ".join(rest) or "none", "block"))
+        deeds = [self.loc(loc) for loc, o in state.owner.items() if o == seat]
+        if deeds:
+            lines.append(("Owns", ", ".join(deeds)))
+        if state.start == seat:
+            lines.append(("", "holds the Start Player token", "small"))
+        if g.is_ai(state, seat):
+            ai = g.ai_card(state)
+            lines.append(("AI", f"{ai['name']}, {ai['title']}", "small"))
+        return lines
+
+    def snapshot(self, game, state, setup) -> dict:
+        return {"mint_works": {
+            "line": [{"id": loc, "name": self.loc(loc), "text": self.location_text(game, state, setup, loc)}
+                     for loc in state.line],
+            "supply": [self.plan_card(p) for p in state.supply],
+            "deck": game.deck_size(state),
+            "ai_turn": list(state.ai_turn),
+        }}
+
+    def result(self, game, state) -> dict:
+        return game.result(state)
+
+    def headline(self, game, state, setup) -> str:
+        r = game.result(state)
+        if r["winner"]:
+            return f"{self.name(setup, r['winner'])} wins"
+        return "Shared victory: " + " and ".join(self.name(setup, s) for s in r.get("tied", ()))
+
+    def end_reasons(self, game, state, setup) -> list:
+        return [END_WORDS.get(r, r) for r in game.result(state).get("end_reasons", ())]
+
+    def tiebreak(self, game, state, setup) -> str | None:
+        return TIE_WORDS.get(game.result(state).get("decided_by"))
+
+    def round_summary(self, game, setup, history, ended_round: int) -> dict | None:
+        return None
+
+
+VIEW = MintWorksView()
