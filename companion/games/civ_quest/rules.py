@@ -712,7 +712,7 @@ class CivQuest(Game):
             _reject("CQ-B2", f"{s.board.name(area)} already has a city (one per area)")
         if s.players[seat].rp < cost["rp"]:
             _reject("CQ-B2", f"a city costs {cost['rp']} RP; you have {s.players[seat].rp}")
-        take = a.get("take") or {area: cost["pt"]}
+        take = dict(a.get("take") or ()) or {area: cost["pt"]}
         for t, n in take.items():
             if self.owner(s, t) != seat or n < 1 or n > s.units[t][1]:
                 _reject("CQ-B2", f"cannot take {n} PT from {s.board.name(t)}")
@@ -724,7 +724,7 @@ class CivQuest(Game):
         seat, area = a["player"], a["area"]
         cost = self.rules["city_cost"]
         s.players[seat].rp -= cost["rp"]
-        for t, n in (a.get("take") or {area: cost["pt"]}).items():
+        for t, n in (dict(a.get("take") or ()) or {area: cost["pt"]}).items():
             o, pt, city = s.units[t]
             s.units[t] = (o, pt - n, city)
         o, pt, _ = s.units[area]
