@@ -69,9 +69,9 @@ def usable(game, s, seat, loc, need_space=True):
             if inner is not None and game.place_problem(s, seat, loc, {"target": target, **inner}) is None:
                 return {"target": target, **inner}
         return None
-    if game.place_problem(s, seat, loc, params) is not None:
+    if need_space and game.place_problem(s, seat, loc, params) is not None:
         return None
-    return params
+    return params  # (copied by the Temp Agency: its own check covers the cost)
 
 
 def decide(game, s):
