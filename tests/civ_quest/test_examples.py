@@ -228,3 +228,16 @@ def test_seven_cities_ends_the_game_and_score_is_its_breakdown():
     assert s.over and "seven_cities" in s.end_reasons
     sc = GAME.score(s)["p1"]
     assert sc["total"] == sum(sc["items"].values()) and sc["items"]["areas"] == 7
+
+
+def test_city_table_once_per_city_plus_parthenon_and_the_pick_on_5():
+    s = learn(with_units(started(), macedonia=("p1", 7, True), thrace=("p1", 2, True)), "p1", wonders=("Parthenon",))
+    s = act(s, "leader_roll", die=1)
+    assert s.step == "city" and s.ctx["city_rolls"] == 3 and s.roll == "city_roll"   # 2 cities + Parthenon
+    s = act(s, "city_roll", die=2)        # 1 IP
+    s = act(s, "city_roll", die=6)        # 1 VP
+    s = act(s, "city_roll", die=5)        # pick one of 1-4
+    assert s.players["p1"].ip == 1 and s.players["p1"].vp_city == 1 and s.ctx["pick"][0] == "city"
+    rejected(s, "CQ-C3", "pick_city", player="p1", result="vp")
+    s = act(s, "pick_city", player="p1", result="rp")
+    assert s.players["p1"].rp == 1 and s.step == "advance"
