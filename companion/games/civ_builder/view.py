@@ -25,7 +25,7 @@ SPECIAL_WORDS = {
     "seafaring": "steal 2 VP from {target}", "government": "discard {count} cards and draw {count2}",
     "equestrian": "{target} discards 3 random cards", "engineering": "draw 2 cards and gain 3 VP",
 }
-STAR = "\u2605"
+STAR = "*"  # the app font has no star glyph
 
 
 def attr_name(a) -> str:
@@ -201,7 +201,7 @@ class CivBuilderView(GameView):
         lines.append(("Attributes", table, "block"))
         held = [attr_name(a) for a in ATTRIBUTES if seat in hold[a]]
         if held:
-            lines.append(("Highest", f"{STAR} " + ", ".join(held), "small"))
+            lines.append((f"Highest ({STAR})", ", ".join(held), "small"))
         if seat == s.seats[0] and s.round:
             lines.append(("Cards", f"deck {s.deck}, discard {s.discard}" +
                           (f", reshuffled {s.reshuffles}x" if s.reshuffles else ""), "small"))
