@@ -25,12 +25,12 @@ ADVANCED_CHOICES = ([["none", "Basic set-up (no Advanced locations)"], ["random"
 def make_setup(players: list, options: dict) -> dict:
     """The engine's setup from the new-game form (ValueError / SetupError in plain words)."""
     setup = {"players": {f"p{i + 1}": {"name": p["name"], "colour": p["colour"]} for i, p in enumerate(players)}}
-    opponent = options.get("opponent") or "none"
+    opponent = options.get("opponent") or "justin"
+    if len(players) > 1:
+        opponent = "none"  # MW-R25: the solitaire opponent applies to a game of one player only
     setup["opponent"] = None if opponent == "none" else opponent
     if len(players) == 1 and setup["opponent"] is None:
         raise ValueError("One player plays solitaire: choose an AI opponent.")
-    if len(players) > 1 and setup["opponent"] is not None:
-        raise ValueError("The solitaire AIs play against one player only: choose 'No AI' for 2-4 players.")
     setup["deck"] = options.get("deck") or "app"
     adv = options.get("advanced") or "none"
     solitaire = setup["opponent"] is not None
@@ -56,11 +56,11 @@ MODULE = GameModule(
     blurb="Place mints on locations to buy and build plans; the first neighbourhood of 7 stars ends it.",
     data_version=1, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
     options=(
-        Option("opponent", "Solitaire opponent", "choice", default="none",
-               choices=(("none", "No AI (2-4 players)"), ("justin", "Justin, The Game Designer"),
+        Option("opponent", "Solitaire opponent (1 player)", "choice", default="justin",
+               choices=(("none", "No AI"), ("justin", "Justin, The Game Designer"),
                         ("rachael", "Rachael, The Keeper"), ("sonic", "Sonic, The Cuteness"),
                         ("mort", "Mort, The Mint Tycoon")),
-               help="With one player, choose the AI you play against; the app plays its turns."),
+               help="Playing alone: the AI you play against (the app plays its turns). Not used by 2-4 players."),
         Option("deck", "Plan deck", "choice", default="app",
                choices=(("app", "The app shuffles and draws (tells you which card to put out)"),
                         ("table", "We draw from our own deck and tap the card")),

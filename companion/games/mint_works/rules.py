@@ -15,7 +15,6 @@ from .data_load import RulesData
 
 MAX_PLAYERS = 4
 SYSTEM = "system"
-DRAW_DICE = 6  # one draw = 6 seeded dice read as a base-6 number (MW-REG draw bias < 1/2000)
 
 
 class MWState:
@@ -25,7 +24,7 @@ class MWState:
                  "mints", "plans", "gallery", "spaces", "owner", "closed", "supply", "deck", "bottom",
                  "pending", "upkeep_stage", "coop_queue", "issued", "removed", "cap", "chance_count",
                  "over", "end_reason", "winner", "ai_turn", "ai_moves", "events", "sonic_left", "sonic_had_plans",
-                 "solitaire")
+                 "solitaire", "seed")
 
     def copy(self):
         s = MWState.__new__(MWState)
@@ -115,6 +114,7 @@ class MintWorks(Game):
                              f"{', '.join(d.loc_name(a) for a in d.advanced)}")
         s = MWState.__new__(MWState)
         s.solitaire = solitaire
+        s.seed = setup.get("seed", 0)
         s.seats = tuple(humans + (["p2"] if solitaire else []))
         s.ai = {"seat": "p2", "id": opponent} if solitaire else None
         s.deck_mode = deck_mode
@@ -350,10 +350,10 @@ class MintWorks(Game):
         cands = self.draw_candidates(s)
         if not cands:
             return None
-        v = 0
-        for x in dice.roll(DRAW_DICE):
-            v = v * 6 + (x - 1)
-        return self.codec.fast("draw", plan=cands[v % len(cands)])
+        # MW-R1: the app's deck is shuffled by the game's seed; draw k is a function of (seed, k)
+        # only, like SeededDice, so a resumed game draws what it would have drawn; no dice are thrown
+        pick = random.Random(f"mint_works:{s.seed}:{s.chance_count}").randrange(len(cands))
+        return self.codec.fast("draw", plan=cands[pick])
 
     def pseudo_legal_actions(self, s) -> list:
         f = self.codec.fast
@@ -541,7 +541,7 @@ class MintWorks(Game):
         _, built, _ = s.plans[seat].pop(i)
         deed = self.data.plans[pid].get("deed")
         if built and deed in s.owner and s.owner[deed] == seat:
-            s.owner[deed] = None  # MW-REG: a Deed that leaves the neighbourhood closes its location
+            s.owner[deed] = None  # MW-R9: a Deed that leaves the neighbourhood closes its location
         if pid == "gallery" or self.data.plans[pid].get("star_rule") == "gallery":
             s.issued -= s.gallery[seat]
             s.gallery[seat] = 0

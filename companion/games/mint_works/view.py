@@ -66,7 +66,7 @@ class MintWorksView(GameView):
         t = action.get("type")
         who = self.name(setup, action.get("player")) if action.get("player") else ""
         if t == "place":
-            return f"{who}: " + self.place_words(action, state)
+            return f"{who}: " + self.place_words(action, state, setup)
         if t == "pass":
             return f"{who}: pass"
         if t == "draw":
@@ -79,7 +79,7 @@ class MintWorksView(GameView):
             return f"{who}: Mints set to {action['value']} (as on the table)"
         return super().action_label(action, state, setup)
 
-    def place_words(self, a, state) -> str:
+    def place_words(self, a, state, setup=None) -> str:
         g = self._game()
         params = {k: a[k] for k in ("plan", "give", "target", "beneficiary") if a.get(k) is not None}
         cost = None
@@ -90,9 +90,9 @@ class MintWorksView(GameView):
                 cost = None
         text = f"place {mints_word(cost)} on the {self.loc(a['location'])}" if cost is not None else \
             f"place on the {self.loc(a['location'])}"
-        return text + self._effect_words(a.get("location"), params, state)
+        return text + self._effect_words(a.get("location"), params, setup or {})
 
-    def _effect_words(self, loc, params, state) -> str:
+    def _effect_words(self, loc, params, setup) -> str:
         eff = self._game().data.locations.get(loc, {}).get("effect")
         if eff == "buy":
             return f", buy the {self.plan(params.get('plan'))}"
@@ -103,10 +103,9 @@ class MintWorksView(GameView):
         if eff == "recycle":
             return f", recycle the {self.plan(params.get('plan'))}"
         if eff == "crowdfund" and params.get("beneficiary"):
-            setup_name = params["beneficiary"]
-            return f", 1 mint to {self._names.get(setup_name, setup_name)}" if hasattr(self, "_names") else ""
+            return f", 1 more mint to {self.name(setup, params['beneficiary'])}"
         if eff == "temp" and params.get("target"):
-            return f" to use the {self.loc(params['target'])}" + self._effect_words(params["target"], params, state)
+            return f" to use the {self.loc(params['target'])}" + self._effect_words(params["target"], params, setup)
         return ""
 
     # ------------------------------------------------------------------ the moment

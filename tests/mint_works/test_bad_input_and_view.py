@@ -1,0 +1,110 @@
+"""Bad input is rejected with the rule it breaks and nothing applied; the view speaks plain words."""
+import pytest
+
+from companion.engine import Rejected
+from companion.engine.errors import MalformedAction
+from companion.games.mint_works import MODULE, VIEW
+from mw_helpers import G, position, start
+
+
+def rejected(s, rule, **a):
+    before = s.to_dict()
+    with pytest.raises(Rejected) as ei:
+        G.apply(s, G.codec.make(**a) if "type" in a else a)
+    assert ei.value.rule == rule, ei.value
+    assert s.to_dict() == before
+    return ei.value.message
+
+
+def test_every_bad_placement_names_its_rule():
+    _, s = start()
+    s = s.copy()
+    s.deck += s.supply
+    s.supply = []
+    for pid in ("mine", "plant", "statue"):
+        s.deck.remove(pid)
+        s.supply.append(pid)
+    assert "is not in the Plan Supply" in rejected(s, "supplier.supply", type="place", player="p1",
+                                                   location="supplier", plan="gardens")
+    assert "needs 5 Mints; only 3" in rejected(s, "mints.negative", type="place", player="p1",
+                                               location="supplier", plan="plant")
+    assert "no unbuilt Plan" in rejected(s, "builder.unbuilt", type="place", player="p1", location="builder")
+    assert "closed" in rejected(s, "place.closed", type="place", player="p1", location="lotto")
+    rejected(s, "place.location", type="place", player="p1", location="temp_agency")
+    rejected(s, "place.location", type="place", player="p1", location="castle")
+    rejected(s, "flow.actor", type="place", player="p2", location="producer")
+    rejected(s, "flow.step", type="coop_give", player="p1", beneficiary="p2")
+    rejected(s, "flow.step", type="draw", plan="gardens")
+    s1 = G.apply(s, G.codec.make("place", player="p1", location="leadership_council"))
+    assert "every Mint Placement Space" in rejected(s1, "place.occupied", type="place", player="p2",
+                                                    location="leadership_council")
+    s2 = position(s, "p1", [("windmill", True), ("gardens", False)])
+    assert "not an unbuilt Plan of yours" in rejected(s2, "builder.unbuilt", type="place", player="p1",
+                                                     location="builder", plan="windmill")
+    poor = position(s, "p1", [("gardens", False)], mints=1)
+    rejected(poor, "mints.negative", type="place", player="p1", location="builder", plan="gardens")
+
+
+def test_corrections_and_malformed_actions():
+    _, s = start()
+    assert "below 0" in rejected(s, "mints.negative", type="set_mints", player="p1", value=-1)
+    rejected(s, "table.mints", type="set_mints", player="p4", value=2)
+    with pytest.raises(MalformedAction):
+        G.apply(s, {"type": "place", "player": "p9", "location": "producer"})
+    with pytest.raises(MalformedAction):
+        G.apply(s, {"type": "place", "player": "p1"})
+    t = G.apply(s, G.codec.make("set_mints", player="p1", value=7))
+    assert t.mints["p1"] == 7 and G.status(t) == []
+
+
+def test_setups_the_rules_refuse():
+    with pytest.raises(ValueError, match="choose an AI"):
+        MODULE.setup_from_form([{"name": "A", "colour": "blue"}], {"opponent": "none"})
+    two = MODULE.setup_from_form([{"name": "A", "colour": "blue"}, {"name": "B", "colour": "red"}],
+                                 {"opponent": "mort"})
+    assert two["opponent"] is None and set(two["players"]) == {"p1", "p2"}  # solitaire only
+    assert MODULE.sample_setup()["opponent"] == "justin"
+    assert MODULE.sample_setup()["players"]["p2"] == {"name": "Justin", "colour": "white", "ai": "justin"}
+    with pytest.raises(ValueError, match="Advanced location"):
+        MODULE.setup_from_form([{"name": "A", "colour": "blue"}, {"name": "B", "colour": "red"}],
+                               {"advanced": "recycler"})
+
+
+def test_labels_prompt_and_player_lines_in_plain_words():
+    setup, s = start(2, advanced="recycler+crowdfunder")
+    s = s.copy()
+    s.deck += s.supply
+    s.supply = []
+    for pid in ("mine", "plant", "statue"):
+        s.deck.remove(pid)
+        s.supply.append(pid)
+    lab = lambda **a: VIEW.action_label(a, s, setup)  # noqa: E731
+    assert lab(type="place", player="p1", location="supplier", plan="mine") == \
+        "Ana: place 2 mints on the Supplier, buy the Mine"
+    assert lab(type="place", player="p1", location="producer") == "Ana: place 1 mint on the Producer"
+    assert lab(type="place", player="p1", location="crowdfunder", beneficiary="p2") == \
+        "Ana: place 3 mints on the Crowdfunder, 1 more mint to Ben"
+    assert lab(type="pass", player="p2") == "Ben: pass"
+    assert lab(type="draw", plan="vault") == "Draw: Vault"
+    text = VIEW.prompt(G, s, setup)
+    assert "Ana: place mints on a free space, or pass (3 mints in hand)." in text
+    assert "Plan Supply: Mine (Production, cost 2), Plant (Production, cost 5), Statue (Culture, cost 2)" in text
+    assert "Producer: free, free" in text and "Wholesaler: closed" in text
+    s = G.apply(s, G.codec.make("place", player="p1", location="producer"))
+    assert "Producer: Ana (1), free" in VIEW.prompt(G, s, setup)
+    lines = dict((x[0], x[1]) for x in VIEW.player_lines(G, s, setup, "p1"))
+    assert lines["Mints"] == "[b]4[/b]" and lines["Built"] == "none"
+    assert "Round 1" in VIEW.header(G, s, setup) and "Ben" in VIEW.header(G, s, setup)
+    assert VIEW.step_help("turn").startswith("Place:")
+
+
+def test_the_app_deck_tells_the_table_which_card_to_put_out():
+    from companion.engine.dice import SeededDice
+    from mw_helpers import setup_for
+    setup = setup_for(2, seed=4)
+    s = G.initial_state(setup)
+    assert G.actor(s) == "system" and "press the draw button" in VIEW.prompt(G, s, setup)
+    a = G.chance_action(s, SeededDice(4))
+    s = G.apply(s, a)
+    assert f"Put the {G.data.plan_name(a['plan'])} face up in the Plan Supply." in VIEW.prompt(G, s, setup)
+    assert MODULE.roll_awaited(s)["action"] == "draw"
