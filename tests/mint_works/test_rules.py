@@ -248,3 +248,36 @@ def test_temp_agency_copies_an_occupied_space_for_one_more_mint():
     assert t.mints["p2"] == 1 and ("windmill", False, False) in t.plans["p2"]
     assert t.spaces["temp_agency"] == [("p2", 2)] and t.spaces["supplier"] == [("p1", 2), None]
 
+
+
+def test_a_recycled_deed_closes_its_location_and_a_recycled_gallery_returns_its_mints():
+    _, s = start(advanced="recycler+crowdfunder")
+    s = position(s, "p1", [("wholesaler", True), ("gallery", True)], gallery=2)
+    assert s.owner["wholesaler"] == "p1"
+    s = act(s, type="place", player="p1", location="recycler", plan="wholesaler")
+    assert s.owner["wholesaler"] is None and s.mints["p1"] == 3 - 1 + 1 + 1
+    rejected(s, "place.closed", type="place", player="p2", location="wholesaler")
+    s = act(s, type="pass", player="p2")
+    s = act(s, type="place", player="p1", location="crowdfunder", beneficiary="p1")
+    assert s.mints["p1"] == 4 - 3 + 3
+    assert G.status(s) == []
+    _, t = start(advanced="recycler+crowdfunder")
+    t = position(t, "p1", [("gallery", True)], gallery=2)
+    t = act(t, type="place", player="p1", location="recycler", plan="gallery")
+    assert t.gallery["p1"] == 0 and t.mints["p1"] == 3 - 1 + 4 and G.status(t) == []
+
+
+def test_the_lotto_needs_a_plan_in_the_deck():
+    _, s = start()
+    s = position(s, "p2", [("lotto", True)] + [(p, False) for p in s.deck if p != "lotto"])
+    assert G.deck_size(s) == 0
+    assert "Plan Deck is empty" in rejected(s, "lotto.deck", type="place", player="p1", location="lotto")
+
+
+def test_mort_wins_the_most_mints_tie_breaker():
+    _, s = start(1, opponent="mort")
+    s = position(s, "p1", [("factory", True), ("workshop", True), ("windmill", True), ("mine", True)], mints=20)
+    s = position(s, "p2", [("gardens", True), ("statue", True), ("truck", True), ("crane", True)])
+    assert G.score(s)["p1"]["total"] == G.score(s)["p2"]["total"] == 7
+    r = G.result(s)
+    assert r["winner"] == "p2" and r["decided_by"] == "most_mints"
