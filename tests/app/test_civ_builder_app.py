@@ -86,7 +86,18 @@ def scenario_civ_builder_full_game(app, drv):
         step, who = s.step, ctrl.name(g.actor(s))
         if s.round not in rounds_seen:
             rounds_seen.add(s.round)
-            assert f"Round {s.round}/12" in scr.header
+            assert f"Round {s.round}/12" in scr.header and "order: " in scr.header
+            cards = drv.find(scr.ids.notice_area, "RoundSummaryCard")
+            if s.round == 1:
+                assert not cards  # no card for the setup
+            else:  # the score phase of the round that ended, attribute by attribute
+                assert cards and f"Round {s.round - 1} scored" in cards[0].title, [c.title for c in cards]
+                band = 1 if s.round - 1 <= 4 else (2 if s.round - 1 <= 8 else 3)
+                assert f"{band} VP per attribute majority" in cards[0].title
+                rows = [w.text for w in drv.find(cards[0], "SummaryRow")]
+                assert any(r.startswith("Conquest: ") for r in rows) and len(rows) >= 12, rows
+                if s.round == 6:
+                    drv.shot("civ-builder-round-summary")
         if step == "trade":
             panel = scr.ids.step_area.children[0]
             assert type(panel).__name__ == "TradePanel"

@@ -55,14 +55,17 @@ def test_view_words_player_lines_and_round_summary():
     lines = dict((x[0], x[1]) for x in VIEW.player_lines(GAME, s, setup, "p1"))
     assert "Government [b]4[/b]" in lines["Attributes"] and "*" in lines["Attributes"]
     assert lines["Initiative"] == "1st of 2" and "10" in lines["Hand"]
+    assert VIEW.header(GAME, s, setup).endswith("order: Player 1 > Player 2")
     assert "Melds" in VIEW.prompt(GAME, s, setup, None) or "meld" in VIEW.prompt(GAME, s, setup, None)
     label = VIEW.action_label({"type": "meld", "player": "p1", "attribute": "trade", "cards": 2, "leader": 1},
                               s, setup)
     assert label == "Player 1: meld Trade of 3 cards (2 Trade + 1 Leader (wild))"
     final, actions, setup2 = random_game(4, players=2)
     summ = VIEW.round_summary(GAME, setup2, [(a, "ui") for a in actions], 5)
-    assert "2 VP per attribute majority" in summ["title"] and len(summ["rows"]) == 2
-    assert "Conquest" in summ["title"]
+    assert "2 VP per attribute majority" in summ["title"] and summ["rows"][1][0] == "p2"
+    texts = [r[1] for r in summ["rows"]]
+    assert any(x.startswith("Conquest: ") for x in texts) and len(texts) >= 2 + 10
+    assert all(r[0] in (None, "p1", "p2") for r in summ["rows"])
 
 
 def test_bad_data_is_refused_with_a_message():

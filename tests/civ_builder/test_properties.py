@@ -6,7 +6,7 @@ from cb_helpers import GAME, random_game
 from companion.games.civ_builder import VIEW
 from companion.games.civ_builder.data_load import ATTRIBUTES
 
-GAMES = 240
+GAMES = 300
 
 
 def _invariants(s):
@@ -31,6 +31,12 @@ def test_random_games_keep_the_invariants_and_end_after_round_12(chunk):
         res = GAME.result(s)
         best = max(s.vp.values())
         assert (res["winner"] is None) == (list(s.vp.values()).count(best) > 1)
+
+
+def test_games_of_six_to_eight_players_end_with_the_invariants():
+    for seed in range(6):
+        s, actions, setup = random_game(1000 + seed, players=6 + seed % 3, check=_invariants)
+        assert s.over and len(s.seats) == 6 + seed % 3
 
 
 @pytest.mark.parametrize("seed", [3, 17, 101, 555])

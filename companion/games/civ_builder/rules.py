@@ -8,7 +8,7 @@ docs/civ_builder-trace.md; decisions where the text is silent are docs/civ_build
 """
 from __future__ import annotations
 
-from companion.engine import ActionCodec, ActionSchema, Flow, Game, Rejected, SetupError
+from companion.engine import Action, ActionCodec, ActionSchema, Flow, Game, Rejected, SetupError
 from companion.engine.actions import seats_of
 
 from .data_load import ATTRIBUTES, DATA
@@ -159,7 +159,8 @@ class CivBuilder(Game):
         super().check(s, a)
 
     def apply(self, s, a):
-        if not hasattr(a, "type") or not hasattr(a, "params"):
+        """As engine.Game.apply, and the table's instructions (state.table) are those of this action only."""
+        if not isinstance(a, Action):
             a = self.codec.from_dict(a)
         self.check(s, a)
         new = s.copy()

@@ -46,6 +46,9 @@ class CivBuilderView(GameView):
     def step_help(self, step) -> str:
         return DATA.help.get(step or "", "")
 
+    def round(self, state):
+        return state.round or None  # None during setup: no "Round 0", no summary card for it
+
     def max_rounds(self, state):
         return state.rounds
 
@@ -55,6 +58,12 @@ class CivBuilderView(GameView):
         if state.step == "initiative_roll" and state.rolloff:
             return state.rolloff[0]
         return None
+
+    def header(self, game, state, setup) -> str:
+        head = super().header(game, state, setup)
+        if state.round and not state.over:
+            head += f"   -   order: {self.order_text(state, setup)}"
+        return head
 
     def _names(self, setup, state):
         return {x: self.name(setup, x) for x in state.seats}
@@ -227,21 +236,23 @@ class CivBuilderView(GameView):
         return None if res["winner"] else "Tied on Victory Points: the text names no tie-breaker, so they share the win."
 
     def score_breakdown(self, state, setup, rnd) -> list:
-        """The score phase of round `rnd` as lines: who scored what and why."""
+        """The score phase of round `rnd`: [(seat or None, line)], who scored what and why."""
         rec = state.scoring.get(rnd)
         if rec is None:
             return []
         n = lambda seat: self.name(setup, seat)  # noqa: E731
-        out = [f"Science leader: {n(x)} +1 {attr_name(a)}" for x, a in rec["science"]]
+        out = [(x, f"Science leader: {n(x)} +1 {attr_name(a)}") for x, a in rec["science"]]
         for attr, values, winners, band in rec["rows"]:
             vals = ", ".join(f"{n(x)} {v}" for x, v in zip(state.seats, values))
             if not winners:
-                out.append(f"{attr_name(attr)}: nobody scores ({vals})")
+                out.append((None, f"{attr_name(attr)}: nobody scores ({vals})"))
                 continue
-            tie = " (tie: each scores)" if len(winners) > 1 else ""
-            out.append(f"{attr_name(attr)}: {' and '.join(n(x) for x in winners)} +{band} VP{tie} ({vals})")
+            why = "tied for the most: each scores" if len(winners) > 1 else "the most points"
+            out.append((winners[0], f"{attr_name(attr)}: {' and '.join(n(x) for x in winners)} +{band} VP, "
+                                    f"{why} ({vals})"))
         if rec["culture_leader"]:
-            out.append(f"Culture leader: {' and '.join(n(x) for x in rec['culture_leader'])} +{rec['culture_vp']} VP")
+            out.append((rec["culture_leader"][0], "Culture leader: " + " and ".join(n(x) for x in rec["culture_leader"])
+                        + f" +{rec['culture_vp']} VP"))
         return out
 
     def round_summary(self, game, setup, history, ended_round):
@@ -251,14 +262,12 @@ class CivBuilderView(GameView):
         rec = state.scoring.get(ended_round)
         if rec is None:
             return {"title": f"Round {ended_round} ended.", "rows": []}
-        title = (f"[b]Round {ended_round} scored[/b]: {rec['band']} VP per attribute majority\n"
-                 + "\n".join(self.score_breakdown(state, setup, ended_round)))
+        title = f"[b]Round {ended_round} scored[/b]: {rec['band']} VP per attribute majority"
         rows = []
         for x in state.seats:
             got = sum(e[2] for e in state.vp_log if e[0] == ended_round and e[1] == x)
-            won = [attr_name(r[0]) for r in rec["rows"] if x in r[2]]
-            rows.append((x, f"[b]{self.name(setup, x)}[/b]  {got:+d} VP this round, total {state.vp[x]}"
-                            + (f"  -  majorities: {', '.join(won)}" if won else "")))
+            rows.append((x, f"[b]{self.name(setup, x)}[/b]  {got:+d} VP this round, total {state.vp[x]}"))
+        rows += self.score_breakdown(state, setup, ended_round)
         return {"title": title, "rows": rows, "record": rec}
 
 
