@@ -104,6 +104,10 @@ def scenario_civ_builder_full_game(app, drv):
             if not trade_panel_checked:
                 assert panel.timer_text.startswith("4:00") or panel.timer_text.startswith("3:5")
                 assert "(highest Trade) may look at any hand" in panel.info
+                n = len(ctrl.journal)
+                left = panel.remaining
+                panel._tick(1.0)  # the clock only moves the display: nothing is journaled
+                assert panel.remaining == left - 1 and len(ctrl.journal) == n and ctrl.state.step == "trade"
                 trade_panel_checked = True
                 drv.shot("civ-builder-trade-panel")
             n = len(ctrl.journal)
