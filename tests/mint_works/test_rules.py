@@ -23,33 +23,34 @@ def rejected(s, rule, **a):
 def test_museum_counts_culture_buildings_with_the_bridge_as_two():
     _, s = start()
     s = position(s, "p1", [("museum", True), ("bridge", True), ("statue", True)])
-    assert G.score(s)["p1"] == {"total": 6, "items": {"Museum": 4, "Bridge": 0, "Statue": 2}}
+    assert G.plan_items(s, "p1") == {"Museum": 4, "Bridge": 0, "Statue": 2}
+    assert G.score(s)["p1"] == {"total": 6, "items": {"Culture": 6, "Production": 0, "Utility": 0, "Deed": 0}}
 
 
 def test_landfill_takes_one_star_from_each_culture_building_never_below_zero():
     _, s = start()
     s = position(s, "p1", [("landfill", True), ("statue", True), ("museum", True), ("windmill", True), ("bridge", True)])
     # culture buildings: Statue, Museum, Windmill, Bridge (two) = 5; each loses one star
-    assert G.score(s)["p1"]["items"] == {"Landfill": 3, "Statue": 1, "Museum": 4, "Windmill": 0, "Bridge": 0}
+    assert G.plan_items(s, "p1") == {"Landfill": 3, "Statue": 1, "Museum": 4, "Windmill": 0, "Bridge": 0}
     assert G.score(s)["p1"]["total"] == 8
 
 
 def test_vault_two_stars_per_face_down_plan_and_obelisk_per_building():
     _, s = start()
     s = position(s, "p1", [("vault", True), ("mine", False), ("lotto", False)])
-    assert G.score(s)["p1"]["items"] == {"Vault": 4}
+    assert G.plan_items(s, "p1") == {"Vault": 4}
     s = position(s, "p1", [("obelisk", True), ("bridge", True)])
-    assert G.score(s)["p1"]["items"] == {"Vault": 4, "Obelisk": 4, "Bridge": 0}  # Vault, Obelisk, Bridge x2
+    assert G.plan_items(s, "p1") == {"Vault": 4, "Obelisk": 4, "Bridge": 0}  # Vault, Obelisk, Bridge x2
 
 
 def test_gallery_gains_a_mint_each_upkeep_and_scores_them():
     _, s = start()
     s = position(s, "p1", [("gallery", True)])
-    assert G.score(s)["p1"]["items"] == {"Gallery": 0}
+    assert G.plan_items(s, "p1") == {"Gallery": 0}
     s = act(s, type="pass", player="p1")
     s = act(s, type="pass", player="p2")
     s = deal(s)
-    assert s.round == 2 and s.gallery["p1"] == 1 and G.score(s)["p1"]["items"] == {"Gallery": 1}
+    assert s.round == 2 and s.gallery["p1"] == 1 and G.plan_items(s, "p1") == {"Gallery": 1}
     assert G.status(s) == []
 
 

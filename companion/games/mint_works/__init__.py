@@ -16,9 +16,9 @@ from .view import VIEW
 GAME = MintWorks()
 
 _ADV = GAME.data.advanced
-ADVANCED_CHOICES = ([["none", "Basic set-up (no Advanced locations)"], ["random", "Advanced: the app picks at random"]]
-                    + [[a, f"Advanced (solitaire): {GAME.data.loc_name(a)}"] for a in _ADV]
-                    + [[f"{a}+{b}", f"Advanced: {GAME.data.loc_name(a)} and {GAME.data.loc_name(b)}"]
+ADVANCED_CHOICES = ([["none", "None (basic)"], ["random", "At random"]]
+                    + [[a, GAME.data.loc_name(a)] for a in _ADV]
+                    + [[f"{a}+{b}", f"{GAME.data.loc_name(a)} + {GAME.data.loc_name(b)}"]
                        for i, a in enumerate(_ADV) for b in _ADV[i + 1:]])
 
 
@@ -56,18 +56,17 @@ MODULE = GameModule(
     blurb="Place mints on locations to buy and build plans; the first neighbourhood of 7 stars ends it.",
     data_version=1, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
     options=(
-        Option("opponent", "Solitaire opponent (1 player)", "choice", default="justin",
-               choices=(("none", "No AI"), ("justin", "Justin, The Game Designer"),
-                        ("rachael", "Rachael, The Keeper"), ("sonic", "Sonic, The Cuteness"),
-                        ("mort", "Mort, The Mint Tycoon")),
-               help="Playing alone: the AI you play against (the app plays its turns). Not used by 2-4 players."),
+        Option("opponent", "Solitaire AI", "choice", default="justin",
+               choices=(("none", "No AI"), ("justin", "Justin"), ("rachael", "Rachael"),
+                        ("sonic", "Sonic"), ("mort", "Mort")),
+               help="One player only"),
         Option("deck", "Plan deck", "choice", default="app",
-               choices=(("app", "The app shuffles and draws (tells you which card to put out)"),
-                        ("table", "We draw from our own deck and tap the card")),
-               help="Who keeps the Plan Deck."),
-        Option("advanced", "Advanced locations", "choice", default="none",
+               choices=(("app", "The app draws"), ("table", "Our own deck")),
+               help="Who draws the plans"),
+        Option("advanced", "Advanced", "choice", default="none",
                choices=tuple(tuple(c) for c in ADVANCED_CHOICES),
-               help="Two Advanced locations (one in solitaire), at random or the ones on your table."),
+               help="2 locations (1 solo)"),
     ),
+    tabs=(("table", "Table", "companion.games.mint_works.ui.table_view:TableView"),),
     register="docs/mint_works-register.md", trace="docs/mint_works-trace.md", order=40,
 )

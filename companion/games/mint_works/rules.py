@@ -723,11 +723,21 @@ class MintWorks(Game):
 
     # ------------------------------------------------------------------ scoring (MW-E*)
     def score(self, s) -> dict:
+        """seat -> total stars and their breakdown by plan type (the same items for every seat,
+        as the shell's score table wants); `star_items` gives them plan by plan."""
         out = {}
         for seat in s.seats:
-            items = scoring.star_items(self.data, s.plans[seat], s.gallery[seat])
+            items = {t.title(): 0 for t in self.data.types}
+            stars = self.plan_items(s, seat)
+            for pid, built, _ in s.plans[seat]:
+                if built:
+                    items[self.data.plans[pid]["type"].title()] += stars[self.data.plan_name(pid)]
             out[seat] = {"total": sum(items.values()), "items": items}
         return out
+
+    def plan_items(self, s, seat) -> dict:
+        """{plan name: stars} of every built plan of `seat`."""
+        return scoring.star_items(self.data, s.plans[seat], s.gallery[seat])
 
     def result(self, s) -> dict:
         """Most stars; then the smallest neighbourhood; then the most Mints; else all win (MW-E2)."""

@@ -18,6 +18,8 @@ END_WORDS = {
     "supply_empty": "The Mint Supply ran out: Rachael, The Keeper, wins.",
 }
 TIE_WORDS = {
+    "supply_empty": "Decided by Rachael's card: the Mint Supply ran out.",
+    "stars": "Decided by the stars.",
     "smallest_neighbourhood": "Tied on stars: the smallest neighbourhood (fewest plans) wins.",
     "most_mints": "Tied on stars and plans: the most Mints wins.",
     "shared": "Tied on stars, plans and Mints: a shared victory.",
@@ -35,7 +37,7 @@ def mints_word(n) -> str:
 
 
 class MintWorksView(GameView):
-    STEPS = {"turn": "Development turn", "draw": "Plan draw", "coop": "Co-Op", "over": "Game over"}
+    STEPS = {"turn": "Turn", "draw": "Plan draw", "coop": "Co-Op", "over": "Game over"}
 
     def step_label(self, step) -> str:
         return self.STEPS.get(step, super().step_label(step))
