@@ -12,18 +12,21 @@ from gui_process import run_scenario  # noqa: E402
 PREFER = ("builder", "supplier", "producer", "leadership_council", "wholesaler", "lotto")
 
 
+def _rank(action, text):
+    """The scripted player: build, else buy the cheapest plan, else take Mints; pass otherwise
+    (a reveal: the plan first in the alphabet). A total order, so the script is deterministic."""
+    import json
+    if action["type"] != "place":
+        return (len(PREFER) + 1, 0, text, json.dumps(action, sort_keys=True))
+    loc = action["location"]
+    return (PREFER.index(loc) if loc in PREFER else len(PREFER), len(text), text, json.dumps(action, sort_keys=True))
+
+
 def _pick(buttons):
-    """The scripted player: build, else buy the cheapest plan, else take Mints; pass otherwise."""
-    def rank(b):
-        a = b.action
-        if a["type"] != "place":
-            return (len(PREFER) + 1, 0)
-        loc = a["location"]
-        return (PREFER.index(loc) if loc in PREFER else len(PREFER), len(b.text))
-    return min(buttons, key=rank)
+    return min(buttons, key=lambda b: _rank(b.action, b.text))
 
 
-def scenario_mint_works_solitaire_against_rachael(app, drv):
+def _new_game(app, drv, ai, deck):
     drv.press(app.root.get_screen("home").ids.new_game)
     ng = app.root.get_screen("new_game")
     choice = [b for b in drv.find(ng, "GameChoice") if b.game_id == "mint_works"]
@@ -33,10 +36,14 @@ def scenario_mint_works_solitaire_against_rachael(app, drv):
     ng.set_count("1")
     drv.pump(2)
     ng.name_input("p1").text = "Ana"
-    opts = ng._option_widgets
-    opts["opponent"].text = "Rachael"
-    opts["deck"].text = "The app draws"
+    ng._option_widgets["opponent"].text = ai
+    ng._option_widgets["deck"].text = deck
     drv.press(ng.ids.first_virtual)
+    return ng
+
+
+def scenario_mint_works_solitaire_against_rachael(app, drv):
+    ng = _new_game(app, drv, "Rachael", "The app draws")
     drv.shot("mint_works-new-game")
     drv.press(ng.ids.start)
     assert app.root.current == "game", ng.message
@@ -95,3 +102,42 @@ def scenario_mint_works_solitaire_against_rachael(app, drv):
 
 def test_mint_works_solitaire_against_rachael(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_mint_works_solitaire_against_rachael", tmp_path)
+
+
+def scenario_mint_works_scripted_game_with_the_tables_deck(app, drv):
+    """Justin, the table's own plan deck (every draw tapped): the whole game is scripted, so the
+    engine alone predicts it, and the app must end exactly there."""
+    from companion.games.mint_works import GAME, VIEW
+
+    ng = _new_game(app, drv, "Justin", "Our own deck")
+    drv.press(ng.ids.start)
+    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    assert ctrl.setup["deck"] == "table" and not scr.awaiting_dice
+    # the same script played by the engine alone, from the same setup
+    s, expected = GAME.initial_state(ctrl.setup), []
+    while not GAME.is_over(s):
+        acts = [a.to_dict() for a in GAME.legal_actions(s)]
+        a = min(acts, key=lambda x: _rank(x, VIEW.action_label(x, s, ctrl.setup)))
+        expected.append(a)
+        s = GAME.apply(s, a)
+    assert ctrl.state.to_dict() == GAME.initial_state(ctrl.setup).to_dict()
+    assert "Ana: draw a plan for the Plan Supply from your Plan Deck and tap it here." in scr.prompt
+    for want in expected:
+        buttons = drv.find(scr, "LegalActionButton")
+        pick = _pick(buttons)
+        assert pick.action == want, (pick.action, want)
+        if ctrl.state.ai_turn:
+            assert ctrl.state.ai_turn[-1] in scr.prompt
+        drv.press(pick, frames=1)
+        drv.press(scr.ids.confirm, frames=1)
+    assert [e.action for e in ctrl.journal.actions()] == expected
+    assert ctrl.state.to_dict() == s.to_dict() and ctrl.game.is_over(ctrl.state)
+    drv.pump(3)
+    assert app.root.current == "game_end"
+    end = app.root.get_screen("game_end")
+    assert end.headline == "Game over - " + VIEW.headline(GAME, s, ctrl.setup)
+    drv.shot("mint_works-scripted-end")
+
+
+def test_mint_works_scripted_game_with_the_tables_deck(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_mint_works_scripted_game_with_the_tables_deck", tmp_path)

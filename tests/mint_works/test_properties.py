@@ -96,3 +96,29 @@ def test_recycled_plans_come_back_in_order_once_the_shuffled_deck_is_empty():
     assert "top card" in ei.value.message
     s = G.apply(s, G.codec.make("reveal", player="p1", plan=first))
     assert s.bottom == [second] and s.supply[-1] == first
+
+
+def test_a_journaled_game_resumes_exactly(tmp_path):
+    """Session journal + resume: the app's deck draws again what it drew (seed, draw number)."""
+    import random as _random
+
+    from companion.engine import Session
+    from companion.games.mint_works import GAME
+    setup = setup_for(1, opponent="sonic", advanced="random")
+    sess = Session.new(GAME, setup, journal_path=tmp_path / "mw.journal", seed=99)
+    rng = _random.Random(5)
+    for _ in range(60):
+        if GAME.is_over(sess.state):
+            break
+        if sess.actor() == "system":
+            sess.roll()
+        else:
+            sess.dispatch(rng.choice(sess.legal_actions()), "ui")
+    before = sess.state.to_dict()
+    sess.close()
+    again = Session.resume(tmp_path / "mw.journal")
+    assert again.state.to_dict() == before
+    if not GAME.is_over(again.state) and again.actor() == "system":
+        a = GAME.chance_action(again.state, again.dice)
+        assert a == GAME.chance_action(again.state, again.dice)  # a function of the state only
+    again.close()
