@@ -26,6 +26,31 @@ def _pick(buttons):
     return min(buttons, key=lambda b: _rank(b.action, b.text))
 
 
+def _play_on_the_panel(drv, scr, ctrl):
+    """A turn on the Turn panel: a location (PREFER order), then its cheapest choice, Confirm."""
+    (panel,) = scr.ids.step_area.children
+    assert type(panel).__name__ == "TurnPanel" and "Ana" in panel.title.text
+    places = [b for b in panel.places.children if b.location is not None]
+    legal = {a["location"] for a in ctrl.legal_actions() if a["type"] == "place"}
+    assert {b.location for b in places} == legal  # only the locations Ana can use now
+    if not places:
+        (passing,) = [b for b in panel.places.children if b.text == "Pass"]
+        drv.press(passing, frames=1)
+    else:
+        best = min(places, key=lambda b: PREFER.index(b.location) if b.location in PREFER else 99)
+        drv.press(best, frames=1)
+        if not _play_on_the_panel.shot:
+            _play_on_the_panel.shot = drv.shot("mint_works-turn-panel")
+        opts = list(panel.options.children)
+        if opts:
+            drv.press(min(opts, key=lambda b: _rank(b.action, b.text)), frames=1)
+    assert panel.bar.text.startswith("Confirm: Ana: ")
+    drv.press(panel.bar.ids.confirm, frames=1)
+
+
+_play_on_the_panel.shot = None
+
+
 def _new_game(app, drv, ai, deck):
     drv.press(app.root.get_screen("home").ids.new_game)
     ng = app.root.get_screen("new_game")
@@ -71,13 +96,16 @@ def scenario_mint_works_solitaire_against_rachael(app, drv):
             for line in s.ai_turn:
                 assert line in scr.prompt
                 seen_ai.add(line.split(":")[0])
-            buttons = [b for b in drv.find(scr, "LegalActionButton")]
-            assert buttons and any(b.text == "Ana: pass" for b in buttons)
-            pick = _pick(buttons)
-            drv.press(pick, frames=1)
-            assert scr.pending_text == f"Confirm: {pick.text}"
             n = len(ctrl.journal)
-            drv.press(scr.ids.confirm, frames=1)
+            if turns % 2 == 0 and s.step == "turn":
+                _play_on_the_panel(drv, scr, ctrl)
+            else:
+                buttons = [b for b in drv.find(scr, "LegalActionButton")]
+                assert buttons and any(b.text == "Ana: pass" for b in buttons)
+                pick = _pick(buttons)
+                drv.press(pick, frames=1)
+                assert scr.pending_text == f"Confirm: {pick.text}"
+                drv.press(scr.ids.confirm, frames=1)
             assert len(ctrl.journal) == n + 1, scr.message
             turns += 1
             if turns == 3:

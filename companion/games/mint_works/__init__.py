@@ -67,6 +67,7 @@ MODULE = GameModule(
                choices=tuple(tuple(c) for c in ADVANCED_CHOICES),
                help="2 locations (1 solo)"),
     ),
+    panels={"turn": "companion.games.mint_works.ui.turn_panel:TurnPanel"},
     tabs=(("table", "Table", "companion.games.mint_works.ui.table_view:TableView"),),
     register="docs/mint_works-register.md", trace="docs/mint_works-trace.md", order=40,
 )

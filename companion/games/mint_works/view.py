@@ -204,6 +204,9 @@ class MintWorksView(GameView):
         if g.is_ai(state, seat):
             ai = g.ai_card(state)
             lines.append(("AI", f"{ai['name']}, {ai['title']}", "small"))
+            if state.cap is not None:
+                lines.append(("Mint Supply", f"{g.supply_left(state)} of {state.cap} left "
+                                             f"({state.removed} out of the game)", "small"))
         return lines
 
     def snapshot(self, game, state, setup) -> dict:

@@ -1,0 +1,102 @@
+"""The Development turn panel: tap a location (only those you can use now are offered), then one
+of its choices (which plan to buy or build, whom the Crowdfunder helps...), then Confirm; or
+Pass. Every choice is a legal action of the engine; the generic decision area below stays the
+manual way in."""
+from __future__ import annotations
+
+from kivy.metrics import dp
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
+
+from companion.kit import ChoiceButton, ConfirmBar, StepPanel
+
+
+class TurnPanel(StepPanel):
+    def __init__(self, **kw):
+        super().__init__(orientation="vertical", size_hint_y=None, spacing=dp(4), **kw)
+        self.bind(minimum_height=self.setter("height"))
+        self.title = Label(size_hint_y=None, height=dp(30), halign="left", valign="middle", font_size="16sp",
+                           markup=True)
+        self.title.bind(size=lambda w, v: setattr(w, "text_size", v))
+        self.places = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
+        self.places.bind(minimum_height=self.places.setter("height"))
+        self.options = GridLayout(cols=1, size_hint_y=None, spacing=dp(4))
+        self.options.bind(minimum_height=self.options.setter("height"))
+        self.bar = ConfirmBar()
+        self.bar.bind(on_confirm=lambda *_: self.confirm(), on_cancel=lambda *_: self.cancel())
+        for w in (self.title, self.places, self.options, self.bar):
+            self.add_widget(w)
+        self._key = None
+        self.location = None   # the location tapped
+        self.pending = None    # the action waiting for Confirm
+        self.by_location = {}  # location id -> [legal place actions]
+
+    def update(self, screen, ctrl, snap):
+        self.screen, self.ctrl = screen, ctrl
+        key = (ctrl.path, snap.get("actions"))
+        if key == self._key:
+            return
+        self._key = key
+        self.location, self.pending = None, None
+        self.bar.text = ""
+        acts = ctrl.legal_actions()
+        self.by_location = {}
+        for a in acts:
+            if a["type"] == "place":
+                self.by_location.setdefault(a["location"], []).append(a)
+        self._pass = next((a for a in acts if a["type"] == "pass"), None)
+        actor = snap.get("actor")
+        name = snap["players"][actor]["name"] if actor in snap.get("players", {}) else ""
+        self.title.text = f"[b]{name}[/b]: tap a location, or Pass"
+        self._fill_places()
+        self.options.clear_widgets()
+
+    def _fill_places(self):
+        self.places.clear_widgets()
+        view, state = self.ctrl.view, self.ctrl.state
+        for loc in state.line:
+            if loc not in self.by_location:
+                continue
+            free = sum(1 for o in state.spaces[loc] if o is None)
+            b = ChoiceButton(text=f"{view.loc(loc)} ({free} free)")
+            b.location = loc
+            b.selected = loc == self.location
+            b.bind(on_release=lambda btn: self.pick_location(btn.location))
+            self.places.add_widget(b)
+        if self._pass is not None:
+            b = ChoiceButton(text="Pass")
+            b.location = None
+            b.bind(on_release=lambda btn: self.choose(self._pass))
+            self.places.add_widget(b)
+
+    def pick_location(self, loc):
+        self.location = loc
+        self._fill_places()
+        opts = self.by_location.get(loc, [])
+        self.options.clear_widgets()
+        if len(opts) == 1:
+            self.choose(opts[0])
+            return
+        for a in opts:
+            b = ChoiceButton(text=self.ctrl.action_label(a))
+            b.action = a
+            b.bind(on_release=lambda btn: self.choose(btn.action))
+            self.options.add_widget(b)
+
+    def choose(self, action):
+        self.pending = action
+        for b in self.options.children:
+            b.selected = b.action == action
+        self.bar.text = "Confirm: " + self.ctrl.action_label(action)
+
+    def cancel(self):
+        self.pending = None
+        self.bar.text = ""
+        for b in self.options.children:
+            b.selected = False
+
+    def confirm(self):
+        if self.pending is not None:
+            action, self.pending = self.pending, None
+            self.submit(action)
