@@ -1,11 +1,9 @@
 """The four solitaire AIs: set-up, special rules, and every decision checked against its card by
 an independent oracle built from the legal placements (not from ai.py), over a few hundred
 seeded games against a random player (the benchmark plays 1,000 per AI)."""
-import random
-
 import pytest
 
-from companion.games.mint_works import GAME, VIEW
+from companion.games.mint_works import VIEW
 from companion.games.mint_works import ai as AI
 from mw_helpers import G, deal, play, position, setup_for, start
 

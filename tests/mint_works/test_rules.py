@@ -3,7 +3,7 @@ with the rule it breaks (nothing applied)."""
 import pytest
 
 from companion.engine import Rejected
-from mw_helpers import G, deal, position, setup_for, start
+from mw_helpers import G, deal, position, start
 
 
 def act(s, **a):
@@ -29,7 +29,8 @@ def test_museum_counts_culture_buildings_with_the_bridge_as_two():
 
 def test_landfill_takes_one_star_from_each_culture_building_never_below_zero():
     _, s = start()
-    s = position(s, "p1", [("landfill", True), ("statue", True), ("museum", True), ("windmill", True), ("bridge", True)])
+    s = position(s, "p1", [("landfill", True), ("statue", True), ("museum", True), ("windmill", True),
+                           ("bridge", True)])
     # culture buildings: Statue, Museum, Windmill, Bridge (two) = 5; each loses one star
     assert G.plan_items(s, "p1") == {"Landfill": 3, "Statue": 1, "Museum": 4, "Windmill": 0, "Bridge": 0}
     assert G.score(s)["p1"]["total"] == 8
@@ -73,7 +74,8 @@ def test_a_bridge_makes_a_neighbourhood_bigger_for_the_tie_breaker():
     from companion.games.mint_works import scoring
     _, s = start()
     a = position(s, "p1", [("gardens", True), ("statue", True), ("bridge", True), ("co_op", True), ("mine", True)])
-    a = position(a, "p2", [("factory", True), ("workshop", True), ("windmill", True), ("truck", True), ("lotto", False)])
+    a = position(a, "p2", [("factory", True), ("workshop", True), ("windmill", True), ("truck", True),
+                           ("lotto", False)])
     assert G.score(a)["p1"]["total"] == G.score(a)["p2"]["total"] == 7
     assert scoring.neighbourhood_size(G.data, a.plans["p1"]) == 6
     assert G.result(a)["winner"] == "p2"

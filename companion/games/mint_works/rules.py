@@ -272,7 +272,8 @@ class MintWorks(Game):
         if loc in s.owner and s.owner[loc] is None:
             return ("place.closed", f"{d.loc_name(loc)} is closed until someone builds its Deed plan")
         if loc in s.closed:
-            return ("place.closed", f"{d.loc_name(loc)} was used by Justin and is closed until the next Development phase")
+            return ("place.closed", f"{d.loc_name(loc)} was used by Justin and is closed until the "
+                                    "next Development phase")
         if self.free_space(s, loc) is None:
             return ("place.occupied", f"every Mint Placement Space of {d.loc_name(loc)} is occupied")
         prob = self.effect_problem(s, seat, loc, params)

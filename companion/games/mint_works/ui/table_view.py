@@ -7,8 +7,6 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
 
-from companion.kit import rgba  # noqa: F401  (the kit is the one shell module a game may import)
-
 
 def _label(text, size="16sp", bold=False, colour=(1, 1, 1, 1)):
     lab = Label(text=f"[b]{text}[/b]" if bold else text, markup=True, font_size=size, color=colour,

@@ -5,7 +5,6 @@ manual way in."""
 from __future__ import annotations
 
 from kivy.metrics import dp
-from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 
