@@ -100,7 +100,7 @@ def scenario_civ_builder_full_game(app, drv):
                     drv.shot("civ-builder-round-summary")
         if step == "trade":
             panel = scr.ids.step_area.children[0]
-            assert type(panel).__name__ == "TradePanel"
+            assert type(panel).__name__ == "CBTradePanel"
             if not trade_panel_checked:
                 assert panel.timer_text.startswith("4:00") or panel.timer_text.startswith("3:5")
                 assert "(highest Trade) may look at any hand" in panel.info
@@ -124,7 +124,7 @@ def scenario_civ_builder_full_game(app, drv):
                 _press_legal(drv, scr, lambda ts: f"{who}: end turn")
         elif step == "meld":
             panel = scr.ids.step_area.children[0]
-            assert type(panel).__name__ == "MeldPanel"
+            assert type(panel).__name__ == "CBMeldPanel"
             if not meld_panel_checked and s.melds == 1:
                 # a second meld of one card: the panel says why and keeps its button off
                 assert panel.cards == 1 and panel.ids.ok.disabled and "2nd meld" in panel.why

@@ -263,3 +263,48 @@ def test_the_generic_view_speaks_for_a_game_without_one(tmp_path, toy):
 def test_a_module_object_of_the_wrong_type_is_refused():
     assert check_module(object())[0].startswith("MODULE must be")
     assert isinstance(toy_module(), GameModule)
+
+
+def test_no_two_layouts_define_the_same_widget_rule():
+    """Kivy's kv rules are global by class name: a game's <TradePanel> would restyle another
+    game's TradePanel. Every rule name in the shell's and the games' .kv files is defined once."""
+    import glob
+    import re
+
+    from companion import games as registry
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    files = sorted(glob.glob(os.path.join(root, "companion", "*.kv")) + glob.glob(os.path.join(root, "companion", "gui", "*.kv")))
+    for m in registry.modules():
+        files += [f for f in m.kv_files if f not in files]
+    seen = {}
+    clashes = []
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            for name in re.findall(r"^<([A-Za-z_][\w,@ +-]*)>:", f.read(), re.M):
+                for cls in name.split(","):
+                    cls = cls.split("@")[0].strip()
+                    if cls in seen and seen[cls] != path:
+                        clashes.append(f"<{cls}> in {seen[cls]} and {path}")
+                    seen.setdefault(cls, path)
+    assert not clashes, clashes
+
+
+def test_no_two_packages_define_a_widget_class_of_the_same_name():
+    """kv rules match widgets by class name, across packages: CivMint's TradePanel took another
+    game's <TradePanel> layout once. Widget classes of the shell, the kit and every game's ui/
+    have names of their own."""
+    import glob
+    import re
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    comp = os.path.join(root, "companion")
+    files = glob.glob(os.path.join(comp, "gui", "*.py")) + [os.path.join(comp, "kit.py")] + glob.glob(
+        os.path.join(comp, "games", "*", "ui", "*.py"))
+    where = {}
+    for path in sorted(files):
+        with open(path, encoding="utf-8") as f:
+            for cls in re.findall(r"^class (\w+)\(", f.read(), re.M):
+                where.setdefault(cls, set()).add(os.path.relpath(path, comp))
+    clashes = {c: sorted(p) for c, p in where.items() if len(p) > 1}
+    assert not clashes, clashes

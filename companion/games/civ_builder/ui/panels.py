@@ -24,7 +24,7 @@ class CBButton(Button):
     pass
 
 
-class TradePanel(StepPanel):
+class CBTradePanel(StepPanel):
     """The trade phase: a 4-minute countdown, who holds the Trade privilege, End trade."""
     remaining = NumericProperty(0)
     timer_text = StringProperty("")
@@ -71,7 +71,7 @@ class TradePanel(StepPanel):
             self._event = None
 
 
-class MeldPanel(StepPanel):
+class CBMeldPanel(StepPanel):
     """The cards of the picked meld: counts by kind; the Meld button is enabled only when the
     engine accepts the meld as entered (ctrl.check), and says why not otherwise."""
     cards = NumericProperty(1)
