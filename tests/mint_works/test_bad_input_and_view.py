@@ -108,3 +108,15 @@ def test_the_app_deck_tells_the_table_which_card_to_put_out():
     s = G.apply(s, a)
     assert f"Put the {G.data.plan_name(a['plan'])} face up in the Plan Supply." in VIEW.prompt(G, s, setup)
     assert MODULE.roll_awaited(s)["action"] == "draw"
+
+
+def test_the_round_summary_card():
+    from mw_helpers import play, setup_for
+    setup = setup_for(2, seed=3)
+    s, actions = play(setup, 3)
+    history = [(a, "ui") for a in actions]
+    card = VIEW.round_summary(G, setup, history, 1)
+    assert card["title"].startswith("[b]Round 1 ended[/b]") and "starts round 2" in card["title"]
+    assert [r[0] for r in card["rows"]] == ["p1", "p2"] and "stars" in card["rows"][0][1]
+    last = VIEW.round_summary(G, setup, history, s.round)
+    assert last is not None and "starts" not in last["title"]

@@ -234,7 +234,26 @@ class MintWorksView(GameView):
         return TIE_WORDS.get(game.result(state).get("decided_by"))
 
     def round_summary(self, game, setup, history, ended_round: int) -> dict | None:
-        return None
+        """The card shown when a round ends: stars, Mints and plans of each seat as the next
+        round starts, and who holds the Start Player token."""
+        state = game.initial_state(setup)
+        for a, _source in history:
+            if state.round > ended_round:
+                break
+            state = game.apply(state, a)
+        if state.round <= ended_round and not state.over:
+            return None
+        rows = []
+        for seat in state.seats:
+            built = sum(1 for _, b, _ in state.plans[seat] if b)
+            unbuilt = len(state.plans[seat]) - built
+            mints = "unlimited" if game.tycoon(state, seat) else str(state.mints[seat])
+            rows.append((seat, f"[b]{self.name(setup, seat)}[/b]  {game.stars(state, seat)} stars  -  "
+                               f"{mints} mints  -  {built} built, {unbuilt} unbuilt"))
+        title = f"[b]Round {ended_round} ended[/b]"
+        if not state.over:
+            title += f"  -  {self.name(setup, state.start)} starts round {state.round}"
+        return {"title": title, "rows": rows}
 
 
 VIEW = MintWorksView()
