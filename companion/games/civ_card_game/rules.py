@@ -1,0 +1,1138 @@
+"""Civilization: The Card Game (../shared/rules/civilization-the-card-game.txt) as a pure engine:
+no Kivy, no serial, no dice.
+
+The companion cannot see the cards. It keeps what is public (every plot with its population and
+buildings, the face-up plots and technologies, each player's technologies and resources) and counts
+what is hidden: each hand is a count plus the cards the app knows are in it (a destroyed building
+or a bounced unit goes back to its owner's hand by name). A card played from a hand is named by its
+player and checked against the copies the deck can still hide. A card turned face up is named by
+the table (`turn_up`): the engine never shuffles. Decisions that belong to a player other than the
+turn's (the draft, a defender's walls and blocks, damage) are queued as tasks, each answered by its
+player. Rule ids (CC-...) are the rows of docs/civ_card_game-trace.md; decisions the text leaves
+open are in docs/civ_card_game-register.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from companion.engine.actions import ActionCodec, ActionSchema, seats_of
+from companion.engine.errors import Rejected, SetupError
+from companion.engine.flow import Flow
+from companion.engine.game import Game
+
+from .data_load import DATA, RES, load_cards, load_rules
+
+MAX_PLAYERS = 4
+SEATS = seats_of(MAX_PLAYERS)
+TURN_STEPS = ("collect", "purchase", "combat", "draw")
+# a queued task's kind -> the step the header shows while it waits
+TASK_STEP = {"turn_up": "market", "deal": "deal", "row": "deal", "draft": "draft", "population": "population",
+             "hands": "hands", "discard": "hands", "steal_card": "purchase", "steal_resources": "purchase",
+             "bounce": "combat", "defend": "combat", "resolve": "combat", "lose_population": "combat",
+             "take_population": "combat", "lose_building": "combat", "combat_end": "combat"}
+AUTO_TASKS = ("hands", "resolve", "combat_end")
+
+
+def _schemas():
+    p = {"player": "seat"}
+    return [ActionSchema("turn_up", {**p, "card": "str"}),
+            ActionSchema("draft", {**p, "card": "str"}),
+            ActionSchema("place_population", {**p, "plot": "int"}),
+            ActionSchema("discard", p, {"known": "strs"}),
+            ActionSchema("collect", p, {"bonus": "res_map"}),
+            ActionSchema("buy_population", {**p, "plot": "int"}),
+            ActionSchema("buy_plot", {**p, "card": "str", "pay": "res_map"}),
+            ActionSchema("buy_tech", {**p, "card": "str"}),
+            ActionSchema("build", {**p, "card": "str", "plot": "int"}),
+            ActionSchema("play_resource", {**p, "card": "str"}),
+            ActionSchema("trade", {**p, "give": "str", "get": "str"}),
+            ActionSchema("steal_card", {**p, "target": "seat"}, {"card": "str"}),
+            ActionSchema("steal_resources", {**p, "target": "seat", "take": "res_map"}),
+            ActionSchema("done", p),
+            ActionSchema("attack", {**p, "card": "str", "target": "seat"}),
+            ActionSchema("fight", p),
+            ActionSchema("bounce", {**p, "attacker": "int"}),
+            ActionSchema("block", {**p, "card": "str", "attacker": "int"}),
+            ActionSchema("defend_done", p),
+            ActionSchema("lose_population", {**p, "plot": "int"}),
+            ActionSchema("take_population", {**p, "plot": "int"}),
+            ActionSchema("lose_building", {**p, "plot": "int", "card": "str"}),
+            ActionSchema("end_turn", p, {"known": "strs"}),
+            ActionSchema("correct", {**p, "what": "str", "value": "int"})]
+
+
+def _reject(rule, msg):
+    raise Rejected(rule, msg)
+
+
+def _add(a, b, sign=1):
+    """Resource triples (food, hammer, coin) plus a mapping or another triple."""
+    if isinstance(b, dict):
+        b = tuple(b.get(r, 0) for r in RES)
+    return tuple(x + sign * y for x, y in zip(a, b))
+
+
+class State:
+    """Cheap to copy: the containers hold immutable values (tuples, ints), so a copy is a few
+    dict copies. A plot is (card name, population, buildings and wonders on it)."""
+    __slots__ = ("seats", "step", "turn", "round", "plots", "res", "techs", "hand", "known", "plot_deck",
+                 "plot_row", "draft_row", "tech_deck", "tech_row", "deck", "discard_known", "discard_unknown",
+                 "queue", "combat", "fought", "last", "reshuffles", "over", "winner", "cache")
+
+    def copy(self):
+        s = State.__new__(State)
+        for k in State.__slots__:
+            setattr(s, k, getattr(self, k))
+        for k in ("plots", "res", "techs", "hand", "known", "plot_deck"):
+            setattr(s, k, dict(getattr(self, k)))
+        s.cache = None
+        return s
+
+    @property
+    def current(self):
+        return self.seats[self.turn]
+
+    @property
+    def dealer(self):
+        return self.seats[-1]
+
+    def to_dict(self):
+        out = {}
+        for k in State.__slots__:
+            if k == "cache":
+                continue
+            v = getattr(self, k)
+            out[k] = {a: (list(b) if isinstance(b, tuple) else b) for a, b in sorted(v.items())} \
+                if isinstance(v, dict) else (list(v) if isinstance(v, tuple) else v)
+        out["plots"] = {a: [[n, p, list(b)] for n, p, b in ps] for a, ps in sorted(self.plots.items())}
+        out["queue"] = [list(t) for t in self.queue]
+        out["combat"] = [list(c) for c in self.combat]
+        return out
+
+
+class CivCardGame(Game):
+    name = "civ_card_game"
+
+    def __init__(self, cards=None, rules=None):
+        self.cards = cards or load_cards()
+        self.rules = rules or load_rules()
+        with open(os.path.join(DATA, "flow.json"), encoding="utf-8") as f:
+            self.flow = Flow(json.load(f))
+        self.codec = ActionCodec(_schemas(), seats=SEATS)
+        c = self.cards
+        self.plot_cards, self.techs = c["plots"], c["technologies"]
+        self.buildings, self.wonders, self.units, self.resource_cards = (
+            c["buildings"], c["wonders"], c["units"], c["resources"])
+        self.play_deck = {**self.buildings, **self.wonders, **self.units, **self.resource_cards}
+        self.deck_size = sum(d["copies"] for d in self.play_deck.values())
+        self.walls = tuple(n for n, d in self.buildings.items() if d.get("walls"))
+
+    # ------------------------------------------------------------------ setup
+    def default_setup(self, players=2, **over):
+        setup = {"players": {s: {"name": f"Player {i + 1}", "colour": c}
+                             for i, (s, c) in enumerate(zip(SEATS[:players], ("blue", "green", "red", "yellow")))}}
+        setup.update(over)
+        return setup
+
+    def initial_state(self, setup):
+        players = setup.get("players") if isinstance(setup, dict) else None
+        lo, hi = self.rules["players"]
+        if not isinstance(players, dict) or not lo <= len(players) <= min(hi, MAX_PLAYERS):
+            raise SetupError(f"Civilization: The Card Game is for {lo}-{hi} players")
+        seats = SEATS[:len(players)]
+        if sorted(players) != sorted(seats):
+            raise SetupError(f"seats must be {', '.join(seats)}")
+        r = self.rules
+        s = State()
+        s.seats = seats
+        s.turn = 0
+        s.round = 0
+        s.plots = {p: () for p in seats}
+        s.res = {p: (0, 0, 0) for p in seats}
+        s.techs = {p: () for p in seats}
+        s.hand = {p: 0 for p in seats}
+        s.known = {p: () for p in seats}
+        s.plot_deck = {n: d["copies"] for n, d in self.plot_cards.items()}
+        s.plot_row = s.draft_row = s.tech_row = ()
+        s.tech_deck = tuple(self.techs)
+        s.deck = self.deck_size
+        s.discard_known = ()
+        s.discard_unknown = 0
+        dealer = seats[-1]
+        q = [("deal", dealer, p) for p in seats for _ in range(r["deal_plots"])]
+        q += [("row", dealer, None)] * len(seats) + [("draft", p, None) for p in seats]
+        q += [("row", dealer, None)] * len(seats) + [("draft", p, None) for p in reversed(seats)]
+        q += [("turn_up", dealer, "plots")] * r["market_plots"] + [("turn_up", dealer, "techs")] * r["market_technologies"]
+        q += [("population", p, None) for p in seats for _ in range(r["free_population"])]
+        q += [("hands", None, None)] + [("discard", p, None) for p in seats]
+        s.queue = tuple(q)
+        s.combat = ()
+        s.fought = False
+        s.last = ""
+        s.reshuffles = 0
+        s.over = False
+        s.winner = None
+        s.cache = None
+        s.step = "deal"
+        return s
+
+    # ------------------------------------------------------------------ queries
+    def actor(self, s):
+        if s.over:
+            return None
+        if s.queue:
+            return s.queue[0][1]
+        return s.current
+
+    def is_over(self, s):
+        return s.over
+
+    def chance_action(self, s, dice):
+        return None  # no dice: every card turned up is named by the table (turn_up)
+
+    def head(self, s):
+        return s.queue[0] if s.queue else None
+
+    def neighbours(self, s, seat):
+        """The players adjacent to `seat`, the one to its left first (the next seat in play order)."""
+        i, n = s.seats.index(seat), len(s.seats)
+        out = []
+        for j in (i + 1, i - 1):
+            p = s.seats[j % n]
+            if p != seat and p not in out:
+                out.append(p)
+        return out
+
+    def effects(self, s, seat):
+        """(name, data) of every card working for `seat`: technologies, then buildings and wonders."""
+        for t in s.techs[seat]:
+            yield t, self.techs[t]
+        for _, _, built in s.plots[seat]:
+            for b in built:
+                yield b, self.play_deck[b]
+
+    def culture(self, s, seat):
+        return sum(d.get("culture", 0) for _, d in self.effects(s, seat))
+
+    def happiness(self, s, seat):
+        return sum(d.get("happiness", 0) for _, d in self.effects(s, seat))
+
+    def _holders(self, values, ok):
+        best = max(values.values())
+        top = [p for p, v in values.items() if v == best and ok(v)]
+        if len(top) > 1 and self.rules["status_ties"] == "none":
+            return ()
+        return tuple(top)
+
+    def highest_culture(self, s):
+        """CC-S1: the highest culture, and more than 2 (ties: CC-S3)."""
+        floor = self.rules["culture_status"]["more_than"]
+        return self._holders({p: self.culture(s, p) for p in s.seats}, lambda v: v > floor)
+
+    def highest_happiness(self, s):
+        """CC-S2: the highest happiness, at least 2 (ties: CC-S3)."""
+        floor = self.rules["happiness_status"]["at_least"]
+        return self._holders({p: self.happiness(s, p) for p in s.seats}, lambda v: v >= floor)
+
+    def engineering(self, s, seat):
+        return max((d.get("plot_limit", 0) for _, d in self.effects(s, seat)), default=0)
+
+    def building_limit(self, s, seat, plot):
+        """CC-B1: one building or wonder per plot; two with 3 population or Engineering."""
+        bl = self.rules["building_limit"]
+        pop = s.plots[seat][plot][1]
+        limit = bl["extended"] if pop >= bl["population_for_extended"] else bl["base"]
+        return max(limit, self.engineering(s, seat))
+
+    def price_parts(self, s, seat, kind, card=None, plot=None):
+        """(base, [(source, amount taken off)], price) of a purchase: the text's formulas for
+        population and plots (CC-P1, CC-P2), a card's cost minus every modifier otherwise (CC-P3)."""
+        r = self.rules
+        if kind == "plot":
+            pc = r["plot_cost"]
+            return pc["base"] + pc["step"] * (len(s.plots[seat]) - pc["from"]), [], None
+        if kind == "population":
+            pc = r["population_cost"]
+            base = pc["base"] + pc["step"] * s.plots[seat][plot][1]
+        else:
+            base = {"technology": self.techs, "building": self.buildings, "wonder": self.wonders}[kind][card]["cost"]
+        offs = [(n, d["discount"][kind]) for n, d in self.effects(s, seat) if (d.get("discount") or {}).get(kind)]
+        hs = r["happiness_status"]
+        if kind in hs["applies_to"] and seat in self.highest_happiness(s) and hs["discount"]:
+            offs.append(("Highest Happiness", hs["discount"]))
+        return base, offs, None
+
+    def price(self, s, seat, kind, card=None, plot=None):
+        base, offs, _ = self.price_parts(s, seat, kind, card, plot)
+        if kind == "plot":
+            return base
+        floor = self.rules["min_card_cost"] if kind != "population" else 0
+        return max(floor, base - sum(n for _, n in offs))
+
+    def kind_of(self, card):
+        if card in self.buildings:
+            return "building"
+        if card in self.wonders:
+            return "wonder"
+        if card in self.units:
+            return "unit"
+        if card in self.resource_cards:
+            return "resource"
+        return None
+
+    def in_play(self, s, card):
+        return sum(b.count(card) for ps in s.plots.values() for _, _, b in ps)
+
+    def unseen(self, s, card):
+        """Copies of a play-deck card the deck, the unknown discards or the unknown part of a hand
+        may still hide."""
+        d = self.play_deck.get(card)
+        if d is None:
+            return 0
+        seen = self.in_play(s, card) + sum(k.count(card) for k in s.known.values()) + s.discard_known.count(card)
+        seen += sum(1 for c in s.combat if c[0] == card and c[2] in ("in", "blocked"))
+        return d["copies"] - seen
+
+    def can_play(self, s, seat, card):
+        return card in s.known[seat] or (s.hand[seat] > len(s.known[seat]) and self.unseen(s, card) > 0)
+
+    def _need_card(self, s, seat, card, rule):
+        if card not in self.play_deck:
+            _reject(rule, f"{card!r} is not a card of the play deck")
+        if not self.can_play(s, seat, card):
+            if s.hand[seat] <= len(s.known[seat]) and card not in s.known[seat]:
+                _reject(rule, f"the hand holds no card the app does not know, and {card} is not among the known ones")
+            _reject(rule, f"every {card} is already in play, in the discard pile or in a known hand")
+
+    def plot_base(self, s, seat, i):
+        """What plot i yields before population: printed yield, Granary, plot bonuses (CC-Y1)."""
+        name, _, built = s.plots[seat][i]
+        y = dict(self.plot_cards[name]["yield"])
+        for b in built:
+            d = self.play_deck[b]
+            if d.get("double_food") and "food" in y:
+                y["food"] = 2 * self.plot_cards[name]["yield"]["food"]
+        for b in built:
+            for r, n in (self.play_deck[b].get("plot_yield") or {}).items():
+                y[r] = y.get(r, 0) + n
+        return y
+
+    def fixed_yield(self, s, seat):
+        total = (0, 0, 0)
+        for i in range(len(s.plots[seat])):
+            total = _add(total, self.plot_base(s, seat, i))
+        for t in s.techs[seat]:
+            total = _add(total, self.techs[t].get("income") or {})
+        return total
+
+    def bonus_options(self, s, seat):
+        """Every mix of population bonus the plots allow (CC-Y2): one resource per population, of a
+        type its plot prints."""
+        key = ("bonus", seat)
+        if s.cache is not None and key in s.cache:
+            return s.cache[key]
+        opts = {(0, 0, 0)}
+        for name, pop, _ in s.plots[seat]:
+            if not pop:
+                continue
+            types = [RES.index(r) for r in self.plot_cards[name]["yield"]]
+            one = set()
+            for mix in _splits(pop, len(types)):
+                v = [0, 0, 0]
+                for t, n in zip(types, mix):
+                    v[t] += n
+                one.add(tuple(v))
+            opts = {_add(a, b) for a in opts for b in one}
+        found = sorted(opts, reverse=True)
+        if s.cache is not None:
+            s.cache[key] = found
+        return found
+
+    def draw_count(self, s, seat):
+        extra = sum(d.get("extra_draw", 0) for _, d in self.effects(s, seat))
+        cs = self.rules["culture_status"]
+        if seat in self.highest_culture(s):
+            return self.rules["draw"] + extra + cs["extra_draw"], self.rules["discard"] + cs["extra_discard"]
+        return self.rules["draw"] + extra, self.rules["discard"]
+
+    def vp(self, s, seat):
+        pop = sum(p for _, p, _ in s.plots[seat])
+        wonders = sum(1 for _, _, b in s.plots[seat] for x in b if x in self.wonders)
+        return {"Population": pop, "Technologies": len(s.techs[seat]), "Wonders": wonders}
+
+    def score(self, s):
+        out = {}
+        for p in s.seats:
+            items = self.vp(s, p)
+            out[p] = {"total": sum(items.values()), "items": items}
+        return out
+
+    def result(self, s):
+        sc = self.score(s)
+        key = {p: (v["total"], v["items"]["Technologies"], v["items"]["Population"], v["items"]["Wonders"])
+               for p, v in sc.items()}
+        best = max(key.values())
+        top = [p for p, k in key.items() if k == best]
+        most = max(v["total"] for v in sc.values())
+        level = "vp"
+        if sum(1 for v in sc.values() if v["total"] == most) > 1:
+            names = ("vp", "technologies", "population", "wonders")
+            tied = [p for p in s.seats if sc[p]["total"] == most]
+            level = "shared"
+            for i in range(1, 4):
+                vals = {p: key[p][i] for p in tied}
+                m = max(vals.values())
+                tied = [p for p in tied if vals[p] == m]
+                if len(tied) == 1:
+                    level = names[i]
+                    break
+        return {"winner": top[0] if len(top) == 1 else None, "decided_by": level,
+                "winners": top, "end_reasons": ["last_technology"] if s.over else []}
+
+    def status(self, s):
+        """Problems that make the state impossible (the property tests call it after every action)."""
+        probs = []
+        for p in s.seats:
+            if min(s.res[p]) < 0:
+                probs.append(f"{p} has negative resources {s.res[p]}")
+            if s.hand[p] < len(s.known[p]):
+                probs.append(f"{p} holds fewer cards than the app knows of")
+            for i, (_, pop, built) in enumerate(s.plots[p]):
+                if pop < 0 or len(built) > self.rules["building_limit"]["extended"]:
+                    probs.append(f"{p} plot {i}: population {pop}, {len(built)} buildings")
+        total = s.deck + sum(s.hand.values()) + len(s.discard_known) + s.discard_unknown + sum(
+            len(b) for ps in s.plots.values() for _, _, b in ps) + sum(
+            1 for c in s.combat if c[2] in ("in", "blocked"))
+        if total != self.deck_size or s.deck < 0 or s.discard_unknown < 0:
+            probs.append(f"the play deck's {self.deck_size} cards are not all accounted for ({total})")
+        for card in self.play_deck:
+            if self.unseen(s, card) < 0:
+                probs.append(f"more {card} in sight than the deck has")
+        return probs
+
+    # ------------------------------------------------------------------ settle
+    def settle(self, s):
+        """Run automatic tasks, drop impossible ones, and set the step the header shows."""
+        while s.queue and not s.over:
+            kind, who, arg = s.queue[0]
+            if kind == "hands":
+                for i, p in enumerate(s.seats):
+                    self._draw(s, p, self.rules["initial_hands"][i])
+            elif kind == "resolve":
+                self._queue_damage(s)
+            elif kind == "combat_end":
+                self._combat_end(s)
+            elif not self._task_possible(s, kind, who, arg):
+                pass
+            else:
+                break
+            s.queue = s.queue[1:]
+        if s.over:
+            s.queue = ()
+            return
+        if s.queue:
+            kind, _, arg = s.queue[0]
+            s.step = "market" if kind == "turn_up" and s.round == 0 else TASK_STEP.get(kind, s.step)
+            if kind == "turn_up" and s.round:
+                s.step = "purchase"
+        elif s.round == 0:
+            s.round, s.turn, s.step = 1, 0, "collect"
+
+    def _task_possible(self, s, kind, who, arg):
+        if kind in ("deal", "row"):
+            return any(s.plot_deck.values())
+        if kind == "turn_up":
+            return any(s.plot_deck.values()) if arg == "plots" else bool(s.tech_deck)
+        if kind == "steal_card":
+            return any(s.hand[p] for p in s.seats if p != who)
+        if kind == "steal_resources":
+            return any(sum(s.res[p]) for p in s.seats if p != who)
+        if kind == "bounce":
+            return any(c[1] == who and c[2] == "in" for c in s.combat)
+        if kind == "defend":
+            return any(c[1] == who and c[2] == "in" and self.units[c[0]]["damage"] for c in s.combat)
+        if kind == "lose_population":
+            return any(p for _, p, _ in s.plots[who])
+        if kind == "lose_building":
+            return any(b in self.buildings for _, _, bs in s.plots[who] for b in bs)
+        if kind == "draft":
+            return bool(s.draft_row)
+        return True
+
+    def _draw(self, s, seat, n):
+        drawn = 0
+        for _ in range(n):
+            if s.deck == 0 and (s.discard_unknown or s.discard_known):  # CC-D3: reshuffle the discards
+                s.deck, s.discard_known, s.discard_unknown = s.discard_unknown + len(s.discard_known), (), 0
+                s.reshuffles += 1
+            if s.deck == 0:
+                break
+            s.deck -= 1
+            s.hand[seat] += 1
+            drawn += 1
+        return drawn
+
+    def _take_card(self, s, seat, card):
+        k = s.known[seat]
+        if card in k:
+            i = k.index(card)
+            s.known[seat] = k[:i] + k[i + 1:]
+        s.hand[seat] -= 1
+
+    def _discard(self, s, seat, n, known):
+        n = min(n, s.hand[seat])
+        for c in known[:n]:
+            self._take_card(s, seat, c)
+        s.discard_known += tuple(known[:n])
+        rest = n - min(len(known), n)
+        s.hand[seat] -= rest
+        s.discard_unknown += rest
+        return n
+
+    def _check_known(self, s, seat, known, n, rule):
+        pool = list(s.known[seat])
+        for c in known:
+            if c not in pool:
+                _reject(rule, f"{c} is not a card the app knows in this hand")
+            pool.remove(c)
+        if len(known) > n:
+            _reject(rule, f"only {n} cards are discarded")
+
+    # ------------------------------------------------------------------ task checks
+    def _expect(self, s, a, kind, rule):
+        h = self.head(s)
+        if h is None or h[0] != kind:
+            _reject(rule, f"nothing of this kind is awaited now ({self._awaited(s)})")
+        if a["player"] != h[1]:
+            _reject("flow.actor", f"it is {h[1]}'s decision now, not {a['player']}'s")
+        return h
+
+    def _awaited(self, s):
+        h = self.head(s)
+        return f"awaited: {h[0]} by {h[1]}" if h else f"awaited: {s.current}'s {s.step} step"
+
+    def _free(self, s, a, step, rule):
+        if s.queue:
+            _reject(rule, f"finish the pending decision first ({self._awaited(s)})")
+        if s.step != step:
+            _reject(rule, f"this belongs to the {step} step; now is the {s.step} step")
+
+    # turn_up: deal / row / plots / techs
+    def check_turn_up(self, s, a):
+        h = self.head(s)
+        if h is None or h[0] not in ("deal", "row", "turn_up"):
+            _reject("CC-M1", f"no card is to be turned up now ({self._awaited(s)})")
+        self._expect(s, a, h[0], "CC-M1")
+        card = a["card"]
+        if h[0] == "turn_up" and h[2] == "techs":
+            if card not in s.tech_deck:
+                _reject("CC-M1", f"{card!r} is not a technology still in the technology deck")
+        elif s.plot_deck.get(card, 0) < 1:
+            _reject("CC-M1", f"{card!r} is not a plot still in the plot deck")
+
+    def do_turn_up(self, s, a):
+        kind, _, arg = s.queue[0]
+        s.queue = s.queue[1:]
+        card = a["card"]
+        if kind == "turn_up" and arg == "techs":
+            i = s.tech_deck.index(card)
+            s.tech_deck = s.tech_deck[:i] + s.tech_deck[i + 1:]
+            s.tech_row += (card,)
+            return
+        s.plot_deck[card] -= 1
+        if kind == "deal":
+            s.plots[arg] += ((card, 0, ()),)
+        elif kind == "row":
+            s.draft_row += (card,)
+        else:
+            s.plot_row += (card,)
+
+    def check_draft(self, s, a):
+        self._expect(s, a, "draft", "CC-SET1")
+        if a["card"] not in s.draft_row:
+            _reject("CC-SET1", f"{a['card']!r} is not among the plots laid out for the draft")
+
+    def do_draft(self, s, a):
+        s.queue = s.queue[1:]
+        i = s.draft_row.index(a["card"])
+        s.draft_row = s.draft_row[:i] + s.draft_row[i + 1:]
+        s.plots[a["player"]] += ((a["card"], 0, ()),)
+
+    def _plot(self, s, seat, i, rule):
+        if not 0 <= i < len(s.plots[seat]):
+            _reject(rule, f"plot {i + 1} is not one of the {len(s.plots[seat])} plots")
+        return s.plots[seat][i]
+
+    def _set_plot(self, s, seat, i, pop=None, built=None):
+        name, p, b = s.plots[seat][i]
+        ps = list(s.plots[seat])
+        ps[i] = (name, p if pop is None else pop, b if built is None else built)
+        s.plots[seat] = tuple(ps)
+
+    def check_place_population(self, s, a):
+        self._expect(s, a, "population", "CC-SET2")
+        self._plot(s, a["player"], a["plot"], "CC-SET2")
+
+    def do_place_population(self, s, a):
+        s.queue = s.queue[1:]
+        seat, i = a["player"], a["plot"]
+        self._set_plot(s, seat, i, pop=s.plots[seat][i][1] + 1)
+
+    def check_discard(self, s, a):
+        self._expect(s, a, "discard", "CC-SET3")
+        self._check_known(s, a["player"], a.get("known") or (), self.rules["initial_discard"], "CC-SET3")
+
+    def do_discard(self, s, a):
+        s.queue = s.queue[1:]
+        self._discard(s, a["player"], self.rules["initial_discard"], tuple(a.get("known") or ()))
+
+    # ------------------------------------------------------------------ collect
+    def check_collect(self, s, a):
+        self._free(s, a, "collect", "CC-Y1")
+        bonus = dict(a.get("bonus") or {})
+        if set(bonus) - set(RES) or any(v < 0 for v in bonus.values()):
+            _reject("CC-Y2", "the bonus names food, hammer and coin only, none below 0")
+        vec = tuple(bonus.get(r, 0) for r in RES)
+        if vec not in self.bonus_options(s, a["player"]):
+            pop = sum(p for _, p, _ in s.plots[a["player"]])
+            _reject("CC-Y2", f"the population bonus must be {pop} resources in all, each of a type its own plot "
+                             "produces")
+
+    def do_collect(self, s, a):
+        seat = a["player"]
+        bonus = dict(a.get("bonus") or {})
+        got = _add(self.fixed_yield(s, seat), bonus)
+        s.res[seat] = _add(s.res[seat], got)
+        s.last = ("collect", seat, got)
+        s.step = "purchase"
+
+    # ------------------------------------------------------------------ purchases
+    def _pay(self, s, seat, kind, amount, rule):
+        r = RES.index(self.rules["pay_with"][kind])
+        if s.res[seat][r] < amount:
+            _reject(rule, f"it costs {amount} {RES[r]}, and only {s.res[seat][r]} are in hand")
+        return r
+
+    def check_buy_population(self, s, a):
+        self._free(s, a, "purchase", "CC-P1")
+        seat = a["player"]
+        self._plot(s, seat, a["plot"], "CC-P1")
+        self._pay(s, seat, "population", self.price(s, seat, "population", plot=a["plot"]), "CC-P1")
+
+    def do_buy_population(self, s, a):
+        seat, i = a["player"], a["plot"]
+        cost = self.price(s, seat, "population", plot=i)
+        s.res[seat] = _add(s.res[seat], {self.rules["pay_with"]["population"]: cost}, -1)
+        self._set_plot(s, seat, i, pop=s.plots[seat][i][1] + 1)
+        s.last = ("bought", seat, f"a population for plot {i + 1}", cost)
+
+    def check_buy_plot(self, s, a):
+        self._free(s, a, "purchase", "CC-P2")
+        seat = a["player"]
+        if a["card"] not in s.plot_row:
+            _reject("CC-P2", f"{a['card']!r} is not one of the face-up plots")
+        pay = dict(a["pay"])
+        if set(pay) - set(RES) or any(v < 0 for v in pay.values()):
+            _reject("CC-P2", "pay with food, hammer and coin only, none below 0")
+        cost = self.price(s, seat, "plot")
+        if sum(pay.values()) != cost:
+            _reject("CC-P2", f"the plot costs {cost} resources in all; the payment gives {sum(pay.values())}")
+        have = dict(zip(RES, s.res[seat]))
+        for r, n in pay.items():
+            if have[r] < n:
+                _reject("CC-P2", f"the payment takes {n} {r}, and only {have[r]} are in hand")
+
+    def do_buy_plot(self, s, a):
+        seat = a["player"]
+        s.res[seat] = _add(s.res[seat], dict(a["pay"]), -1)
+        i = s.plot_row.index(a["card"])
+        s.plot_row = s.plot_row[:i] + s.plot_row[i + 1:]
+        s.plots[seat] += ((a["card"], 0, ()),)
+        s.queue = (("turn_up", seat, "plots"),) + s.queue
+        s.last = ("bought", seat, a["card"], sum(dict(a["pay"]).values()))
+
+    def check_buy_tech(self, s, a):
+        self._free(s, a, "purchase", "CC-P3")
+        seat, card = a["player"], a["card"]
+        if card not in s.tech_row:
+            _reject("CC-P3", f"{card!r} is not one of the face-up technologies")
+        if card in s.techs[seat]:
+            _reject("CC-P3", f"{card} is already yours")  # pragma: no cover - each technology exists once
+        self._pay(s, seat, "technology", self.price(s, seat, "technology", card), "CC-P3")
+
+    def do_buy_tech(self, s, a):
+        seat, card = a["player"], a["card"]
+        cost = self.price(s, seat, "technology", card)
+        s.res[seat] = _add(s.res[seat], {self.rules["pay_with"]["technology"]: cost}, -1)
+        i = s.tech_row.index(card)
+        s.tech_row = s.tech_row[:i] + s.tech_row[i + 1:]
+        s.techs[seat] += (card,)
+        s.last = ("bought", seat, card, cost)
+        if not s.tech_row and not s.tech_deck:  # CC-E1: the last technology ends the game at once
+            s.over = True
+            s.winner = self.result(s)["winner"]
+            return
+        d = self.techs[card]
+        tasks = [("turn_up", seat, "techs")]
+        if d.get("once_per_plot"):  # Mining: a one-time bonus per plot (CC-T2)
+            per = {r: n * len(s.plots[seat]) for r, n in d["once_per_plot"].items()}
+            s.res[seat] = _add(s.res[seat], per)
+        if d.get("steal_card"):
+            tasks += [("steal_card", seat, None)] * d["steal_card"]
+        if d.get("steal_resources"):
+            tasks.append(("steal_resources", seat, d["steal_resources"]))
+        s.queue = tuple(tasks) + s.queue
+
+    def check_build(self, s, a):
+        self._free(s, a, "purchase", "CC-B1")
+        seat, card, i = a["player"], a["card"], a["plot"]
+        kind = self.kind_of(card)
+        if kind not in ("building", "wonder"):
+            _reject("CC-B2", f"{card!r} is not a building or a wonder")
+        self._need_card(s, seat, card, "CC-H1")
+        _, _, built = self._plot(s, seat, i, "CC-B1")
+        limit = self.building_limit(s, seat, i)
+        if len(built) >= limit:
+            _reject("CC-B1", f"plot {i + 1} already holds {len(built)} building(s); its limit is {limit}")
+        if card in built:
+            _reject("CC-B3", f"plot {i + 1} already holds a {card}")
+        self._pay(s, seat, kind, self.price(s, seat, kind, card), "CC-P3")
+
+    def do_build(self, s, a):
+        seat, card, i = a["player"], a["card"], a["plot"]
+        kind = self.kind_of(card)
+        cost = self.price(s, seat, kind, card)
+        s.res[seat] = _add(s.res[seat], {self.rules["pay_with"][kind]: cost}, -1)
+        self._take_card(s, seat, card)
+        self._set_plot(s, seat, i, built=s.plots[seat][i][2] + (card,))
+        s.last = ("bought", seat, card, cost)
+
+    def check_play_resource(self, s, a):
+        self._free(s, a, "purchase", "CC-R2")
+        if a["card"] not in self.resource_cards:
+            _reject("CC-R2", f"{a['card']!r} is not a resource card of the play deck")
+        self._need_card(s, a["player"], a["card"], "CC-H1")
+
+    def do_play_resource(self, s, a):
+        seat, card = a["player"], a["card"]
+        self._take_card(s, seat, card)
+        s.discard_known += (card,)
+        s.res[seat] = _add(s.res[seat], self.resource_cards[card]["yield"])
+        s.last = ("played", seat, card)
+
+    def check_trade(self, s, a):
+        self._free(s, a, "purchase", "CC-R1")
+        give, get = a["give"], a["get"]
+        if give not in RES or get not in RES or give == get:
+            _reject("CC-R1", "trade one resource (food, hammer, coin) for another")
+        n = self.rules["bank_trade"]
+        if s.res[a["player"]][RES.index(give)] < n:
+            _reject("CC-R1", f"a trade with the bank takes {n} {give}")
+
+    def do_trade(self, s, a):
+        seat = a["player"]
+        s.res[seat] = _add(_add(s.res[seat], {a["give"]: self.rules["bank_trade"]}, -1), {a["get"]: 1})
+        s.last = ("traded", seat, a["give"], a["get"])
+
+    def check_steal_card(self, s, a):
+        self._expect(s, a, "steal_card", "CC-T3")
+        seat, tgt = a["player"], a["target"]
+        if tgt == seat or tgt not in s.seats:
+            _reject("CC-T3", "steal from another player of this game")
+        if s.hand[tgt] < 1:
+            _reject("CC-T3", f"{tgt} has no card in hand")
+        card = a.get("card")
+        if card is not None and card not in s.known[tgt]:
+            _reject("CC-T3", f"{card} is not a card the app knows in that hand; leave the card out")
+        if card is None and s.hand[tgt] <= len(s.known[tgt]):
+            _reject("CC-T3", "every card of that hand is known: name the one taken")
+
+    def do_steal_card(self, s, a):
+        s.queue = s.queue[1:]
+        seat, tgt, card = a["player"], a["target"], a.get("card")
+        if card is None:
+            s.hand[tgt] -= 1
+        else:
+            self._take_card(s, tgt, card)
+            s.known[seat] += (card,)
+        s.hand[seat] += 1
+        s.last = ("stole", seat, tgt, card or "a card")
+
+    def check_steal_resources(self, s, a):
+        h = self._expect(s, a, "steal_resources", "CC-T4")
+        seat, tgt = a["player"], a["target"]
+        if tgt == seat or tgt not in s.seats:
+            _reject("CC-T4", "steal from another player of this game")
+        take = dict(a["take"])
+        if set(take) - set(RES) or any(v < 0 for v in take.values()):
+            _reject("CC-T4", "take food, hammer and coin only, none below 0")
+        want = min(h[2], sum(s.res[tgt]))
+        if sum(take.values()) != want:
+            _reject("CC-T4", f"take exactly {want} resources")
+        for r, n in take.items():
+            if s.res[tgt][RES.index(r)] < n:
+                _reject("CC-T4", f"{tgt} has only {s.res[tgt][RES.index(r)]} {r}")
+
+    def do_steal_resources(self, s, a):
+        s.queue = s.queue[1:]
+        seat, tgt, take = a["player"], a["target"], dict(a["take"])
+        s.res[tgt] = _add(s.res[tgt], take, -1)
+        s.res[seat] = _add(s.res[seat], take)
+        s.last = ("stole", seat, tgt, f"{sum(take.values())} resources")
+
+    def check_done(self, s, a):
+        if s.queue:
+            _reject("flow.pending", f"finish the pending decision first ({self._awaited(s)})")
+        if s.step == "combat":
+            if s.combat:
+                _reject("CC-C1", "units are declared: resolve the attack (or undo the declarations)")
+        elif s.step != "purchase":
+            _reject("flow.step", f"nothing to finish in the {s.step} step")
+
+    def do_done(self, s, a):
+        if s.step == "purchase":
+            s.step = "combat"
+        else:
+            s.step = "draw"
+            s.last = ("no_combat", a["player"])
+
+    # ------------------------------------------------------------------ combat
+    def check_attack(self, s, a):
+        self._free(s, a, "combat", "CC-C1")
+        if s.fought:
+            _reject("CC-C1", "the combat of this turn is over")  # pragma: no cover - the step moves on
+        seat, card, tgt = a["player"], a["card"], a["target"]
+        if tgt not in self.neighbours(s, seat):
+            _reject("CC-C1", f"attack only an adjacent player ({', '.join(self.neighbours(s, seat))})")
+        d = self.units.get(card)
+        if d is None or not d["attack"]:
+            _reject("CC-C2", f"{card!r} is not a unit that can attack")
+        self._need_card(s, seat, card, "CC-H1")
+
+    def do_attack(self, s, a):
+        self._take_card(s, a["player"], a["card"])
+        s.combat += ((a["card"], a["target"], "in"),)
+
+    def check_fight(self, s, a):
+        self._free(s, a, "combat", "CC-C1")
+        if not s.combat:
+            _reject("CC-C1", "declare at least one attacking unit, or end the step without combat")
+
+    def do_fight(self, s, a):
+        seat = a["player"]
+        s.fought = True
+        defenders = [p for p in self._defender_order(s, seat) if any(c[1] == p for c in s.combat)]
+        combat = list(s.combat)
+        for d in defenders:  # CC-C3: each catapult destroys one City Walls and is discarded
+            for i, (card, tgt, fate) in enumerate(combat):
+                if tgt != d or fate != "in" or not self.units[card].get("breaks_walls"):
+                    continue
+                where = self._walls_at(s, d)
+                if where is None:
+                    break
+                j, wall = where
+                self._set_plot(s, d, j, built=tuple(x for k, x in enumerate(s.plots[d][j][2])
+                                                     if k != s.plots[d][j][2].index(wall)))
+                s.known[d] += (wall,)
+                s.hand[d] += 1
+                combat[i] = (card, tgt, "walls")
+                s.discard_known += (card,)
+        s.combat = tuple(combat)
+        tasks = [("bounce", d, None) for d in defenders if self._has_walls(s, d)]
+        tasks += [("defend", d, None) for d in defenders]
+        s.queue = tuple(tasks) + (("resolve", None, None), ("combat_end", None, None)) + s.queue
+
+    def _defender_order(self, s, seat):
+        i, n = s.seats.index(seat), len(s.seats)
+        return [s.seats[(i + k) % n] for k in range(1, n)]
+
+    def _walls_at(self, s, seat):
+        for j, (_, _, built) in enumerate(s.plots[seat]):
+            for b in built:
+                if b in self.walls:
+                    return j, b
+        return None
+
+    def _has_walls(self, s, seat):
+        return self._walls_at(s, seat) is not None or any(
+            self.wonders.get(b, {}).get("great_wall") for _, _, bs in s.plots[seat] for b in bs)
+
+    def _attacker(self, s, i, defender, rule):
+        if not 0 <= i < len(s.combat):
+            _reject(rule, f"there is no attacking unit {i + 1}")
+        card, tgt, fate = s.combat[i]
+        if tgt != defender:
+            _reject(rule, f"attacking unit {i + 1} ({card}) attacks {tgt}, not {defender}")
+        if fate != "in":
+            _reject(rule, f"attacking unit {i + 1} ({card}) is no longer in the attack ({fate})")
+        return card
+
+    def check_bounce(self, s, a):
+        self._expect(s, a, "bounce", "CC-C4")
+        self._attacker(s, a["attacker"], a["player"], "CC-C4")
+
+    def do_bounce(self, s, a):
+        s.queue = s.queue[1:]
+        i = a["attacker"]
+        card, tgt, _ = s.combat[i]
+        s.combat = s.combat[:i] + ((card, tgt, "bounced"),) + s.combat[i + 1:]
+        att = s.current
+        s.known[att] += (card,)
+        s.hand[att] += 1
+
+    def check_block(self, s, a):
+        self._expect(s, a, "defend", "CC-C5")
+        seat, card = a["player"], a["card"]
+        att = self._attacker(s, a["attacker"], seat, "CC-C5")
+        if not self.units[att]["damage"]:
+            _reject("CC-C6", f"a {att} does no damage here: blocking it is more defence than necessary")
+        d = self.units.get(card)
+        if d is None or not d["defend"]:
+            _reject("CC-C5", f"{card!r} cannot defend")
+        if d["defends_against"] is not None and att not in d["defends_against"]:
+            _reject("CC-C5", f"{card} defends only against {', '.join(d['defends_against'])}, not {att}")
+        self._need_card(s, seat, card, "CC-H1")
+
+    def do_block(self, s, a):
+        i, seat, card = a["attacker"], a["player"], a["card"]
+        att, tgt, _ = s.combat[i]
+        self._take_card(s, seat, card)
+        s.discard_known += (card,)
+        s.combat = s.combat[:i] + ((att, tgt, "blocked"),) + s.combat[i + 1:]
+
+    def check_defend_done(self, s, a):
+        self._expect(s, a, "defend", "CC-C5")
+
+    def do_defend_done(self, s, a):
+        s.queue = s.queue[1:]
+
+    def _queue_damage(self, s):
+        tasks = []
+        for i, (card, tgt, fate) in enumerate(s.combat):
+            dmg = self.units[card]["damage"]
+            if fate == "in" and dmg:
+                tasks.append(("lose_population" if dmg == "population" else "lose_building", tgt, i))
+        s.queue = s.queue[:1] + tuple(tasks) + s.queue[1:]
+
+    def check_lose_population(self, s, a):
+        self._expect(s, a, "lose_population", "CC-C7")
+        _, pop, _ = self._plot(s, a["player"], a["plot"], "CC-C7")
+        if pop < 1:
+            _reject("CC-C7", f"plot {a['plot'] + 1} has no population")
+
+    def do_lose_population(self, s, a):
+        seat, i = a["player"], a["plot"]
+        self._set_plot(s, seat, i, pop=s.plots[seat][i][1] - 1)
+        s.queue = (("take_population", s.current, seat),) + s.queue[1:]
+
+    def check_take_population(self, s, a):
+        self._expect(s, a, "take_population", "CC-C7")
+        self._plot(s, a["player"], a["plot"], "CC-C7")
+
+    def do_take_population(self, s, a):
+        seat, i = a["player"], a["plot"]
+        s.queue = s.queue[1:]
+        self._set_plot(s, seat, i, pop=s.plots[seat][i][1] + 1)
+
+    def check_lose_building(self, s, a):
+        self._expect(s, a, "lose_building", "CC-C8")
+        _, _, built = self._plot(s, a["player"], a["plot"], "CC-C8")
+        if a["card"] not in built:
+            _reject("CC-C8", f"plot {a['plot'] + 1} holds no {a['card']}")
+        if a["card"] in self.wonders:
+            _reject("CC-C8", "a wonder cannot be destroyed")
+
+    def do_lose_building(self, s, a):
+        seat, i, card = a["player"], a["plot"], a["card"]
+        s.queue = s.queue[1:]
+        built = list(s.plots[seat][i][2])
+        built.remove(card)
+        self._set_plot(s, seat, i, built=tuple(built))
+        s.known[seat] += (card,)
+        s.hand[seat] += 1
+
+    def _combat_end(self, s):
+        """CC-C9: every unit that took part goes to the discard pile."""
+        s.discard_known += tuple(c[0] for c in s.combat if c[2] in ("in", "blocked"))
+        s.last = ("combat", s.current, tuple(s.combat))
+        s.combat = ()
+        s.step = "draw"
+
+    # ------------------------------------------------------------------ draw and discard
+    def check_end_turn(self, s, a):
+        self._free(s, a, "draw", "CC-D1")
+        seat = a["player"]
+        _, discard = self.draw_count(s, seat)
+        self._check_known(s, seat, a.get("known") or (), discard, "CC-D1")
+
+    def do_end_turn(self, s, a):
+        seat = a["player"]
+        draw, discard = self.draw_count(s, seat)
+        drew = self._draw(s, seat, draw)
+        dropped = self._discard(s, seat, discard, tuple(a.get("known") or ()))
+        s.last = ("drew", seat, drew, dropped)
+        s.fought = False
+        s.turn += 1
+        if s.turn == len(s.seats):
+            s.turn = 0
+            s.round += 1
+        s.step = "collect"
+
+    # ------------------------------------------------------------------ corrections
+    def check_correct(self, s, a):
+        what, v, seat = a["what"], a["value"], a["player"]
+        if what not in RES + ("hand",):
+            _reject("CC-X1", "correct food, hammer, coin or hand")
+        if v < 0:
+            _reject("CC-X1", "a count cannot be below 0")
+        if what == "hand":
+            if v < len(s.known[seat]):
+                _reject("CC-X1", f"the app knows of {len(s.known[seat])} cards in that hand")
+            if v - s.hand[seat] > s.deck:
+                _reject("CC-X1", f"the deck holds only {s.deck} cards")
+
+    def do_correct(self, s, a):
+        what, v, seat = a["what"], a["value"], a["player"]
+        if what == "hand":
+            diff = v - s.hand[seat]
+            if diff > 0:
+                s.deck -= diff
+            else:
+                s.discard_unknown -= diff
+            s.hand[seat] = v
+        else:
+            r = list(s.res[seat])
+            r[RES.index(what)] = v
+            s.res[seat] = tuple(r)
+        s.last = ("corrected", seat, what, v)
+
+    # ------------------------------------------------------------------ legal actions
+    def pseudo_legal_actions(self, s):
+        if s.over:
+            return []
+        f = self.codec.fast
+        h = self.head(s)
+        if h is not None:
+            return self._task_actions(s, h)
+        seat = s.current
+        if s.step == "collect":
+            return [f("collect", player=seat, bonus=dict(zip(RES, v))) for v in self.bonus_options(s, seat)]
+        if s.step == "purchase":
+            return self._purchase_actions(s, seat)
+        if s.step == "combat":
+            out = []
+            for card in self._playable(s, seat, lambda c: self.units.get(c, {}).get("attack")):
+                for t in self.neighbours(s, seat):
+                    out.append(f("attack", player=seat, card=card, target=t))
+            out.append(f("fight", player=seat) if s.combat else f("done", player=seat))
+            return out
+        if s.step == "draw":
+            return [f("end_turn", player=seat)]
+        return []
+
+    def _playable(self, s, seat, pred):
+        names = set(s.known[seat])
+        if s.hand[seat] > len(s.known[seat]):
+            names |= {c for c in self.play_deck if self.unseen(s, c) > 0}
+        return [c for c in self.play_deck if c in names and pred(c)]
+
+    def _task_actions(self, s, h):
+        f = self.codec.fast
+        kind, who, arg = h
+        if kind in ("deal", "row") or (kind == "turn_up" and arg == "plots"):
+            return [f("turn_up", player=who, card=c) for c, n in s.plot_deck.items() if n]
+        if kind == "turn_up":
+            return [f("turn_up", player=who, card=c) for c in s.tech_deck]
+        if kind == "draft":
+            return [f("draft", player=who, card=c) for c in dict.fromkeys(s.draft_row)]
+        if kind == "population":
+            return [f("place_population", player=who, plot=i) for i in range(len(s.plots[who]))]
+        if kind == "discard":
+            return [f("discard", player=who)]
+        if kind == "steal_card":
+            out = []
+            for p in s.seats:
+                if p != who and s.hand[p]:
+                    if s.hand[p] > len(s.known[p]):
+                        out.append(f("steal_card", player=who, target=p))
+                    out += [f("steal_card", player=who, target=p, card=c) for c in dict.fromkeys(s.known[p])]
+            return out
+        if kind == "steal_resources":
+            out = []
+            for p in s.seats:
+                if p != who:
+                    for take in _greedy_payments(s.res[p], min(arg, sum(s.res[p]))):
+                        out.append(f("steal_resources", player=who, target=p, take=take))
+            return out
+        if kind == "bounce":
+            return [f("bounce", player=who, attacker=i) for i, c in enumerate(s.combat) if c[1] == who and c[2] == "in"]
+        if kind == "defend":
+            out = []
+            for i, (att, tgt, fate) in enumerate(s.combat):
+                if tgt == who and fate == "in":
+                    for card in self._playable(s, who, lambda c: self.units.get(c, {}).get("defend")):
+                        out.append(f("block", player=who, card=card, attacker=i))
+            return out + [f("defend_done", player=who)]
+        if kind == "lose_population":
+            return [f("lose_population", player=who, plot=i) for i, (_, p, _) in enumerate(s.plots[who]) if p]
+        if kind == "take_population":
+            return [f("take_population", player=who, plot=i) for i in range(len(s.plots[who]))]
+        if kind == "lose_building":
+            return [f("lose_building", player=who, plot=i, card=b) for i, (_, _, bs) in enumerate(s.plots[who])
+                    for b in dict.fromkeys(bs) if b in self.buildings]
+        return []
+
+    def _purchase_actions(self, s, seat):
+        f = self.codec.fast
+        out = [f("buy_population", player=seat, plot=i) for i in range(len(s.plots[seat]))]
+        cost = self.price(s, seat, "plot")
+        for card in dict.fromkeys(s.plot_row):
+            for pay in _greedy_payments(s.res[seat], cost):
+                out.append(f("buy_plot", player=seat, card=card, pay=pay))
+        out += [f("buy_tech", player=seat, card=c) for c in s.tech_row]
+        for card in self._playable(s, seat, lambda c: c in self.buildings or c in self.wonders):
+            out += [f("build", player=seat, card=card, plot=i) for i in range(len(s.plots[seat]))]
+        out += [f("play_resource", player=seat, card=c) for c in self._playable(s, seat, lambda c: c in self.resource_cards)]
+        out += [f("trade", player=seat, give=g, get=t) for g in RES for t in RES if g != t]
+        out.append(f("done", player=seat))
+        return out
+
+    def legal_actions(self, s):
+        if s.over:
+            return []
+        s.cache = {}
+        try:
+            return [a for a in self.pseudo_legal_actions(s) if self.is_legal(s, a)]
+        finally:
+            s.cache = None
+
+
+def _splits(total, parts):
+    """Every way to split `total` into `parts` non-negative whole numbers."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _splits(total - first, parts - 1):
+            yield (first,) + rest
+
+
+def _greedy_payments(have, cost):
+    """A few payments of `cost` from the triple `have`: each order of preference taken greedily
+    (the purchase panel takes any mix; these are the decision area's buttons)."""
+    if sum(have) < cost:
+        return []
+    out = []
+    for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+        left, pay = cost, [0, 0, 0]
+        for i in order:
+            pay[i] = min(have[i], left)
+            left -= pay[i]
+        m = {r: n for r, n in zip(RES, pay) if n}
+        if m not in out:
+            out.append(m)
+    return out
+
+
+GAME = CivCardGame()
