@@ -228,12 +228,14 @@ class CivCardGame(Game):
     def highest_culture(self, s):
         """CC-S1: the highest culture, and more than 2 (ties: CC-S3)."""
         floor = self.rules["culture_status"]["more_than"]
-        return self._holders({p: self.culture(s, p) for p in s.seats}, lambda v: v > floor)
+        return self._cached(s, "culture", lambda: self._holders(
+            {p: self.culture(s, p) for p in s.seats}, lambda v: v > floor))
 
     def highest_happiness(self, s):
         """CC-S2: the highest happiness, at least 2 (ties: CC-S3)."""
         floor = self.rules["happiness_status"]["at_least"]
-        return self._holders({p: self.happiness(s, p) for p in s.seats}, lambda v: v >= floor)
+        return self._cached(s, "happiness", lambda: self._holders(
+            {p: self.happiness(s, p) for p in s.seats}, lambda v: v >= floor))
 
     def engineering(self, s, seat):
         return max((d.get("plot_limit", 0) for _, d in self.effects(s, seat)), default=0)
@@ -284,15 +286,30 @@ class CivCardGame(Game):
     def in_play(self, s, card):
         return sum(b.count(card) for ps in s.plots.values() for _, _, b in ps)
 
+    def _cached(self, s, key, fn):
+        """fn() once per state while legal actions are listed (s.cache is a dict only then)."""
+        if s.cache is None:
+            return fn()
+        if key not in s.cache:
+            s.cache[key] = fn()
+        return s.cache[key]
+
+    def _seen(self, s):
+        seen = {}
+        cards = [b for ps in s.plots.values() for _, _, bs in ps for b in bs]
+        cards += [c for k in s.known.values() for c in k] + list(s.discard_known)
+        cards += [c[0] for c in s.combat if c[2] in ("in", "blocked")]
+        for c in cards:
+            seen[c] = seen.get(c, 0) + 1
+        return seen
+
     def unseen(self, s, card):
         """Copies of a play-deck card the deck, the unknown discards or the unknown part of a hand
         may still hide."""
         d = self.play_deck.get(card)
         if d is None:
             return 0
-        seen = self.in_play(s, card) + sum(k.count(card) for k in s.known.values()) + s.discard_known.count(card)
-        seen += sum(1 for c in s.combat if c[0] == card and c[2] in ("in", "blocked"))
-        return d["copies"] - seen
+        return d["copies"] - self._cached(s, "seen", lambda: self._seen(s)).get(card, 0)
 
     def can_play(self, s, seat, card):
         return card in s.known[seat] or (s.hand[seat] > len(s.known[seat]) and self.unseen(s, card) > 0)
@@ -1091,8 +1108,12 @@ class CivCardGame(Game):
             for pay in _greedy_payments(s.res[seat], cost):
                 out.append(f("buy_plot", player=seat, card=card, pay=pay))
         out += [f("buy_tech", player=seat, card=c) for c in s.tech_row]
+        room = [i for i in range(len(s.plots[seat])) if len(s.plots[seat][i][2]) < self.building_limit(s, seat, i)]
         for card in self._playable(s, seat, lambda c: c in self.buildings or c in self.wonders):
-            out += [f("build", player=seat, card=card, plot=i) for i in range(len(s.plots[seat]))]
+            kind = self.kind_of(card)
+            pay = s.res[seat][RES.index(self.rules["pay_with"][kind])]
+            if room and self.price(s, seat, kind, card) <= pay:  # the rest would be refused
+                out += [f("build", player=seat, card=card, plot=i) for i in room]
         out += [f("play_resource", player=seat, card=c) for c in self._playable(s, seat, lambda c: c in self.resource_cards)]
         out += [f("trade", player=seat, give=g, get=t) for g in RES for t in RES if g != t]
         out.append(f("done", player=seat))
