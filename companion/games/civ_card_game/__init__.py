@@ -3,6 +3,8 @@ population, technologies, buildings, wonders and combat, with every price and st
 companion. No dice and no tracks: nothing is sensed (CC-H2 in the register)."""
 from __future__ import annotations
 
+import os
+
 from companion.games.contract import GameModule
 
 from .rules import GAME
@@ -18,4 +20,7 @@ MODULE = GameModule(
     play_time="60-120 min",
     blurb="Plots, population, technologies, buildings and wonders from a deck of cards; the app keeps every price.",
     data_version=1, game=GAME, view=CivCardView(), make_setup=make_setup, sensing=None,
+    panels={"purchase": "companion.games.civ_card_game.ui.panels:CCPurchasePanel",
+            "combat": "companion.games.civ_card_game.ui.panels:CCCombatPanel"},
+    kv_files=(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ui", "civ_card_game.kv"),),
     register="docs/civ_card_game-register.md", trace="docs/civ_card_game-trace.md", order=50)

@@ -830,6 +830,7 @@ class CivCardGame(Game):
     def do_attack(self, s, a):
         self._take_card(s, a["player"], a["card"])
         s.combat += ((a["card"], a["target"], "in"),)
+        s.last = ("declared", a["player"], a["card"], a["target"])
 
     def check_fight(self, s, a):
         self._free(s, a, "combat", "CC-C1")

@@ -116,6 +116,8 @@ class CivCardView(GameView):
             return f"{seat} traded 3 {RES_WORDS[last[2]][1]} for 1 {RES_WORDS[last[3]][0]}."
         if kind == "stole":
             return f"{seat} took {last[3]} from {self.name(setup, last[2])}."
+        if kind == "declared":
+            return f"{seat} attacks {self.name(setup, last[3])} with {last[2]}."
         if kind == "no_combat":
             return f"{seat} did not attack."
         if kind == "combat":
@@ -267,8 +269,46 @@ class CivCardView(GameView):
         minus = " ".join(f"- {n} ({src})" for src, n in offs)
         return f"{what}: {base} {minus} = {price} {pay}"
 
+    def combat_lines(self, game, state, setup) -> list:
+        """The combat helper's text: each unit, its target and fate, then what is asked now."""
+        s = state
+        if s.step != "combat" or s.over:
+            return []
+        att = self.name(setup, s.current)
+        if not s.combat:
+            foes = " or ".join(self.name(setup, p) for p in game.neighbours(s, s.current))
+            return [f"{att} may attack {foes}: add units from the hand, one by one, then resolve."]
+        fates = {"in": "attacking", "blocked": "blocked", "bounced": "bounced back to the hand",
+                 "walls": "destroyed City Walls (discarded)"}
+        lines = [f"[b]{att}'s attack[/b]"]
+        for i, (card, tgt, fate) in enumerate(s.combat):
+            dmg = game.units[card]["damage"]
+            does = {"population": "captures 1 population", "building": "destroys 1 building"}.get(dmg, "no damage")
+            lines.append(f"{i + 1}. {card} against {self.name(setup, tgt)}: {fates[fate]}"
+                         + (f" - {does} if not blocked" if fate == "in" else ""))
+        if not s.fought:
+            lines.append("Then: Catapults break City Walls; walls and the Great Wall bounce one unit; defenders "
+                         "block; what gets through does its damage.")
+        h = game.head(s)
+        if h is not None:
+            kind, who = h[0], self.name(setup, h[1])
+            lines.append({"bounce": f"Now: {who}'s walls bounce one unit.",
+                          "defend": f"Now: {who} blocks with legal defenders (Spearmen only block Chariots).",
+                          "lose_population": f"Now: {who} chooses the plot that loses a population.",
+                          "take_population": f"Now: {who} places the captured population.",
+                          "lose_building": f"Now: {who} chooses the building destroyed."}.get(kind, ""))
+        return lines
+
     def snapshot(self, game, state, setup):
         s = state
-        if s.over or game.head(s) or s.step != "purchase":
-            return {"cc_prices": []}
-        return {"cc_prices": [self.price_words(r) for r in self.prices(game, s, s.current)]}
+        out = {"cc_prices": [], "cc_combat": self.combat_lines(game, s, setup), "cc_purchase": {}}
+        if s.over or s.step != "purchase":
+            return out
+        if game.head(s):
+            out["cc_purchase"] = {"title": "Finish the decision below first; then buy."}
+            return out
+        seat = s.current
+        out["cc_prices"] = [self.price_words(r) for r in self.prices(game, s, seat)]
+        out["cc_purchase"] = {"player": seat, "plot_row": list(dict.fromkeys(s.plot_row)),
+                              "title": f"{self.name(setup, seat)} has {res_words(s.res[seat])}. Prices:"}
+        return out
