@@ -61,7 +61,7 @@ def test_a_plot_with_two_population_costs_10_for_the_third():
 def test_technology_building_and_wonder_prices_subtract_every_modifier():
     s = purchasing(techs={"p1": ("Mathematics", "Bronze Working")},
                    plots={"p1": (("Grassland", 0, ("Library",)),) + FOUR[1:]})
-    base, offs, _ = GAME.price_parts(s, "p1", "technology", "Writing")
+    base, offs = GAME.price_parts(s, "p1", "technology", "Writing")
     assert base == 8 and sorted(offs) == [("Library", 1), ("Mathematics", 1)]
     assert GAME.price(s, "p1", "technology", "Writing") == 6
     assert GAME.price(s, "p1", "building", "Granary") == 3

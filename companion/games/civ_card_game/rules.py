@@ -248,12 +248,12 @@ class CivCardGame(Game):
         return max(limit, self.engineering(s, seat))
 
     def price_parts(self, s, seat, kind, card=None, plot=None):
-        """(base, [(source, amount taken off)], price) of a purchase: the text's formulas for
+        """(base, [(source, amount taken off)]) of a purchase: the text's formulas for
         population and plots (CC-P1, CC-P2), a card's cost minus every modifier otherwise (CC-P3)."""
         r = self.rules
         if kind == "plot":
             pc = r["plot_cost"]
-            return pc["base"] + pc["step"] * (len(s.plots[seat]) - pc["from"]), [], None
+            return pc["base"] + pc["step"] * (len(s.plots[seat]) - pc["from"]), []
         if kind == "population":
             pc = r["population_cost"]
             base = pc["base"] + pc["step"] * s.plots[seat][plot][1]
@@ -263,10 +263,10 @@ class CivCardGame(Game):
         hs = r["happiness_status"]
         if kind in hs["applies_to"] and seat in self.highest_happiness(s) and hs["discount"]:
             offs.append(("Highest Happiness", hs["discount"]))
-        return base, offs, None
+        return base, offs
 
     def price(self, s, seat, kind, card=None, plot=None):
-        base, offs, _ = self.price_parts(s, seat, kind, card, plot)
+        base, offs = self.price_parts(s, seat, kind, card, plot)
         if kind == "plot":
             return base
         floor = self.rules["min_card_cost"] if kind != "population" else 0
@@ -1040,7 +1040,7 @@ class CivCardGame(Game):
             return self._purchase_actions(s, seat)
         if s.step == "combat":
             out = []
-            for card in self._playable(s, seat, lambda c: self.units.get(c, {}).get("attack")):
+            for card in self.playable(s, seat, lambda c: self.units.get(c, {}).get("attack")):
                 for t in self.neighbours(s, seat):
                     out.append(f("attack", player=seat, card=card, target=t))
             out.append(f("fight", player=seat) if s.combat else f("done", player=seat))
@@ -1049,7 +1049,7 @@ class CivCardGame(Game):
             return [f("end_turn", player=seat)]
         return []
 
-    def _playable(self, s, seat, pred):
+    def playable(self, s, seat, pred):
         names = set(s.known[seat])
         if s.hand[seat] > len(s.known[seat]):
             names |= {c for c in self.play_deck if self.unseen(s, c) > 0}
@@ -1089,7 +1089,7 @@ class CivCardGame(Game):
             out = []
             for i, (att, tgt, fate) in enumerate(s.combat):
                 if tgt == who and fate == "in":
-                    for card in self._playable(s, who, lambda c: self.units.get(c, {}).get("defend")):
+                    for card in self.playable(s, who, lambda c: self.units.get(c, {}).get("defend")):
                         out.append(f("block", player=who, card=card, attacker=i))
             return out + [f("defend_done", player=who)]
         if kind == "lose_population":
@@ -1110,12 +1110,12 @@ class CivCardGame(Game):
                 out.append(f("buy_plot", player=seat, card=card, pay=pay))
         out += [f("buy_tech", player=seat, card=c) for c in s.tech_row]
         room = [i for i in range(len(s.plots[seat])) if len(s.plots[seat][i][2]) < self.building_limit(s, seat, i)]
-        for card in self._playable(s, seat, lambda c: c in self.buildings or c in self.wonders):
+        for card in self.playable(s, seat, lambda c: c in self.buildings or c in self.wonders):
             kind = self.kind_of(card)
             pay = s.res[seat][RES.index(self.rules["pay_with"][kind])]
             if room and self.price(s, seat, kind, card) <= pay:  # the rest would be refused
                 out += [f("build", player=seat, card=card, plot=i) for i in room]
-        out += [f("play_resource", player=seat, card=c) for c in self._playable(s, seat, lambda c: c in self.resource_cards)]
+        out += [f("play_resource", player=seat, card=c) for c in self.playable(s, seat, lambda c: c in self.resource_cards)]
         out += [f("trade", player=seat, give=g, get=t) for g in RES for t in RES if g != t]
         out.append(f("done", player=seat))
         return out

@@ -244,18 +244,18 @@ class CivCardView(GameView):
         s = state
         out = []
         for i in range(len(s.plots[seat])):
-            base, offs, _ = game.price_parts(s, seat, "population", plot=i)
+            base, offs = game.price_parts(s, seat, "population", plot=i)
             out.append((f"Population on {self.plot_name(s, seat, i)}", "population", None, i, base, offs,
                         game.price(s, seat, "population", plot=i)))
         for card in dict.fromkeys(s.plot_row):
             out.append((f"Plot {card}", "plot", card, None, game.price(s, seat, "plot"), [], game.price(s, seat, "plot")))
         for card in s.tech_row:
-            base, offs, _ = game.price_parts(s, seat, "technology", card)
+            base, offs = game.price_parts(s, seat, "technology", card)
             out.append((f"Technology {card}", "technology", card, None, base, offs,
                         game.price(s, seat, "technology", card)))
-        for card in game._playable(s, seat, lambda c: c in game.buildings or c in game.wonders):
+        for card in game.playable(s, seat, lambda c: c in game.buildings or c in game.wonders):
             kind = game.kind_of(card)
-            base, offs, _ = game.price_parts(s, seat, kind, card)
+            base, offs = game.price_parts(s, seat, kind, card)
             out.append((f"{kind.title()} {card}", kind, card, None, base, offs, game.price(s, seat, kind, card)))
         return out
 
