@@ -36,6 +36,7 @@ def bench_cpython():
         sink.extend(memoryview(buf)[s:e])
 
     board = plink.BoardLink(write, lambda: 0, lambda m: None, INFO, 1, lambda: ([0] * 40, [(0, 0, 0, 0)] * 2))
+    board.peer_session, board.rx_expected, board.synced = 2, 0, True  # paired with the tablet
 
     def encode(n):
         for i in range(n):
@@ -91,9 +92,9 @@ def bench_cpython():
 
 
 def bench_bytes():
-    track = wire.encode_frame(wire.TRACK_CHANGE, 123, 45, {"lane": 12, "mask": 1 << 5})
+    track = wire.encode_frame(wire.TRACK_CHANGE, 123, 45, {"lane": 12, "mask": 1 << 5}, 1, 2)
     dice = wire.encode_frame(wire.DICE, 124, 45, {"well": 1, "state": wire.DICE_SETTLED, "value": 4,
-                                                  "confidence": 97, "roll": 17})
+                                                  "confidence": 97, "roll": 17}, 1, 2)
     track_json = json.dumps({"type": "track_change", "seq": 123, "ack": 45, "lane": "military_might.p2",
                              "positions": [5], "crc": "1c291ca3"}, separators=(",", ":")) + "\n"
     dice_json = json.dumps({"type": "dice", "seq": 124, "ack": 45, "well": 1, "state": "settled",
@@ -116,9 +117,10 @@ def w(b, s, e):
 info = {'version': (0, 1, 0), 'map_hash': b'\\x11' * 8, 'lanes': 40, 'wells': 2,
         'board_id': 'bench', 'profile': 'bench'}
 board = link.BoardLink(w, lambda: t[0], lambda m: None, info, 1, lambda: ([0] * 40, [(0, 0, 0, 0)] * 2))
-host_frame = wire.encode_frame(wire.CMD_CALIBRATE, 0, 1, {'step': 2, 'well': 1, 'face': 4})
+host_frame = wire.encode_frame(wire.CMD_CALIBRATE, 0, 1, {'step': 2, 'well': 1, 'face': 4}, 5, 1)
 board.rx_expected = 0
 board.peer_session = 5
+board.synced = True
 for i in range(4):
     board.track_change(1, 4)
     board._clear_tx()
@@ -170,41 +172,42 @@ def bench_micropython():
           " (all of it the long int returned by binascii.crc32; everything else is preallocated)" % alloc)
 
 
-def bench_soak(n_events):
+def bench_soak(resets, unplugs):
     from companion.linksim import Faults, Harness
-    faults = Faults(bit_flip=1e-3, drop=5e-4, garbage=0.01, truncate=0.01, unplug_every_ms=60000,
-                    unplug_ms=3000, reset_every_ms=120000)
+    faults = Faults(ber=1e-3, drop=5e-4, garbage=0.01, truncate=0.01, unplug_every_ms=2000,
+                    unplug_ms=1500, reset_every_ms=3000)
     t = time.perf_counter()
     h = Harness(seed=1, faults=faults)
-    chunk = 50000
-    done = 0
-    while done < n_events:
-        k = min(chunk, n_events - done)
-        h.run_events(k)
-        done += k
+    while h.resets < resets or h.unplugs < unplugs:
+        h.run_events(5000)
     r = h.report()
     wall = time.perf_counter() - t
-    print("Soak: %d events through the faulty link (bit flips 1e-3/byte, drops 5e-4/byte, garbage and"
-          " truncation 1%%/write, unplug ~60 s, board reset ~120 s), %.0f simulated s in %.0f s wall"
-          % (n_events, h.now / 1000, wall))
+    print("Soak: %d events through the faulty link (bit error rate 1e-3 on every bit, drops 5e-4/byte,"
+          " garbage and truncation 1%%/write, an unplug of 1.5 s every ~2 s, a board reset every ~3 s),"
+          " %.0f simulated s in %.0f s wall" % (r["generated"], h.now / 1000, wall))
     print("  lost %d, duplicated %d, reordered %d; delivered %d; superseded by a reset snapshot %d;"
+          " carried by a pairing snapshot %d; folded into an overflow snapshot %d;"
           " final state matches: %s" % (r["lost"], r["duplicated"], r["reordered"], r["delivered"],
-                                        r["superseded_by_reset_snapshot"], r["state_matches"]))
+                                        r["superseded_by_reset_snapshot"],
+                                        r["carried_by_pairing_snapshot"], r["folded_into_snapshot"],
+                                        r["state_matches"]))
     print("  resets %d, unplugs %d; time from reset to snapshot at the host: median %d ms, max %d ms"
           % (r["resets"], r["unplugs"], statistics.median(h.resync_times or [0]), max(h.resync_times or [0])))
     print("  host counters: %s" % {k: v for k, v in r["host"].items() if v})
+    print("  board counters: %s" % {k: v for k, v in r["board"].items() if v})
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--soak-events", type=int, default=1000000)
+    ap.add_argument("--soak-resets", type=int, default=500)
+    ap.add_argument("--soak-unplugs", type=int, default=800)
     ap.add_argument("--skip-soak", action="store_true")
     args = ap.parse_args()
     bench_cpython()
     bench_bytes()
     bench_micropython()
     if not args.skip_soak:
-        bench_soak(args.soak_events)
+        bench_soak(args.soak_resets, args.soak_unplugs)
 
 
 if __name__ == "__main__":

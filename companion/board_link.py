@@ -1,8 +1,9 @@
 """The companion's link layer: a serial worker thread, a mirror of the table, port detection.
 
 Serial I/O runs in one worker thread that owns the pyserial port and the protocol's HostLink.
-It never touches widgets: everything it learns goes into `events` (a queue.Queue) which the UI
-thread drains (Kivy: Clock.schedule_interval(lambda dt: conn.drain(handler), 0)). Commands
+It never touches widgets: everything it learns goes into `events` (an EventQueue, bounded:
+past EVENT_BOUND the queued table events fold into one TABLE event and a snapshot request,
+docs/protocol.md 4.7) which the UI thread drains (Kivy: Clock.schedule_interval(lambda dt: conn.drain(handler), 0)). Commands
 from the UI go the other way through a queue, so HostLink is only ever used by the worker.
 
 Event dicts put on the queue:
@@ -14,6 +15,7 @@ Event dicts put on the queue:
     {"type": "DICE", "well": i, "state": "settled", "value": v, "confidence": c, "roll": r}
     {"type": "SELF_TEST" | "CAL_STATUS" | "ERROR" | "COMMANDS_DROPPED", ...}  (as decoded)
 """
+import collections
 import os
 import queue
 import random
@@ -62,6 +64,59 @@ def all_ports():
     return [(p.device, p.description or "") for p in list_ports.comports()]
 
 
+EVENT_BOUND = 512
+TABLE_EVENTS = ("TABLE", "TRACK_CHANGE", "DICE")
+
+
+class EventQueue:
+    """Worker -> UI events, thread-safe and bounded. When the UI falls EVENT_BOUND events
+    behind, the queued table events are dropped and `fold()` puts one TABLE event from the
+    worker's mirror in their place; state, self-test, calibration and error events stay."""
+
+    def __init__(self, bound=EVENT_BOUND):
+        self.bound = bound
+        self._q = collections.deque()
+        self._lock = threading.Lock()
+        self.folds = 0
+
+    def qsize(self):
+        return len(self._q)
+
+    def put(self, ev, fold=None):
+        """Queue ev; when the queue is full, fold() -> the TABLE event that replaces the queued
+        table events (and ev, when it is one). Returns True when a fold happened."""
+        with self._lock:
+            if len(self._q) < self.bound:
+                self._q.append(ev)
+                return False
+            kept = [e for e in self._q if e.get("type") not in TABLE_EVENTS]
+            dropped = len(self._q) - len(kept)
+            if ev.get("type") in TABLE_EVENTS:
+                dropped += 1
+            else:
+                kept.append(ev)
+            table = fold() if fold is not None else None
+            if table is not None:
+                table = dict(table, reason="overflow", folded=dropped)
+                kept.append(table)
+            if len(kept) >= self.bound:
+                # a flood of errors (line noise): keep the newest and say how many went
+                errors = [e for e in kept if e.get("type") == "ERROR"]
+                cut = set(id(e) for e in errors[:len(kept) - self.bound // 2])
+                kept = [e for e in kept if id(e) not in cut]
+                kept.append({"type": "ERROR", "code": wire.E_BUSY, "detail":
+                             "%d error reports dropped: the app fell behind the board" % len(cut)})
+            self._q = collections.deque(kept)
+            self.folds += 1
+            return True
+
+    def get_nowait(self):
+        with self._lock:
+            if not self._q:
+                raise queue.Empty
+            return self._q.popleft()
+
+
 def mask_positions(mask):
     """Occupied spaces of a lane mask, lowest first."""
     out = []
@@ -93,6 +148,14 @@ class TableMirror:
         """One well as the UI sees it (DICE events and each entry of a TABLE's wells)."""
         return {"well": well, "well_id": self.smap.well_ids[well], "state": wire.DICE_STATE_NAMES[state],
                 "value": value, "confidence": confidence, "roll": roll}
+
+    def table_event(self, reason="overflow"):
+        """The whole table as one TABLE event (None before the first snapshot)."""
+        if self.lanes is None:
+            return None
+        return {"type": "TABLE", "lanes": list(self.lanes),
+                "wells": [self._well(i, *w) for i, w in enumerate(self.wells)],
+                "reason": reason, "folded": 0, "changed": list(range(len(self.lanes)))}
 
     def apply(self, msg):
         """Apply a delivered message; return the event for the UI, or None."""
@@ -149,7 +212,7 @@ class BoardConnection:
         self.port_name = port
         self.smap = sensormap.load(map_path)
         self.mirror = TableMirror(self.smap)
-        self.events = queue.Queue()
+        self.events = EventQueue()
         self._commands = queue.Queue()
         self._open_port = open_port or (lambda: __import__("serial").Serial(
             port, baudrate=baudrate, timeout=0.005, write_timeout=0.5))
@@ -225,7 +288,15 @@ class BoardConnection:
         else:
             ev = self.mirror.apply(msg)
             if ev is not None:
-                self.events.put(ev)
+                self._put(ev)
+
+    def _put(self, ev):
+        if self.events.put(ev, self.mirror.table_event):
+            # the UI is far behind: it gets the mirror now and the board's own picture next
+            try:
+                self.host.command(wire.CMD_SNAPSHOT)
+            except wire.ProtocolError:
+                pass  # not paired or ring full: the next pairing sends a snapshot anyway
 
     def _drop(self, exc):
         self._close()

@@ -4,6 +4,7 @@ Used by the protocol tests and the soak benchmark. Everything is seeded, so a fa
 be replayed. The board side is the real protocol.link.BoardLink, the tablet side the real
 HostLink; only the cable between them is simulated.
 """
+import math
 import os
 import random
 import select
@@ -17,8 +18,13 @@ from protocol import wire
 
 class Faults:
     def __init__(self, bit_flip=0.0, drop=0.0, garbage=0.0, truncate=0.0, unplug_every_ms=0,
-                 unplug_ms=0, reset_every_ms=0, latency_ms=1):
+                 unplug_ms=0, reset_every_ms=0, latency_ms=1, ber=0.0):
         self.bit_flip = bit_flip  # per byte: one random bit flipped
+        self.ber = ber  # per bit: flipped (independently of every other bit)
+        self.ber_byte = 1.0 - (1.0 - ber) ** 8  # odds that a byte has a flipped bit
+        odds = [math.comb(8, k) * ber ** k * (1.0 - ber) ** (8 - k) for k in range(1, 9)]
+        total = sum(odds) or 1.0
+        self.ber_k = [sum(odds[:k]) / total for k in range(1, 9)]  # cumulative, given >= 1
         self.drop = drop  # per byte: byte lost
         self.garbage = garbage  # per write: 1-20 random bytes inserted
         self.truncate = truncate  # per write: the rest of the write is lost
@@ -51,6 +57,13 @@ class Wire:
                 continue
             if f.bit_flip and rng.random() < f.bit_flip:
                 b ^= 1 << rng.randrange(8)
+            if f.ber and rng.random() < f.ber_byte:
+                # k bits of this byte flip, k >= 1 with its binomial odds, at random places
+                u, k = rng.random(), 1
+                while k < 8 and u > f.ber_k[k - 1]:
+                    k += 1
+                for i in rng.sample(range(8), k):
+                    b ^= 1 << i
             out.append(b)
             if f.truncate and rng.random() < f.truncate / max(1, len(data)):
                 break
@@ -88,6 +101,7 @@ class Harness:
         self.queued = {}  # id -> board session it was queued in
         self.superseded = set()  # queued ids dropped by a reset or a fresh pairing
         self.folded = set()
+        self.before_pairing = set()  # made while the board had no tablet: its pairing snapshot carries them
         self.delivered = []
         self.resets = 0
         self.unplugs = 0
@@ -122,12 +136,12 @@ class Harness:
         self.board = plink.BoardLink(self._board_write, self._clock, self.board_msgs.append,
                                      self.board_info, self.rng.getrandbits(32),
                                      self._snapshot_source, self.window, self.ring_size)
-        orig_fresh = self.board._fresh_peer
+        orig_fresh = self.board._fresh_start
 
-        def fresh(hello):
+        def fresh(hello, dropped, peer_changed):
             self._supersede_ring()
-            orig_fresh(hello)
-        self.board._fresh_peer = fresh
+            orig_fresh(hello, dropped, peer_changed)
+        self.board._fresh_start = fresh
         self.inflight_ids = []
 
     def _supersede_ring(self):
@@ -165,9 +179,12 @@ class Harness:
         self.true_lanes[lane] = ident
         self.generated.append(ident)
         seq = self.board.tx_next
+        unpaired = self.board.peer_session is None
         if self.board.track_change(lane, ident):
             self.queued[ident] = self.board.session
             self.inflight_ids.append((ident, seq))
+        elif unpaired:
+            self.before_pairing.add(ident)
         else:
             self.folded.add(ident)
 
@@ -229,7 +246,7 @@ class Harness:
     def settle(self, max_ms=60000):
         """Run with faults off until both sides are paired and nothing is unacknowledged."""
         saved = self.faults.__dict__.copy()
-        for k in ("bit_flip", "drop", "garbage", "truncate"):
+        for k in ("bit_flip", "ber", "drop", "garbage", "truncate"):
             setattr(self.faults, k, 0.0)
         self.next_unplug = self.next_reset = None
         self.plug_back_at = None
@@ -259,7 +276,8 @@ class Harness:
             "generated": len(self.generated), "delivered": len(delivered),
             "lost": lost, "duplicated": duplicates, "reordered": reordered,
             "superseded_by_reset_snapshot": len(self.superseded - seen),
-            "folded_into_snapshot": len(self.folded), "resets": self.resets,
+            "folded_into_snapshot": len(self.folded),
+            "carried_by_pairing_snapshot": len(self.before_pairing), "resets": self.resets,
             "unplugs": self.unplugs, "state_matches": self.state_matches(),
             "board": dict(self.board.counters), "host": dict(self.host.counters),
         }

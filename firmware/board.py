@@ -120,8 +120,8 @@ class Board:
         self.link = BoardLink(stream.write, now_ms, self._on_message, info,
                               _session() if session is None else session, self._snapshot,
                               window=32, ring_size=2048)
+        # sent at the first pairing (nothing is sent to nobody before it)
         self.boot_report = selftest.run(self, wire.TEST_AT_BOOT, now)
-        self.link.send_message(wire.SELF_TEST, self.boot_report)
         self.wdt = None
         if production:
             self.wdt = m.WDT(timeout=profile.get("watchdog_ms", 5000))
@@ -215,7 +215,7 @@ class Board:
 
     def report(self, trigger):
         fields = self.self_test(trigger)
-        self.link.send_message(wire.SELF_TEST, fields)
+        self.link.reply(wire.SELF_TEST, fields)
         return fields
 
     # ---------------------------------------------------------------- commands
@@ -262,7 +262,7 @@ class Board:
                                  "command %s not handled" % (t,))
 
     def _cal_status(self, step, well, face, status, c=0, r=0, g=0, b=0):
-        self.link.send_message(wire.CAL_STATUS, {
+        self.link.reply(wire.CAL_STATUS, {
             "step": step, "well": well, "face": face, "status": status,
             "c": c & 0xFFFF, "r": r & 0xFFFF, "g": g & 0xFFFF, "b": b & 0xFFFF})
 

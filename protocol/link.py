@@ -5,6 +5,10 @@ them (cumulative ack = next sequence number expected) and are resent go-back-N o
 The receiver delivers only the next expected sequence number; duplicates and frames after a
 gap are dropped and re-acknowledged. HELLO both ways pairs two sessions and says where each
 side's stream resumes, so an unplug resumes exactly and a reset restarts from a snapshot.
+Every frame's header names the sender's session and the peer session it is paired with; seq
+and ack are acted on only for frames of the pair this side belongs to, so nothing numbered in
+another session (a board before its reset, an app before its restart) is ever delivered or
+frees a frame.
 """
 import binascii
 import struct
@@ -31,7 +35,7 @@ NOISE_ERRORS = (wire.E_BAD_CRC, wire.E_BAD_FRAMING, wire.E_TOO_LONG, wire.E_TOO_
 COUNTER_NAMES = (
     "rx_frames", "rx_delivered", "rx_duplicate", "rx_out_of_order", "rx_not_synced",
     "tx_frames", "tx_resent", "tx_acked", "hello_rx", "hello_tx", "link_down", "folded",
-    "overflow_snapshots", "bad_crc", "bad_framing", "too_long", "too_short", "unknown_type",
+    "overflow_snapshots", "rx_foreign", "replies_held", "bad_crc", "bad_framing", "too_long", "too_short", "unknown_type",
     "bad_version", "bad_payload", "map_mismatch", "not_synced", "bad_argument", "busy", "internal",
 )
 
@@ -52,7 +56,7 @@ class Link:
         self.now_ms = now_ms
         self.on_message = on_message  # on_message(dict): delivered messages and link events
         self.info = info  # dict: version, board_id, profile, map_hash, lanes, wells
-        self.session = session & 0xFFFFFFFF
+        self.session = (session & 0xFFFFFFFF) or 1  # 0 means "no session" on the wire
         self.counters = {}
         for name in COUNTER_NAMES:
             self.counters[name] = 0
@@ -94,9 +98,10 @@ class Link:
         return v
 
     def _seal(self, mtype, seq, n):
-        """Header and CRC around the payload in scratch[6:n]; returns the body length."""
+        """Header and CRC around the payload in scratch[HEADER_LEN:n]; returns the body length."""
         ack = self.rx_expected if self.rx_expected is not None else 0
-        struct.pack_into(wire.HEADER_FMT, self.scratch, 0, wire.VERSION, mtype, seq, ack)
+        struct.pack_into(wire.HEADER_FMT, self.scratch, 0, wire.VERSION, mtype, seq, ack,
+                         self.session, self.peer_session or 0)
         struct.pack_into("<I", self.scratch, n, binascii.crc32(self._view(n)))
         return n + wire.CRC_LEN
 
@@ -120,7 +125,8 @@ class Link:
         return tail if tail + need <= start else -1
 
     def _queue_scratch(self, mtype, n):
-        """Queue header+payload already in scratch[0:n] as the next sequenced frame."""
+        """Queue header+payload already in scratch[0:n] as the next sequenced frame; it goes
+        out at once when paired (else at the resume). Returns its seq or -1 (ring full)."""
         pos = self.room_for(n)
         if pos < 0:
             return -1
@@ -139,7 +145,8 @@ class Link:
             self.sent_ms = self.now_ms()
         self.count += 1
         self.tx_next = (seq + 1) & 0xFFFF
-        self._transmit(ring, pos, end)
+        if self.synced:
+            self._transmit(ring, pos, end)
         return seq
 
     def _send_unsequenced(self, mtype, n, seq=0):
@@ -208,8 +215,7 @@ class Link:
         info = self.info
         fields = {
             "flags": wire.HELLO_REPLY_WANTED if reply_wanted else 0, "role": self.role,
-            "version": info["version"], "session": self.session,
-            "peer_session": self.peer_session or 0,
+            "version": info["version"],
             "rx_next": self.rx_expected if self.rx_expected is not None else 0,
             "map_hash": info["map_hash"], "lanes": info["lanes"], "wells": info["wells"],
             "board_id": info["board_id"], "profile": info["profile"],
@@ -225,9 +231,14 @@ class Link:
         self._send_unsequenced(wire.ACK, wire.HEADER_LEN)
 
     def _send_heartbeat(self):
-        struct.pack_into("<II", self.scratch, wire.HEADER_LEN, self.session,
-                         (self.now_ms() // 1000) & 0xFFFFFFFF)
-        self._send_unsequenced(wire.HEARTBEAT, wire.HEADER_LEN + 8)
+        struct.pack_into("<I", self.scratch, wire.HEADER_LEN, (self.now_ms() // 1000) & 0xFFFFFFFF)
+        self._send_unsequenced(wire.HEARTBEAT, wire.HEADER_LEN + 4)
+
+    def _hello_gap(self):
+        return HELLO_RETRY_HOST_MS if self.role == wire.ROLE_HOST else HELLO_RETRY_BOARD_MS
+
+    def _hello_due(self):
+        return self.hello_ms is None or ticks_diff(self.now_ms(), self.hello_ms) >= self._hello_gap()
 
     def send_error(self, code, ref_type=0, ref_seq=0, detail="", rate_limited=False):
         """ERROR to the peer. Line-noise errors are rate limited so noise cannot flood the line;
@@ -274,13 +285,12 @@ class Link:
             return
         try:
             size = wire.unstuff(self.rx_buf, n, self.body)
-            mtype, seq, ack, payload = wire.parse_body(self.body, size)
+            mtype, seq, ack, src, dst, payload = wire.parse_body(self.body, size)
         except wire.ProtocolError as exc:
             self._bad(exc.code, 0, 0, exc.message)
             return
         self.counters["rx_frames"] += 1
-        self.last_rx_ms = self.now_ms()
-        self._on_frame(mtype, seq, ack, payload)
+        self._on_frame(mtype, seq, ack, src, dst, payload)
 
     def _bad(self, code, ref_type, ref_seq, detail):
         self.counters[wire.ERROR_NAMES.get(code, "internal")] += 1
@@ -290,7 +300,19 @@ class Link:
         elif code == wire.E_BAD_VERSION:  # body[0] is the version byte the peer sent
             self.on_message({"type": "REFUSED", "code": code, "reason": detail, "protocol": self.body[0]})
 
-    def _on_frame(self, mtype, seq, ack, payload):
+    def _foreign(self, mtype, seq):
+        """A frame of a session pair this side is not in: a peer that restarted (its HELLO
+        lost), or one that has not yet heard this side's HELLO. Never acted on; a HELLO
+        (rate limited) makes the two sides pair again."""
+        self.counters["rx_foreign"] += 1
+        if self.peer_session is None and wire.is_sequenced(mtype):
+            self.counters["rx_not_synced"] += 1
+            if self.reply_errors:
+                self.send_error(wire.E_NOT_SYNCED, mtype, seq, "HELLO first", True)
+        if self._hello_due():
+            self.send_hello(True)
+
+    def _on_frame(self, mtype, seq, ack, src, dst, payload):
         if mtype == wire.HELLO:
             try:
                 hello = wire.decode_payload(mtype, payload)
@@ -298,53 +320,54 @@ class Link:
                 self._bad(exc.code, mtype, seq, exc.message)
                 return
             self.counters["hello_rx"] += 1
-            self._on_hello(seq, hello)
+            self._on_hello(seq, src, dst, hello)
             return
-        if self.peer_session is not None:
-            self._on_ack(ack)
-        if wire.is_sequenced(mtype):
-            if self.rx_expected is None:
-                self.counters["rx_not_synced"] += 1
-                if self.reply_errors:
-                    self.send_error(wire.E_NOT_SYNCED, mtype, seq, "HELLO first", True)
-                return
-            d = seq_diff(seq, self.rx_expected)
-            self.ack_pending = True
-            if d < 0:
-                self.counters["rx_duplicate"] += 1
-                return
-            if d > 0:
-                self.counters["rx_out_of_order"] += 1
-                return
-            self.rx_expected = (seq + 1) & 0xFFFF
+        ours = self.peer_session is not None and src == self.peer_session and dst == self.session
+        if not wire.is_sequenced(mtype):
             try:
                 msg = wire.decode_payload(mtype, payload)
-                wire.check_fields(mtype, msg)
             except wire.ProtocolError as exc:
-                # consumed anyway, so the sender stops resending it; the error is reported
                 self._bad(exc.code, mtype, seq, exc.message)
                 return
-            self.counters["rx_delivered"] += 1
-            msg["type"] = wire.TYPE_NAMES[mtype]
-            msg["seq"] = seq
-            self._deliver(mtype, msg)
+            if mtype == wire.ERROR:  # informative from anyone (e.g. a refusal before pairing)
+                if ours:
+                    self.last_rx_ms = self.now_ms()
+                    self._on_ack(ack)
+                msg["type"] = "ERROR"
+                msg["seq"] = seq
+                self.on_message(msg)
+                return
+            if not ours:
+                self._foreign(mtype, seq)
+                return
+            self.last_rx_ms = self.now_ms()
+            self._on_ack(ack)
+            return  # ACK and HEARTBEAT: the header was the content
+        if not ours:
+            self._foreign(mtype, seq)
             return
-        if mtype == wire.ACK:
+        self.last_rx_ms = self.now_ms()
+        self._on_ack(ack)
+        d = seq_diff(seq, self.rx_expected)
+        self.ack_pending = True
+        if d < 0:
+            self.counters["rx_duplicate"] += 1
             return
+        if d > 0:
+            self.counters["rx_out_of_order"] += 1
+            return
+        self.rx_expected = (seq + 1) & 0xFFFF
         try:
             msg = wire.decode_payload(mtype, payload)
+            wire.check_fields(mtype, msg)
         except wire.ProtocolError as exc:
+            # consumed anyway, so the sender stops resending it; the error is reported
             self._bad(exc.code, mtype, seq, exc.message)
             return
-        if mtype == wire.HEARTBEAT:
-            if self.peer_session is not None and msg["session"] != self.peer_session:
-                # the peer restarted and its HELLO was lost: pair again
-                self.synced = False
-                self.send_hello(True)
-            return
+        self.counters["rx_delivered"] += 1
         msg["type"] = wire.TYPE_NAMES[mtype]
         msg["seq"] = seq
-        self.on_message(msg)
+        self._deliver(mtype, msg)
 
     def _deliver(self, mtype, msg):
         self.on_message(msg)
@@ -352,38 +375,51 @@ class Link:
     def _accept_peer(self, hello):
         return True
 
-    def _fresh_peer(self, hello):
-        """The peer does not know this side's stream: drop it and start clean (tx_next is
-        already where the new stream starts)."""
-        self._clear_tx()
+    def _fresh_start(self, hello, dropped, peer_changed):
+        """The peer does not hold this side's stream: it starts again (tx_next is already
+        where the new stream starts)."""
 
-    def _on_hello(self, seq, hello):
+    def _on_hello(self, seq, src, dst, hello):
         if hello["role"] == self.role:
             self._bad(wire.E_BAD_PAYLOAD, wire.HELLO, seq, "peer claims this side's role")
             return
+        if src == 0:
+            self._bad(wire.E_BAD_PAYLOAD, wire.HELLO, seq, "HELLO without a session")
+            return
+        hello["session"] = src
+        hello["peer_session"] = dst
         if not self._accept_peer(hello):
             return
-        peer_changed = hello["session"] != self.peer_session
+        peer_changed = src != self.peer_session
         if peer_changed:
-            self.peer_session = hello["session"]
+            self.peer_session = src
+            self.rx_expected = seq
+        elif seq_diff(seq, self.rx_expected) > 0:
+            # the peer dropped frames this side never got (its fresh start): they are gone
             self.rx_expected = seq
         self.peer_info = hello
-        knows_me = hello["peer_session"] == self.session
+        knows_me = dst == self.session
         d = seq_diff(hello["rx_next"], self.oldest_seq())
-        resumed = knows_me and 0 <= d <= self.count
+        # resume only a stream built for this very peer
+        resumed = knows_me and not peer_changed and 0 <= d <= self.count
+        dropped = 0
         if resumed:
             self._on_ack(hello["rx_next"])
-            if self.count:
-                self._resend_all()
         else:
-            if knows_me:
+            dropped = self._clear_tx()
+            if knows_me:  # continue numbering where the peer expects
                 self.tx_next = hello["rx_next"]
-            self._fresh_peer(hello)
         was_synced = self.synced
         self.synced = True
         self.last_rx_ms = self.now_ms()
+        # the HELLO goes first so the peer knows this stream before its frames arrive
         if hello["flags"] & wire.HELLO_REPLY_WANTED or not knows_me:
             self.send_hello(not knows_me and not hello["flags"] & wire.HELLO_REPLY_WANTED)
+        if resumed:
+            if self.count:
+                self._resend_all()
+        else:
+            self._fresh_start(hello, dropped, peer_changed)
         if peer_changed or not resumed or not was_synced:
             self.on_message({"type": "LINK_UP", "peer": hello, "resumed": resumed,
                              "peer_changed": peer_changed})
@@ -397,10 +433,9 @@ class Link:
             self.counters["link_down"] += 1
             self.on_message({"type": "LINK_DOWN"})
         if not self.synced:
-            gap = HELLO_RETRY_HOST_MS if self.role == wire.ROLE_HOST else HELLO_RETRY_BOARD_MS
-            if self.hello_ms is None or ticks_diff(now, self.hello_ms) >= gap:
+            if self._hello_due():
                 self.send_hello(True)
-        if self.count and ticks_diff(now, self.sent_ms) >= RESEND_MS:
+        elif self.count and ticks_diff(now, self.sent_ms) >= RESEND_MS:
             self._resend_all()
         if self.ack_pending:
             self._send_ack()
@@ -408,12 +443,17 @@ class Link:
             self._send_heartbeat()
 
 
+MAX_HELD_REPLIES = 16  # the tablet has at most 16 commands outstanding
+
+
 class BoardLink(Link):
     """The board's endpoint: events out, host commands in.
 
     snapshot_source() -> (lane_masks, wells) with wells as (state, value, confidence, roll).
-    When the resend ring is full, new events are not queued: they are counted as folded and a
-    SNAPSHOT (reason overflow, with the folded count) is queued as soon as it fits.
+    Nothing is queued before the first pairing: the pairing's SNAPSHOT (reason boot) carries
+    the table. When the resend ring is full, new events are not queued: they are counted as
+    folded and a SNAPSHOT (reason overflow, with the folded count) is queued as soon as it
+    fits. Replies to commands are held (never dropped) until the ring has room.
     """
 
     role = wire.ROLE_BOARD
@@ -425,7 +465,8 @@ class BoardLink(Link):
         self.snapshot_source = snapshot_source
         self.snapshot_pending = False
         self.folded = 0
-        self.queue_snapshot(wire.SNAP_BOOT)
+        self.paired_once = False
+        self.held = []  # (type, fields) of replies waiting for ring room, oldest first
 
     def queue_snapshot(self, reason):
         lanes, wells = self.snapshot_source()
@@ -446,8 +487,10 @@ class BoardLink(Link):
             self.counters["overflow_snapshots"] += 1
 
     def _queue_event(self, mtype, n):
-        """Queue the event packed in scratch[0:n]; False when it was folded into a snapshot."""
-        if self.snapshot_pending or self._queue_scratch(mtype, n) < 0:
+        """Queue the event packed in scratch[0:n]; False when a coming snapshot carries it."""
+        if self.peer_session is None:
+            return False  # never paired: the pairing snapshot carries it
+        if self.snapshot_pending or self.held or self._queue_scratch(mtype, n) < 0:
             self._fold()
             return False
         return True
@@ -463,19 +506,64 @@ class BoardLink(Link):
                          confidence, roll)
         return self._queue_event(wire.DICE, wire.HEADER_LEN + 5)
 
+    def reply(self, mtype, fields):
+        """Queue a reply (SELF_TEST, CAL_STATUS). When the ring is full it is held and sent as
+        soon as acknowledgements free room (a newer SELF_TEST replaces a held one); if even
+        the hold is full the tablet gets ERROR busy. Returns True when queued or held."""
+        if self.peer_session is None:
+            return False  # nobody to answer; the pairing sends a fresh report
+        if not self.held and self.send_message(mtype, fields) >= 0:
+            return True
+        held = self.held
+        if mtype == wire.SELF_TEST:
+            for i in range(len(held)):
+                if held[i][0] == wire.SELF_TEST:
+                    held[i] = (mtype, fields)
+                    return True
+        if len(held) >= MAX_HELD_REPLIES:
+            self.counters["busy"] += 1
+            self.send_error(wire.E_BUSY, mtype, 0, "board ring full: %s reply lost"
+                            % wire.TYPE_NAMES[mtype])
+            return False
+        held.append((mtype, fields))
+        self.counters["replies_held"] += 1
+        return True
+
+    def _flush_held(self):
+        held = self.held
+        while held:
+            if self.send_message(held[0][0], held[0][1]) < 0:
+                return False
+            held.pop(0)
+        return True
+
     def _acked(self):
-        if self.snapshot_pending:
+        if self._flush_held() and self.snapshot_pending:
             self.queue_snapshot(wire.SNAP_OVERFLOW)
 
-    def _fresh_peer(self, hello):
-        self._clear_tx()
+    def _fresh_start(self, hello, dropped, peer_changed):
+        if peer_changed:
+            self.held = []  # answers meant for another tablet session
         self.snapshot_pending = False
         self.folded = 0
-        self.queue_snapshot(wire.SNAP_HELLO)
+        self.queue_snapshot(wire.SNAP_HELLO if self.paired_once else wire.SNAP_BOOT)
+        self.paired_once = True
+        self._flush_held()
+
+    def _accept_peer(self, hello):
+        # a tablet built for another sensor map refuses this board: pairing with it would
+        # only resend frames it drops. It reports the mismatch; the board stays unpaired.
+        info = self.info
+        if bytes(hello["map_hash"]) != bytes(info["map_hash"]) or hello["lanes"] != info["lanes"] \
+                or hello["wells"] != info["wells"]:
+            self.counters["map_mismatch"] += 1
+            return False
+        return True
 
     def _deliver(self, mtype, msg):
         if mtype == wire.CMD_SNAPSHOT:
-            self.queue_snapshot(wire.SNAP_REQUEST)
+            if self.queue_snapshot(wire.SNAP_REQUEST) < 0:
+                self._fold()  # the overflow snapshot answers it
             return
         if not 0x20 <= mtype <= 0x2F:
             self._bad(wire.E_UNKNOWN_TYPE, mtype, msg["seq"], "not a host command")
@@ -508,20 +596,31 @@ class HostLink(Link):
                 self.refused = reason
                 self.on_message({"type": "REFUSED", "code": wire.E_MAP_MISMATCH,
                                  "reason": reason, "peer": hello})
+            if self.peer_session == hello["session"]:
+                # the paired board was reflashed with another map: its stream is not ours
+                self.peer_session = None
+                self.rx_expected = None
+                self.synced = False
+                self._report_dropped(self._clear_tx())
             self.send_error(wire.E_MAP_MISMATCH, wire.HELLO, 0, "sensor map mismatch")
             return False
         self.refused = None
         return True
 
-    def _fresh_peer(self, hello):
-        dropped = self._clear_tx()
+    def _report_dropped(self, dropped):
         if dropped:
             self.on_message({"type": "COMMANDS_DROPPED", "count": dropped})
 
+    def _fresh_start(self, hello, dropped, peer_changed):
+        self._report_dropped(dropped)
+
     def command(self, mtype, fields=None):
-        """Queue a host command; returns its seq. Raises ProtocolError(E_BUSY) when full."""
+        """Queue a host command; returns its seq. Raises ProtocolError: E_NOT_SYNCED before
+        any board paired, E_BUSY when the ring is full."""
         if not 0x20 <= mtype <= 0x2F:
             raise wire.ProtocolError(wire.E_UNKNOWN_TYPE, "0x%02x is not a host command" % mtype)
+        if self.peer_session is None:
+            raise wire.ProtocolError(wire.E_NOT_SYNCED, "no board paired yet")
         seq = self.send_message(mtype, fields or {})
         if seq < 0:
             raise wire.ProtocolError(wire.E_BUSY, "%d commands await acknowledgement"

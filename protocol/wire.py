@@ -2,7 +2,10 @@
 
 Runs unchanged on MicroPython 1.20+ and CPython 3.11+. Frame body, little-endian:
 
-    version u8 | type u8 | seq u16 | ack u16 | payload ... | crc32 u32
+    version u8 | type u8 | seq u16 | ack u16 | session u32 | peer u32 | payload ... | crc32 u32
+
+`session` is the sender's session, `peer` the session of the receiver it is paired with (0 if
+none): a receiver acts on seq and ack only for frames of the pair it belongs to.
 
 The body is COBS-encoded and sent between 0x00 delimiters (one before, one after).
 """
@@ -17,13 +20,13 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-VERSION = const(1)
-HEADER_FMT = "<BBHH"
-HEADER_LEN = const(6)
+VERSION = const(2)
+HEADER_FMT = "<BBHHII"
+HEADER_LEN = const(14)
 CRC_LEN = const(4)
-MIN_BODY = const(10)  # header + crc
+MIN_BODY = const(18)  # header + crc
 MAX_BODY = const(512)  # header + payload + crc
-MAX_PAYLOAD = const(502)
+MAX_PAYLOAD = const(494)
 # COBS of MAX_BODY bytes, without the delimiters
 MAX_ENCODED = const(515)
 
@@ -139,7 +142,7 @@ MAX_TEXT = const(64)  # board id, profile and error detail are cut to this many 
 
 # Fixed payload layouts; variable ones (HELLO, SNAPSHOT, SELF_TEST, ERROR) are coded below.
 FIXED = {
-    HEARTBEAT: ("<II", ("session", "uptime_s")),
+    HEARTBEAT: ("<I", ("uptime_s",)),
     ACK: ("<", ()),
     TRACK_CHANGE: ("<BI", ("lane", "mask")),
     DICE: ("<BBBBB", ("well", "state", "value", "confidence", "roll")),
@@ -150,8 +153,8 @@ FIXED = {
     CMD_REPL: ("<", ()),
     CMD_INDICATOR: ("<B", ("mode",)),
 }
-HELLO_FMT = "<BBBBBIIH8sBB"
-HELLO_LEN = const(25)
+HELLO_FMT = "<BBBBBH8sBB"
+HELLO_LEN = const(17)
 SNAP_HEAD_FMT = "<BHBB"
 SNAP_WELL_FMT = "<BBBB"
 FAULT_FMT = "<BHH"
@@ -169,13 +172,22 @@ class ProtocolError(ValueError):
 def _text(value):
     if isinstance(value, str):
         value = value.encode()
-    return bytes(value[:MAX_TEXT])
+    value = bytes(value[:MAX_TEXT])
+    while value:  # never cut inside a UTF-8 sequence
+        try:
+            str(value, "utf-8")
+            break
+        except UnicodeError:
+            value = value[:-1]
+    return value
 
 
 def _read_text(payload, pos):
     if pos >= len(payload):
         raise ProtocolError(E_BAD_PAYLOAD, "text field missing")
     n = payload[pos]
+    if n > MAX_TEXT:
+        raise ProtocolError(E_BAD_PAYLOAD, "text field of %d bytes, at most %d" % (n, MAX_TEXT))
     if pos + 1 + n > len(payload):
         raise ProtocolError(E_BAD_PAYLOAD, "text field runs past the payload")
     try:
@@ -195,8 +207,8 @@ def encode_payload(mtype, fields):
     if mtype == HELLO:
         v = fields["version"]
         head = struct.pack(HELLO_FMT, fields["flags"], fields["role"], v[0], v[1], v[2],
-                           fields["session"], fields["peer_session"], fields["rx_next"],
-                           bytes(fields["map_hash"]), fields["lanes"], fields["wells"])
+                           fields["rx_next"], bytes(fields["map_hash"]), fields["lanes"],
+                           fields["wells"])
         a = _text(fields["board_id"])
         b = _text(fields["profile"])
         return head + bytes((len(a),)) + a + bytes((len(b),)) + b
@@ -241,9 +253,9 @@ def decode_payload(mtype, payload):
             raise ProtocolError(E_BAD_PAYLOAD, "HELLO payload has %d trailing bytes" % (n - pos))
         if v[1] not in (ROLE_BOARD, ROLE_HOST):
             raise ProtocolError(E_BAD_PAYLOAD, "HELLO role %d unknown" % v[1])
-        return {"flags": v[0], "role": v[1], "version": (v[2], v[3], v[4]), "session": v[5],
-                "peer_session": v[6], "rx_next": v[7], "map_hash": v[8], "lanes": v[9],
-                "wells": v[10], "board_id": board_id, "profile": profile}
+        return {"flags": v[0], "role": v[1], "version": (v[2], v[3], v[4]), "rx_next": v[5],
+                "map_hash": v[6], "lanes": v[7], "wells": v[8], "board_id": board_id,
+                "profile": profile}
     if mtype == SNAPSHOT:
         if n < 5:
             raise ProtocolError(E_BAD_PAYLOAD, "SNAPSHOT payload too short")
@@ -273,6 +285,9 @@ def decode_payload(mtype, payload):
         if n < 4:
             raise ProtocolError(E_BAD_PAYLOAD, "ERROR payload too short")
         code, ref_type, ref_seq = struct.unpack("<BBH", payload[:4])
+        if n - 4 > MAX_TEXT:
+            raise ProtocolError(E_BAD_PAYLOAD, "ERROR detail of %d bytes, at most %d"
+                                % (n - 4, MAX_TEXT))
         try:
             detail = str(bytes(payload[4:]), "utf-8")
         except UnicodeError:
@@ -311,7 +326,7 @@ def unstuff(src, n, body):
 
 
 def parse_body(body, n):
-    """Check a decoded frame body; return (type, seq, ack, payload memoryview).
+    """Check a decoded frame body; return (type, seq, ack, session, peer, payload memoryview).
 
     Raises ProtocolError with the error code that the receive counters use.
     """
@@ -323,21 +338,28 @@ def parse_body(body, n):
     if body[0] != VERSION:
         raise ProtocolError(E_BAD_VERSION, "protocol version %d, this side speaks %d"
                             % (body[0], VERSION))
-    ver, mtype, seq, ack = struct.unpack_from(HEADER_FMT, body, 0)
-    return mtype, seq, ack, memoryview(body)[HEADER_LEN:n - 4]
+    ver, mtype, seq, ack, session, peer = struct.unpack_from(HEADER_FMT, body, 0)
+    return mtype, seq, ack, session, peer, memoryview(body)[HEADER_LEN:n - 4]
 
 
-def build_body(mtype, seq, ack, payload):
+def build_body(mtype, seq, ack, payload, session=0, peer=0):
     """Header + payload + CRC as bytes (allocates; the board's hot path packs in place)."""
     if len(payload) > MAX_PAYLOAD:
         raise ProtocolError(E_TOO_LONG, "payload of %d bytes exceeds %d" % (len(payload), MAX_PAYLOAD))
-    head = struct.pack(HEADER_FMT, VERSION, mtype, seq & 0xFFFF, ack & 0xFFFF) + bytes(payload)
+    head = struct.pack(HEADER_FMT, VERSION, mtype, seq & 0xFFFF, ack & 0xFFFF,
+                       session & 0xFFFFFFFF, peer & 0xFFFFFFFF) + bytes(payload)
     return head + struct.pack("<I", binascii.crc32(head) & 0xFFFFFFFF)
 
 
-def encode_frame(mtype, seq, ack, fields):
-    """A whole frame on the wire: 0x00, COBS(body), 0x00."""
-    return b"\x00" + cobs.encode(build_body(mtype, seq, ack, encode_payload(mtype, fields))) + b"\x00"
+def encode_frame(mtype, seq, ack, fields, session=None, peer=None):
+    """A whole frame on the wire: 0x00, COBS(body), 0x00. The header's session and peer
+    default to fields["session"] and fields["peer"] (0 when absent)."""
+    if session is None:
+        session = fields.get("session", 0)
+    if peer is None:
+        peer = fields.get("peer", 0)
+    body = build_body(mtype, seq, ack, encode_payload(mtype, fields), session, peer)
+    return b"\x00" + cobs.encode(body) + b"\x00"
 
 
 def decode_frame(raw):
@@ -345,10 +367,12 @@ def decode_frame(raw):
     raw = bytes(raw).strip(b"\x00")
     body = bytearray(MAX_BODY)
     n = unstuff(raw, len(raw), body)
-    mtype, seq, ack, payload = parse_body(body, n)
+    mtype, seq, ack, session, peer, payload = parse_body(body, n)
     msg = decode_payload(mtype, bytes(payload))
     check_fields(mtype, msg)
     msg["type"] = TYPE_NAMES[mtype]
     msg["seq"] = seq
     msg["ack"] = ack
+    msg["session"] = session
+    msg["peer"] = peer
     return msg

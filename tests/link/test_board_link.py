@@ -192,3 +192,35 @@ def test_refused_board_does_not_answer_the_hosts_error_with_an_error():
     finally:
         conn.stop()
         vb.stop()
+
+
+def test_event_queue_is_bounded_and_folds_into_the_table_and_a_snapshot_request():
+    from companion.board_link import EventQueue
+    board = _board()
+    conn = BoardConnection(board.path)
+    conn.events = EventQueue(bound=40)
+    conn.start()
+    try:
+        _collect(conn, lambda e: any(x["type"] == "TABLE" for x in e))
+        lanes = list(range(SMAP.n_lanes))
+        peak = 0
+        for i in range(400):  # the UI does not drain meanwhile
+            while not board.move(lanes[i % len(lanes)], (i % 7) + 1):
+                time.sleep(0.002)  # the board's ring is full: wait for acknowledgements
+            peak = max(peak, conn.events.qsize())
+        time.sleep(0.3)
+        peak = max(peak, conn.events.qsize())
+        assert conn.events.folds > 0 and peak <= 40
+        ev = _collect(conn, lambda e: any(x["type"] == "TABLE" and x["reason"] == "request"
+                                          for x in e))
+        folded = [x for x in ev if x["type"] == "TABLE" and x["reason"] == "overflow"]
+        assert folded and folded[0]["folded"] > 0
+        assert conn.mirror.lanes == board.lanes  # the picture is the board's, nothing lost
+        # a flood of error reports is bounded too
+        q = EventQueue(bound=10)
+        for k in range(100):
+            q.put({"type": "ERROR", "code": 1, "detail": str(k)})
+        assert q.qsize() <= 10 and any("dropped" in e["detail"] for e in q._q)
+    finally:
+        conn.stop()
+        board.close()

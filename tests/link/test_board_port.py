@@ -169,8 +169,8 @@ def test_board_with_another_sensor_map_is_refused_naming_both_maps():
         board.stop()
 
 
-class Version2Board(threading.Thread):
-    """A pty peer whose frames carry protocol version 2 (a newer firmware)."""
+class NewerProtocolBoard(threading.Thread):
+    """A pty peer whose frames carry protocol version 3 (a newer firmware)."""
 
     def __init__(self):
         super().__init__(daemon=True)
@@ -181,10 +181,10 @@ class Version2Board(threading.Thread):
         self.path = os.ttyname(slave)
         self.running = True
         payload = wire.encode_payload(wire.HELLO, {
-            "flags": 1, "role": wire.ROLE_BOARD, "version": (2, 0, 0), "session": 5,
-            "peer_session": 0, "rx_next": 0, "map_hash": SMAP.hash8, "lanes": SMAP.n_lanes,
+            "flags": 1, "role": wire.ROLE_BOARD, "version": (2, 0, 0),
+            "rx_next": 0, "map_hash": SMAP.hash8, "lanes": SMAP.n_lanes,
             "wells": SMAP.n_wells, "board_id": "future", "profile": "pico"})
-        head = struct.pack(wire.HEADER_FMT, 2, wire.HELLO, 0, 0) + payload
+        head = struct.pack(wire.HEADER_FMT, 3, wire.HELLO, 0, 0, 5, 0) + payload
         body = head + struct.pack("<I", binascii.crc32(head) & 0xFFFFFFFF)
         self.frame = b"\x00" + cobs.encode(body) + b"\x00"
 
@@ -208,16 +208,16 @@ class Version2Board(threading.Thread):
 
 
 def test_board_speaking_another_protocol_version_is_refused_naming_both_versions():
-    peer = Version2Board()
+    peer = NewerProtocolBoard()
     peer.start()
     board = bp.LinkBoard(board_link.BoardConnection(peer.path), "test port")
     board.start()
     try:
         _poll_until(board, lambda ev: board.status()["state"] == "refused", what="refusal")
         v = board.versions()
-        assert v["board"]["protocol"] == 2 and v["app"]["protocol"] == 1
+        assert v["board"]["protocol"] == 3 and v["app"]["protocol"] == 2
         msg = board.problem()
-        assert "protocol version 2" in msg and "protocol version 1" in msg
+        assert "protocol version 3" in msg and "protocol version 2" in msg
     finally:
         board.stop()
         peer.close()
@@ -229,7 +229,7 @@ def test_commands_need_a_paired_board_and_manual_board_has_none():
     for r in (m.self_test(), m.calibrate(1, 0), m.identify(), m.request_snapshot()):
         assert r and "manual" in r
     v = m.versions()
-    assert v["board"] is None and v["app"]["map"] == SMAP.hash_hex and v["app"]["protocol"] == 1
+    assert v["board"] is None and v["app"]["map"] == SMAP.hash_hex and v["app"]["protocol"] == 2
     master, slave = os.openpty()  # a port where nothing answers
     try:
         b = bp.LinkBoard(board_link.BoardConnection(os.ttyname(slave)))

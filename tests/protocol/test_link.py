@@ -29,7 +29,8 @@ def test_20000_events_through_every_fault_exactly_once_in_order():
     assert r["host"]["bad_crc"] > 0 and r["host"]["bad_framing"] > 0  # the faults did happen
     assert r["state_matches"]
     # only a board reset may supersede queued events, and each reset brought a snapshot
-    assert r["delivered"] + r["superseded_by_reset_snapshot"] == 20000
+    # (or, between a reset and the pairing, the pairing snapshot carries them)
+    assert r["delivered"] + r["superseded_by_reset_snapshot"] + r["carried_by_pairing_snapshot"] == 20000
     assert len(h.resync_times) == r["resets"]
 
 
@@ -86,8 +87,10 @@ def test_sensor_map_mismatch_is_refused_with_a_clear_reason():
     assert refused and "1111111111111111" in refused[0]["reason"] and "2222222222222222" in refused[0]["reason"]
     assert not host.synced and host.counters["map_mismatch"] > 0
     assert not [m for m in host_msgs if m["type"] in ("SNAPSHOT", "TRACK_CHANGE")]
-    assert board.counters["map_mismatch"] == 0  # the board got an ERROR, not a crash
-    assert board.count > 0  # its snapshot waits, unacknowledged
+    # the board refuses the tablet's HELLO too: unpaired, nothing queued, nothing resent
+    assert board.counters["map_mismatch"] > 0 and not board.synced and board.peer_session is None
+    assert board.count == 0 and board.counters["tx_resent"] == 0
+    assert board.counters["hello_tx"] == 2  # still looking for a tablet, once a second
 
 
 def test_host_commands_are_acknowledged_and_delivered_once():
@@ -108,7 +111,8 @@ def test_garbled_and_unknown_commands_get_an_error_reply():
     board, host, board_msgs, host_msgs, run, wires = _pair()
     run(50)
     # a valid frame of an unknown sequenced type, then a frame with a broken CRC
-    wires["to_board"].append(raw_frame(wire.build_body(0x2E, host.tx_next, 0, b"\x01")))
+    wires["to_board"].append(raw_frame(wire.build_body(0x2E, host.tx_next, 0, b"\x01",
+                                                       host.session, board.session)))
     run(200)
     errors = [m for m in host_msgs if m["type"] == "ERROR"]
     assert errors and errors[-1]["code"] == wire.E_UNKNOWN_TYPE
@@ -123,11 +127,11 @@ def test_garbled_and_unknown_commands_get_an_error_reply():
 def test_newer_protocol_version_is_refused_with_both_numbers():
     board, host, _, host_msgs, run, wires = _pair()
     body = bytearray(wire.build_body(wire.HELLO, 0, 0, b""))
-    body[0] = 2
+    body[0] = 3
     body = bytes(body[:-4]) + binascii.crc32(bytes(body[:-4])).to_bytes(4, "little")
     host.feed(raw_frame(body))
     refused = [m for m in host_msgs if m["type"] == "REFUSED"]
-    assert refused and "version 2" in refused[0]["reason"] and "speaks 1" in refused[0]["reason"]
+    assert refused and "version 3" in refused[0]["reason"] and "speaks 2" in refused[0]["reason"]
     assert host.counters["bad_version"] == 1
 
 
@@ -136,7 +140,8 @@ def test_every_intact_bad_command_gets_its_error_but_noise_errors_are_rate_limit
     run(50)
     seq = host.tx_next
     for k in range(3):  # three unknown commands inside one millisecond
-        wires["to_board"].append(raw_frame(wire.build_body(0x2D, (seq + k) & 0xFFFF, 0, b"")))
+        wires["to_board"].append(raw_frame(wire.build_body(0x2D, (seq + k) & 0xFFFF, 0, b"",
+                                                           host.session, board.session)))
     for _ in range(5):  # five frames with broken CRCs
         frame = bytearray(wire.encode_frame(wire.CMD_SELF_TEST, 5, 0, {}))
         frame[5] ^= 0x01
@@ -155,8 +160,7 @@ def test_a_board_reset_drops_the_hosts_unacknowledged_commands_and_reports_them(
     host.command(wire.CMD_SELF_TEST)
     host.command(wire.CMD_INDICATOR, {"mode": wire.IND_BLINK})
     wires["to_board"].clear()  # never arrived: the board restarted meanwhile
-    hello = dict(host.peer_info, flags=wire.HELLO_REPLY_WANTED, session=0x1234, peer_session=0,
-                 rx_next=0)
-    host.feed(wire.encode_frame(wire.HELLO, 0, 0, hello))
+    hello = dict(host.peer_info, flags=wire.HELLO_REPLY_WANTED, rx_next=0)
+    host.feed(wire.encode_frame(wire.HELLO, 0, 0, hello, 0x1234, 0))
     assert {"type": "COMMANDS_DROPPED", "count": 2} in host_msgs
     assert host.count == 0 and host.peer_session == 0x1234

@@ -21,7 +21,7 @@ def message_strategy():
     return st.one_of(
         st.tuples(st.just(wire.TRACK_CHANGE), st.fixed_dictionaries({"lane": u8, "mask": u32})),
         st.tuples(st.just(wire.DICE), dice),
-        st.tuples(st.just(wire.HEARTBEAT), st.fixed_dictionaries({"session": u32, "uptime_s": u32})),
+        st.tuples(st.just(wire.HEARTBEAT), st.fixed_dictionaries({"uptime_s": u32})),
         st.tuples(st.just(wire.CMD_CALIBRATE), st.fixed_dictionaries({"step": u8, "well": u8, "face": u8})),
         st.tuples(st.just(wire.CMD_INDICATOR), st.fixed_dictionaries({"mode": u8})),
         st.tuples(st.just(wire.CAL_STATUS), st.fixed_dictionaries(
@@ -35,7 +35,7 @@ def message_strategy():
             {"code": u8, "ref_type": u8, "ref_seq": u16, "detail": text})),
         st.tuples(st.just(wire.HELLO), st.fixed_dictionaries({
             "flags": u8, "role": st.sampled_from([0, 1]), "version": st.tuples(u8, u8, u8),
-            "session": u32, "peer_session": u32, "rx_next": u16, "map_hash": st.binary(min_size=8, max_size=8),
+            "rx_next": u16, "map_hash": st.binary(min_size=8, max_size=8),
             "lanes": u8, "wells": u8, "board_id": text, "profile": text})),
     )
 
@@ -47,14 +47,15 @@ def _normal(v):
 
 
 @settings(max_examples=1500)
-@given(message_strategy(), u16, u16)
-def test_round_trip(msg, seq, ack):
+@given(message_strategy(), u16, u16, u32, u32)
+def test_round_trip(msg, seq, ack, session, peer):
     mtype, fields = msg
-    frame = wire.encode_frame(mtype, seq, ack, fields)
+    frame = wire.encode_frame(mtype, seq, ack, fields, session, peer)
     assert frame[0] == 0 and frame[-1] == 0 and 0 not in frame[1:-1]
     out = wire.decode_frame(frame)
     assert out.pop("type") == wire.TYPE_NAMES[mtype]
     assert (out.pop("seq"), out.pop("ack")) == (seq, ack)
+    assert (out.pop("session"), out.pop("peer")) == (session, peer)
     for k, v in fields.items():
         assert _normal(out[k]) == _normal(v), k
 
@@ -88,7 +89,7 @@ def test_link_feed_never_raises_and_stays_bounded(chunks):
     assert (len(h.rx_buf), len(h.body), len(h.ring)) == sizes
     assert h.rx_len <= len(h.rx_buf)
     # after any garbage, the next delimited valid frame is delivered (resynchronisation)
-    good = wire.encode_frame(wire.TRACK_CHANGE, h.rx_expected, 0, {"lane": 1, "mask": 4})
+    good = wire.encode_frame(wire.TRACK_CHANGE, h.rx_expected, 0, {"lane": 1, "mask": 4}, 1, 7)
     before = [m for m in received if m.get("type") == "TRACK_CHANGE"]
     h.feed(good)
     after = [m for m in received if m.get("type") == "TRACK_CHANGE"]
@@ -98,7 +99,8 @@ def test_link_feed_never_raises_and_stays_bounded(chunks):
 def test_garbage_banner_and_traceback_on_the_same_line_are_skipped():
     received = []
     h = _host(received)
-    frame = wire.encode_frame(wire.DICE, 0, 0, {"well": 0, "state": 2, "value": 5, "confidence": 90, "roll": 1})
+    frame = wire.encode_frame(wire.DICE, 0, 0, {"well": 0, "state": 2, "value": 5, "confidence": 90, "roll": 1},
+                             1, 7)
     h.feed(b"MicroPython v1.22 on 2024-01-01; Raspberry Pi Pico\r\n>>> Traceback (most recent" + frame)
     assert [m["value"] for m in received if m["type"] == "DICE"] == [5]
 
@@ -108,5 +110,5 @@ def test_oversize_frame_is_counted_and_next_frame_still_arrives():
     h = _host(received)
     h.feed(b"\x00" + bytes(random.Random(1).randrange(1, 256) for _ in range(3000)) + b"\x00")
     assert h.counters["too_long"] == 1
-    h.feed(wire.encode_frame(wire.TRACK_CHANGE, 0, 0, {"lane": 2, "mask": 1}))
+    h.feed(wire.encode_frame(wire.TRACK_CHANGE, 0, 0, {"lane": 2, "mask": 1}, 1, 7))
     assert received[-1]["lane"] == 2

@@ -24,6 +24,11 @@ def _vectors():
         return json.load(f)["vectors"]
 
 
+def _file():
+    with open(VECTORS) as f:
+        return json.load(f)
+
+
 def test_vectors_cpython_decode_and_encode():
     results = _runner().run_file(VECTORS)
     for v, r in zip(_vectors(), results):
@@ -50,9 +55,47 @@ def test_vectors_identical_on_micropython():
         "import sys\nsys.path.append('/input')\nsys.path.append('/input/tests/protocol')\n"
         "import json, vector_runner\n"
         "print(json.dumps(vector_runner.run_file('/input/tests/protocol/vectors.json')))\n"
+        "print(json.dumps(vector_runner.run_link_file('/input/tests/protocol/vectors.json')))\n"
     )
     result = session.run(code)
-    on_micropython = json.loads(result.stdout)
+    frames, links = result.stdout.strip().split("\n")
+    on_micropython = json.loads(frames)
     on_cpython = _runner().run_file(VECTORS)
     assert on_micropython == on_cpython
     assert len(on_micropython) == len(_vectors()) >= 25
+    assert json.loads(links) == _file()["link_expect"]
+
+
+def test_link_cases_reproduce_on_cpython():
+    assert _runner().run_link_file(VECTORS) == _file()["link_expect"]
+
+
+def _steps(name):
+    for case in _file()["link_expect"]:
+        if case["name"] == name:
+            return case["steps"]
+    raise KeyError(name)
+
+
+def test_link_cases_say_what_the_spec_says():
+    """The recorded results are checked by hand here, so regenerating the file cannot
+    silently bless a wrong behaviour."""
+    s = _steps("host-pairs-then-drops-a-reset-boards-frames-until-its-hello")
+    assert s[2]["delivered"] == [] and "HELLO" in s[2]["sent"][-1]  # B2's frames: not delivered
+    assert not any(f.startswith("ACK") for f in s[2]["sent"])  # nor acknowledged
+    assert s[3]["delivered"] == ["LINK_UP"]
+    assert s[4]["delivered"] == ["SNAPSHOT 0", "TRACK_CHANGE 1"]
+    assert s[4]["sent"] == ["ACK 0 2 cafebabe 0badcafe"]
+    s = _steps("board-ignores-an-ack-from-the-tablets-previous-start")
+    assert s[0]["sent"][0].startswith("HELLO") and s[0]["sent"][1].startswith("SNAPSHOT 0")
+    assert s[2]["sent"] == ["SNAPSHOT 0 0 12345678 cafebabe"]  # the stale ACK freed nothing
+    assert s[4]["sent"] == []  # the right ACK did
+    s = _steps("board-sends-no-sequenced-frame-before-pairing")
+    sent = [f.split()[0] for step in s for f in step["sent"]]
+    assert set(sent) == {"HELLO", "ERROR"} and sent.count("HELLO") == 3
+    s = _steps("host-resumes-after-a-short-unplug")
+    assert s[2]["delivered"] == ["LINK_DOWN", "LINK_UP resumed"]
+    assert s[3]["delivered"] == ["TRACK_CHANGE 2"]  # seq 1 again is a duplicate
+    s = _steps("board-answers-bad-frames")
+    assert s[1]["sent"] == ["ERROR 0 0 12345678 cafebabe"]
+    assert s[2]["sent"][0].startswith("ERROR")
