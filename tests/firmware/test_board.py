@@ -245,3 +245,54 @@ def test_no_resources_map(tmp_path):
     r = Rig(tmp_path, map_path=NO_RES_MAP_PATH)
     assert r.board.self_test(1)["registers"] == 16
     assert len(r.of("SNAPSHOT")[-1]["lanes"]) == 16
+
+
+def test_before_pairing_the_board_sends_only_hello_then_snapshot_and_boot_report_at_once(tmp_path):
+    from protocol.link import HostLink
+    from tests.firmware.harness import Rig as _Rig
+    r = _Rig(tmp_path, connect=False)
+    r.world.tokens[2] = {1}
+    sent = []
+    for _ in range(2500):  # no tablet for 2.5 s
+        r.clock.t += 1
+        r.world.run_due()
+        r.board.step()
+        if r.stream.out:
+            sent += [wire.decode_frame(p)["type"] for p in bytes(r.stream.out).split(b"\x00") if p]
+            r.stream.out.clear()
+    assert sent == ["HELLO"] * 3  # at boot, 1 s, 2 s: no snapshot or self-test resent to nobody
+    assert r.board.link.counters["tx_resent"] == 0
+    r.host = HostLink(r._host_write, r.clock, r.msgs.append, r.host.info, 78)
+    r.host.send_hello(True)
+    r.tick(2)
+    types = [m["type"] for m in r.msgs]
+    assert types[:3] == ["LINK_UP", "SNAPSHOT", "SELF_TEST"]  # within 2 ms of the tablet's HELLO
+    snap, st = r.of("SNAPSHOT")[0], r.of("SELF_TEST")[0]
+    assert snap["reason"] == wire.SNAP_BOOT and snap["lanes"][2] == 0b10
+    assert st["trigger"] == wire.TEST_AT_BOOT
+    assert r.host.counters["rx_not_synced"] == 0 and r.host.counters["rx_out_of_order"] == 0
+    r.tick(500)
+    assert len(r.of("SELF_TEST")) == 1 and len(r.of("SNAPSHOT")) == 1
+
+
+def test_a_reply_is_held_when_the_ring_is_full_and_arrives_later(tmp_path):
+    r = Rig(tmp_path)
+    r.clear()
+    # the board's frames stop reaching the tablet (a dead cable one way): its ring fills
+    lost = []
+    r.board.link.write = lambda b, s, e: lost.append(1)
+    k = r.smap.lane_index("technology.p2")
+    for i in range(40):
+        r.world.tokens[k] = {i % 5}
+        r.tick(30)
+    assert r.board.link.count == r.board.link.window or r.board.link.snapshot_pending
+    r.host.command(wire.CMD_SELF_TEST)
+    r.host.command(wire.CMD_CALIBRATE, {"step": wire.CAL_BEGIN, "well": 0, "face": 0})
+    r.tick(50)
+    assert r.board.link.counters["replies_held"] == 2
+    r.board.link.write = r.stream.write  # the cable is fine again
+    assert r.run_until(lambda: r.of("SELF_TEST") and r.of("CAL_STATUS"), 3000)
+    assert r.of("SELF_TEST")[0]["trigger"] == wire.TEST_ON_COMMAND
+    assert r.of("CAL_STATUS")[0]["status"] == wire.CAL_OK
+    r.run_until(lambda: r.of("SNAPSHOT"), 3000)  # the folded moves come as a snapshot
+    assert r.of("SNAPSHOT")[-1]["lanes"][k] == 1 << (39 % 5)
