@@ -31,7 +31,7 @@ __all__ = [
     "SCHEMA_VERSION", "SOURCES", "JOURNAL_SUFFIX", "UNDO_TYPE",
     "Journal", "Entry", "JournalSummary", "BrokenJournal", "list_journals",
     "JournalError", "JournalCorrupt", "JournalTooNew", "NotAJournal", "UndoRefused",
-    "JournalExists", "JournalNotFound", "JournalClosed", "JournalWriteError",
+    "JournalExists", "JournalNotFound", "JournalClosed", "JournalWriteError", "JournalReadOnly",
 ]
 
 #: Version of the on-disk layout written by this module. A file with a larger number is refused.
@@ -154,6 +154,17 @@ class JournalClosed(JournalError):
 class JournalWriteError(JournalError):
     """SQLite failed to write (disk full, file changed by another process...). Nothing
     was recorded by the failed call."""
+
+
+class JournalReadOnly(JournalError):
+    """The save is intact but lies in a read-only place (a write-protected file or folder, a
+    read-only card): it can be read (``Journal.open(path, readonly=True)``) but not continued."""
+
+    def __init__(self, path, why: str):
+        self.why = why
+        super().__init__(path, f"{path}: this save is in a read-only place ({why}); it is intact "
+                               f"and can be viewed, but to continue the game copy it to a "
+                               f"writable folder")
 
 
 # --------------------------------------------------------------------------- data
@@ -279,9 +290,10 @@ def _ro_uri(path: Path) -> str:
     return path.resolve().as_uri() + "?mode=ro"
 
 
-def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+def _connect(path: Path, readonly) -> sqlite3.Connection:
     if readonly:
-        conn = sqlite3.connect(_ro_uri(path), uri=True, isolation_level=None,
+        uri = _ro_uri(path) + ("&immutable=1" if readonly == "immutable" else "")
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None,
                                check_same_thread=False, timeout=5.0)
     else:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
@@ -351,6 +363,89 @@ def _truncation_note(path: Path, header: bytes) -> str | None:
     return None
 
 
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+
+
+def _wal_checksum(data: bytes, big: bool, s0: int, s1: int) -> tuple[int, int]:
+    words = memoryview(data).cast("I")
+    if big != (os.sys.byteorder == "big"):
+        import array
+        arr = array.array("I", data)
+        arr.byteswap()
+        words = arr
+    m = 0xFFFFFFFF
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & m
+        s1 = (s1 + words[i + 1] + s0) & m
+    return s0, s1
+
+
+def _wal_problem(path: Path, header: bytes) -> str | None:
+    """What is wrong with the write-ahead log beside ``path`` (None: nothing).
+
+    This app keeps every confirmed action in the main file (rollback journal, written at each
+    commit), so a ``-wal`` beside a save is either a save of an older version (header in WAL
+    mode: its log must be whole) or a file that does not belong to it. SQLite would silently
+    apply the valid part of any log it finds, and silently drop a damaged tail: both could
+    show another, shorter game, so both are reported here before SQLite opens the file."""
+    wal = Path(str(path) + "-wal")
+    try:
+        data = wal.read_bytes() if wal.exists() else b""
+    except OSError as exc:
+        return f"its write-ahead log {wal.name} cannot be read ({exc.strerror or exc})"
+    if not data:
+        return None
+    in_wal_mode = header[18] == 2 and header[19] == 2
+    if not in_wal_mode:
+        return (f"a write-ahead log ({wal.name}, {len(data)} bytes) lies beside this save, which "
+                f"never uses one: they do not belong together (move {wal.name} away to open "
+                f"the save as it is)")
+    if len(data) < 32:
+        return f"its write-ahead log {wal.name} is damaged (truncated header)"
+    magic, _ver, page_size, _ckpt, salt1, salt2, c1, c2 = \
+        [int.from_bytes(data[i:i + 4], "big") for i in range(0, 32, 4)]
+    if magic not in _WAL_MAGIC or page_size < 512 or page_size & (page_size - 1):
+        return f"its write-ahead log {wal.name} is damaged (bad header)"
+    big = magic & 1 == 1
+    s0, s1 = _wal_checksum(data[:24], big, 0, 0)
+    if (s0, s1) != (c1, c2):
+        return f"its write-ahead log {wal.name} is damaged (header checksum)"
+    size = 24 + page_size
+    pos = 32
+    bad_at = None
+    while pos + size <= len(data):
+        fh = data[pos:pos + 24]
+        f_salt1, f_salt2 = int.from_bytes(fh[8:12], "big"), int.from_bytes(fh[12:16], "big")
+        if (f_salt1, f_salt2) == (salt1, salt2):
+            if bad_at is not None:
+                # a frame of this log after a broken one: confirmed actions were in between
+                return f"its write-ahead log {wal.name} is damaged (frame at byte {bad_at})"
+            t0, t1 = _wal_checksum(fh[:8], big, s0, s1)
+            t0, t1 = _wal_checksum(data[pos + 24:pos + size], big, t0, t1)
+            if (t0, t1) != (int.from_bytes(fh[16:20], "big"), int.from_bytes(fh[20:24], "big")):
+                bad_at = pos  # a torn last write is normal (never confirmed); more is not
+            else:
+                s0, s1 = t0, t1
+        pos += size
+    return None
+
+
+def _writable_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be written here (None: it can): the file or its folder (SQLite
+    writes a rollback journal beside the file at every commit)."""
+    if not os.access(path, os.W_OK):
+        return "the file is write-protected"
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return f"the folder {path.parent} is write-protected"
+    try:
+        st = os.statvfs(path)
+        if st.f_flag & getattr(os, "ST_RDONLY", 1):
+            return "the file system is mounted read-only"
+    except (OSError, AttributeError):
+        pass
+    return None
+
+
 def _scan(path: Path, readonly: bool) -> tuple[_Scan, sqlite3.Connection | None]:
     """Open ``path`` and verify everything. Raises NotAJournal / JournalTooNew /
     JournalNotFound directly; corruption is reported in ``scan.problem`` with the valid
@@ -368,7 +463,22 @@ def _scan(path: Path, readonly: bool) -> tuple[_Scan, sqlite3.Connection | None]
     if len(header) < 100:
         raise JournalCorrupt(path, f"the file is truncated to {len(header)} bytes "
                                    f"(inside the SQLite header)")
+    if ours_by_header:
+        wal_problem = _wal_problem(path, header)
+        if wal_problem:  # before SQLite opens it: it would apply (or drop) the log silently
+            raise JournalCorrupt(path, wal_problem)
     truncation = _truncation_note(path, header)
+    if readonly and header[18] == 2 and not os.path.exists(str(path) + "-wal") \
+            and _writable_problem(path):
+        readonly = "immutable"  # a WAL-mode save on read-only media: nothing to merge
+    try:
+        hot = os.path.getsize(str(path) + "-journal") > 0
+    except OSError:
+        hot = False
+    if readonly and hot and not _writable_problem(path):
+        # a write cut short (crash): SQLite must roll it back before anyone can read the
+        # file, which a read-only connection cannot do; only the unconfirmed write is undone
+        readonly = False
 
     scan = _Scan()
     try:
@@ -554,10 +664,14 @@ def _remove_sqlite_files(base: Path) -> None:
             pass
 
 
-def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
-    mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-    if mode.lower() != "wal":
-        raise JournalWriteError(path, f"{path}: SQLite refused WAL mode ({mode})")
+def _set_rollback_mode(conn: sqlite3.Connection, path: Path) -> None:
+    """Rollback journal (DELETE): each commit is written into the main file itself, so the
+    file copied alone holds every confirmed action (a WAL would keep the latest ones in a
+    side file until a checkpoint). A save of an older version in WAL mode is checkpointed
+    and converted here."""
+    mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+    if mode.lower() != "delete":
+        raise JournalWriteError(path, f"{path}: SQLite refused the rollback journal ({mode})")
 
 
 def _write_new_file(path: Path, meta: dict, rows: Iterable[_Row], extra_meta: dict) -> None:
@@ -585,7 +699,7 @@ def _write_new_file(path: Path, meta: dict, rows: Iterable[_Row], extra_meta: di
                 "INSERT INTO entries(seq, source, created, action, checksum) VALUES (?,?,?,?,?)",
                 rows)
             conn.execute("COMMIT")
-            _enable_wal(conn, path)
+            _set_rollback_mode(conn, path)
         finally:
             conn.close()
         fd = os.open(tmp, os.O_RDONLY)
@@ -623,6 +737,7 @@ class Journal:
         self._rows: list[_Row] = scan.rows
         self._effective: list[int] = scan.effective
         self._lock = threading.RLock()
+        self._readonly: str | None = None
 
     # ---- construction
 
@@ -650,12 +765,27 @@ class Journal:
         return cls.open(path)
 
     @classmethod
-    def open(cls, path) -> "Journal":
-        """Open and fully verify an existing journal (every row's checksum, SQLite quick_check).
+    def open(cls, path, readonly: bool = False) -> "Journal":
+        """Open and fully verify an existing journal (every row's checksum, SQLite quick_check,
+        the write-ahead log of an older save).
 
-        Raises JournalNotFound, NotAJournal, JournalTooNew or JournalCorrupt (whose
-        ``recovered_actions`` / ``last_good_seq`` describe the valid prefix)."""
+        Raises JournalNotFound, NotAJournal, JournalTooNew, JournalCorrupt (whose
+        ``recovered_actions`` / ``last_good_seq`` describe the valid prefix), or
+        JournalReadOnly for an intact save in a read-only place (``readonly=True`` opens it
+        for reading: appending then raises JournalReadOnly)."""
         path = Path(path)
+        _read_header(path)  # JournalNotFound / NotAJournal (a directory) first
+        why = _writable_problem(path)
+        if readonly or why:
+            scan, conn = _scan(path, readonly=True)
+            if conn is not None:
+                conn.close()
+            _raise_if_corrupt(path, scan)
+            if not readonly:
+                raise JournalReadOnly(path, why)
+            j = cls(path, None, scan)
+            j._readonly = why or "opened for reading"
+            return j
         scan, conn = _scan(path, readonly=False)
         if scan.problem:
             if conn is not None:
@@ -663,7 +793,7 @@ class Journal:
             _raise_if_corrupt(path, scan)
         try:
             conn.execute("PRAGMA busy_timeout=5000")
-            _enable_wal(conn, path)
+            _set_rollback_mode(conn, path)
             conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error as exc:
             conn.close()
@@ -709,7 +839,12 @@ class Journal:
 
     @property
     def closed(self) -> bool:
-        return self._conn is None
+        return self._conn is None and self._readonly is None
+
+    @property
+    def readonly(self) -> str | None:
+        """Why this journal cannot be written (None: it can)."""
+        return self._readonly
 
     @property
     def last_seq(self) -> int:
@@ -816,6 +951,9 @@ class Journal:
                         conn.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
+                why = _writable_problem(self._path)
+                if why or "readonly" in str(exc):  # e.g. the card was write-locked meanwhile
+                    raise JournalReadOnly(self._path, why or str(exc)) from None
                 raise JournalWriteError(
                     self._path, f"{self._path}: could not record the action: {exc}") from None
             self._rows.append(row)
@@ -828,11 +966,14 @@ class Journal:
     # ---- lifecycle
 
     def _check_open(self) -> None:
+        if self._readonly is not None:
+            raise JournalReadOnly(self._path, self._readonly)
         if self._conn is None:
             raise JournalClosed(self._path)
 
     def close(self) -> None:
         with self._lock:
+            self._readonly = None
             if self._conn is not None:
                 try:
                     self._conn.close()

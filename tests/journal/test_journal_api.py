@@ -278,11 +278,12 @@ def test_context_manager_closes(jpath):
     assert j.closed
 
 
-def test_wal_and_full_sync(jpath, journal):
+def test_rollback_journal_and_full_sync(jpath, journal):
     journal.append({"type": "x"}, "ui")
     conn = sqlite3.connect(jpath)
     try:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        # each commit goes into the main file: no WAL that a copy could leave behind
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     finally:
         conn.close()
     assert journal._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL

@@ -73,7 +73,7 @@ def test_sigkill_during_appends_loses_nothing_committed(tmp_path, kills):
     for n in kills:
         printed = run_and_kill(path, n)
         assert printed == list(range(total + 1, total + 1 + len(printed)))
-        # the read-only listing sees the crashed WAL before anything checkpoints it
+        # the listing reads the crashed file (rolling back a write cut short, if any)
         (summary,) = list_journals(tmp_path)
         assert isinstance(summary, JournalSummary), summary
         assert summary.action_count >= total + len(printed)
