@@ -4,4 +4,4 @@ from .dice import SeededDice  # noqa: F401
 from .errors import MalformedAction, Rejected, SetupError  # noqa: F401
 from .flow import Flow  # noqa: F401
 from .game import Game  # noqa: F401
-from .session import ReplayError, Session, SOURCES  # noqa: F401
+from .session import ReplayError, ResumeError, Session, SOURCES  # noqa: F401

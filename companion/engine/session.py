@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from .actions import Action
 from .dice import SeededDice
-from .errors import Rejected
+from .errors import MalformedAction, Rejected
 
 SOURCES = ("ui", "board", "system")
 
 
-class ReplayError(Exception):
+class ResumeError(Exception):
+    """A readable save this app cannot rebuild a game from: a game it does not have, or a
+    setup that game cannot start from."""
+
+
+class ReplayError(ResumeError):
     """The journal holds an action the engine rejects on replay (data or engine changed)."""
 
     def __init__(self, seq, rejected: Rejected):
@@ -60,16 +65,30 @@ class Session:
 
     @classmethod
     def resume(cls, journal_path, game_for=None) -> "Session":
-        """Replay a journal. `game_for(meta)` gives the rules for the journal's meta data (default:
-        the registry's game of that name); whatever it raises reaches the caller, file closed."""
+        """Replay a journal. Raises only: companion.journal.JournalError (the file: missing,
+        not a journal, too new, damaged, read-only), ResumeError (a game this app does not have,
+        a saved setup the game cannot start from), ReplayError (a subclass: an entry the
+        engine no longer accepts), or what `game_for(meta)` raises when given (it picks the
+        rules for the journal's meta data; default: the registry's game of that name). The
+        file is closed on every error."""
         from companion.journal import Journal
 
         journal = Journal.open(journal_path)
         meta = journal.meta
         try:
-            game = game_for(meta) if game_for is not None else _resolve_game(meta["game"])
+            if game_for is not None:
+                game = game_for(meta)
+            else:
+                try:
+                    game = _resolve_game(meta["game"])
+                except KeyError as exc:
+                    raise ResumeError(f"{journal_path}: {exc.args[0] if exc.args else exc}") from None
             setup = meta["setup"]
-            initial = state = game.initial_state(setup)
+            try:
+                initial = state = game.initial_state(setup)
+            except Exception as exc:  # any shape of setup: the save is not this app's to run
+                raise ResumeError(f"{journal_path}: the saved setup cannot start a "
+                                  f"{getattr(game, 'name', 'game')} game: {exc}") from exc
             history = []
             for e in journal.actions():
                 try:
@@ -77,6 +96,8 @@ class Session:
                     state = game.apply(state, a)
                 except Rejected as exc:
                     raise ReplayError(e.seq, exc) from exc
+                except Exception as exc:  # an entry the engine chokes on is not applicable either
+                    raise ReplayError(e.seq, Rejected("engine.replay", f"{type(exc).__name__}: {exc}")) from exc
                 history.append((a, e.source))
         except BaseException:
             journal.close()
@@ -89,7 +110,15 @@ class Session:
         """Validate, journal, then apply. Raises Rejected (nothing recorded) for bad input."""
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
-        a = action if isinstance(action, Action) else self.game.action_from_dict(action)
+        if isinstance(action, Action):
+            # an Action object is checked exactly like its dict: the same schema, kinds, seats
+            try:
+                d = action.to_dict()
+            except Exception as exc:
+                raise MalformedAction(f"action {action.type!r} cannot be read: {exc}") from None
+            a = self.game.action_from_dict(d)
+        else:
+            a = self.game.action_from_dict(action)
         new = self.game.apply(self.state, a)  # raises Rejected: never journaled, never applied
         if self.journal is not None:
             self.journal.append(a.to_dict(), source)
