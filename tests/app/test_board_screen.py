@@ -53,7 +53,7 @@ def scenario_versions_and_virtual_controls(app, drv):
     assert "Virtual board" in scr.summary_text and "paired" in scr.summary_text
     v = scr.versions_text
     assert "Firmware / app version: board 0.1.0, app 0.1.0" in v
-    assert "Protocol version: board 1, app 1" in v
+    assert "Protocol version: board 2, app 2" in v
     assert "Sensor map: board %s, app %s" % (smap.hash_hex, smap.hash_hex) in v
     assert "profile virtual" in v and scr.problem_text == "" and scr.ids.use_virtual.height == 0
     assert _port_row(drv, scr, "virtual").state == "down" or _port_row(drv, scr, "auto").state == "down"
@@ -264,16 +264,16 @@ def scenario_port_picker_and_refused_board(app, drv):
 
     # a board whose frames carry another protocol version
     sys.path.insert(0, os.path.join(ROOT, "tests", "link"))
-    from test_board_port import Version2Board
-    peer = Version2Board()
+    from test_board_port import NewerProtocolBoard
+    peer = NewerProtocolBoard()
     peer.start()
     try:
         scr.ids.port_input.text = peer.path
         drv.press(scr.ids.connect_port)
         drv.wait_for(lambda: app.board.status()["state"] == "refused", 8, "the refusal")
         drv.pump(2)
-        assert "speaks protocol version 2; this app speaks protocol version 1" in scr.problem_text
-        assert "Protocol version: board [color=ff7766]2[/color], app 1" in scr.versions_text
+        assert "speaks protocol version 3; this app speaks protocol version 2" in scr.problem_text
+        assert "Protocol version: board [color=ff7766]3[/color], app 2" in scr.versions_text
         drv.shot("board-refused-protocol")
     finally:
         drv.press(scr.ids.use_virtual)
