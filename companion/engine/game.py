@@ -15,6 +15,10 @@ class Game:
     name = "?"
     flow: Flow
     codec: ActionCodec
+    #: Action types that overwrite a recorded value with what the players say the table shows
+    #: (not a rules move). Session.dispatch accepts them only from source "ui": a correction is
+    #: the players' explicit, confirmed decision, never the board's or the app's own.
+    correction_types: frozenset = frozenset()
 
     # -- to be provided by the game -------------------------------------------------------------
     def initial_state(self, setup: dict):  # pragma: no cover - interface

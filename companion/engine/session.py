@@ -119,6 +119,9 @@ class Session:
             a = self.game.action_from_dict(d)
         else:
             a = self.game.action_from_dict(action)
+        if a.type in self.game.correction_types and source != "ui":
+            raise Rejected("correction.confirm",
+                           "a correction is accepted only when the players confirm it on the tablet")
         new = self.game.apply(self.state, a)  # raises Rejected: never journaled, never applied
         if self.journal is not None:
             self.journal.append(a.to_dict(), source)

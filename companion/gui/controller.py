@@ -176,10 +176,32 @@ class GameController:
     def seats(self) -> list:
         return self.view.seats(self.setup)
 
+    def marks(self, action: dict, source: str) -> dict:
+        """How an entry came about, for the log and exports: `correction` (the players overwrote a
+        recorded value) and `manual` (a value typed or fixed by hand on the tablet — dice entered
+        by touch, corrections — rather than read by the board or drawn by the app)."""
+        g = self.game
+        correction = action.get("type") in g.correction_types
+        chance = g.codec.is_chance(action)
+        return {"correction": correction, "manual": source == "ui" and (correction or chance)}
+
+    @staticmethod
+    def mark_words(marks: dict, source: str) -> str:
+        if marks["correction"]:
+            return "manual correction" if marks["manual"] else "correction"
+        if marks["manual"]:
+            return "dice entered by hand"
+        return {"board": "read by the board", "system": "automatic"}.get(source, "")
+
     def log(self, limit: int | None = None) -> list[dict]:
         acts = self.journal.actions(last=limit)
-        return [{"seq": e.seq, "source": e.source, "created": e.created,
-                 "text": self.view.action_label(e.action, self.state, self.setup)} for e in acts]
+        out = []
+        for e in acts:
+            m = self.marks(e.action, e.source)
+            out.append({"seq": e.seq, "source": e.source, "created": e.created, **m,
+                        "how": self.mark_words(m, e.source),
+                        "text": self.view.action_label(e.action, self.state, self.setup)})
+        return out
 
     def snapshot(self) -> dict:
         """What the dashboard draws: the game's own snapshot (if its view has one) plus the keys
@@ -220,6 +242,7 @@ class GameController:
             "app_version": meta["app_version"], "created": meta["created"], "setup": self.setup,
             "players": [{"seat": seat, "name": self.name(seat), "colour": self.colour(seat)} for seat in self.seats()],
             "actions": [{"seq": e.seq, "source": e.source, "created": e.created, "action": e.action,
+                         **self.marks(e.action, e.source),
                          "text": self.view.action_label(e.action, s, self.setup)} for e in self.journal.actions()],
             "over": over, "score": self.view.score(g, s),
             "result": self.view.result(g, s) if over else None,

@@ -411,12 +411,19 @@ class GameScreen(Screen):
         self._render_sync()
 
     def accept_reading(self, lane):
+        """"Keep" the board's value: a correction, applied only after the players confirm it
+        (Confirm dispatches it with source "ui", so the log marks it a manual correction)."""
         try:
             action = self._sync.accept(lane)
         except ValueError as exc:
             self.message, self.error = str(exc), True
             return
-        self.submit(action, "board")
+        for b in self.ids.action_grid.children:
+            b.selected = False
+        self.pending = action
+        self.pending_text = ("Confirm correction: " + self.ctrl.action_label(action)
+                             + ". The game takes the table's value (no gains or costs); Undo reverts it.")
+        self.message = ""
 
     def _try_board_dice(self):
         """A roll is awaited and the wells hold fresh settled dice: use them (source "board")."""
@@ -469,7 +476,8 @@ class GameScreen(Screen):
             self._sync.engine_changed(c.state)
             self._render_sync()
         self._try_board_dice()
-        self.log_text = "\n".join(f"#{e['seq']} [{e['source']}] {e['text']}" for e in reversed(c.log(limit=40)))
+        self.log_text = "\n".join(f"#{e['seq']} {e['text']}" + (f" ({e['how']})" if e["how"] else "")
+                                  for e in reversed(c.log(limit=40)))
 
     def enter_dice(self, d1, d2=None):
         """The generic dice entry: the awaited roll from the values typed by touch."""

@@ -16,7 +16,7 @@ DEFAULTS = {
     "board": "auto",          # how the app looks for a board at start (a port is picked on the Board screen)
     "board_dice": True,       # settled dice in the wells fill the awaited roll by themselves
     "table_checks": True,     # compare the sensed tracks with the game and list what to move
-    "max_rounds": 40,         # round limit of new games (0 = none); the rules' default is in data
+    "max_rounds": 0,          # round limit of new games (0 = none, as the rules texts say)
 }
 
 

@@ -12,7 +12,7 @@ class SettingsScreen(Screen):
     board = StringProperty("auto")
     board_dice = BooleanProperty(True)
     table_checks = BooleanProperty(True)
-    max_rounds = NumericProperty(40)
+    max_rounds = NumericProperty(0)
     message = StringProperty("")
 
     def on_pre_enter(self, *a):

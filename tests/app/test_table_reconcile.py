@@ -115,16 +115,24 @@ def scenario_match_and_mismatches(app, drv):
     drv.wait_for(lambda: not scr._sync.items(), 5, "the cube back in place")
     assert len(app.ctrl.journal) == n  # fixing the table records nothing
 
-    # the same slip, this time kept: a logged correction from the board
+    # the same slip, this time kept: "Keep" asks first; only Confirm records a manual correction
     vb.move(lane, want, wrong)
     drv.wait_for(lambda: any(r.lane == lane and r.kind == "mismatch" for r in drv.find(scr, "SyncRow")), 5, "mismatch row")
     drv.press(_row(drv, scr, lane).ids.accept)
+    assert len(app.ctrl.journal) == n, "Keep alone changes nothing"
+    assert scr.pending_text.startswith("Confirm correction:") and "Undo reverts it" in scr.pending_text
+    drv.press(scr.ids.confirm)
     last = app.ctrl.journal.actions()[-1]
-    assert last.source == "board"
+    assert last.source == "ui"
     assert last.action == {"type": "correct_track", "lane": lane, "value": lane_value(lane, wrong)["value"]}
     assert lane_position(app.ctrl.state, lane) == wrong
     assert not scr._sync.items()
-    assert "table correction" in scr.log_text
+    assert "(manual correction)" in scr.log_text and "Culture set to" in scr.log_text
+    assert app.ctrl.export()["actions"][-1]["correction"] is True
+    assert app.ctrl.export()["actions"][-1]["manual"] is True
+    # the correction is undoable: the game's value comes back and the table must follow again
+    drv.press(scr.ids.undo)
+    assert len(app.ctrl.journal) == n and lane_position(app.ctrl.state, lane) == want
 
 
 def scenario_board_dice_and_unplug(app, drv):

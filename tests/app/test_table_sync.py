@@ -87,10 +87,10 @@ def test_unprompted_change_accepted_becomes_a_correction(sess):
     ts.table_changed(lane, want + 2)
     action = ts.accept(lane)
     assert action == {"type": "correct_track", "lane": lane, "value": want + 2}
-    sess.dispatch(action, "board")
+    sess.dispatch(action, "ui")  # the players confirmed it on the tablet
     ts.engine_changed(sess.state)
     assert ts.items() == []
-    assert sess.journal.actions()[-1].source == "board"
+    assert sess.journal.actions()[-1].source == "ui"
 
 
 def test_accept_needs_a_mismatch_with_a_reading(sess):

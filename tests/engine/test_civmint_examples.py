@@ -35,9 +35,9 @@ def test_two_damage_cubes_cost_5():
     assert s.players["p1"].res["money"] == 0 and s.units[u].damage == 0
 
 
-def test_capital_has_strength_4():
-    assert GAME.data.units["capital"]["strength"] == 4
+def _four_infantry_on_p2_capital(house_rules=()):
     s = bare("combat", cspace=None)
+    s.house = frozenset(house_rules)
     cav = [put(s, "p1", "infantry", "r4c3") for _ in range(4)]
     no_cp(s)
     s.step = "move"
@@ -45,6 +45,13 @@ def test_capital_has_strength_4():
         s = act(s, "move", player="p1", unit=u, to=P2_CAP)
     s = act(s, "end_step", player="p1")
     assert s.step == "combat"
+    return s, cav
+
+
+def test_capital_has_strength_4():
+    """With the house rule defenders_fight_every_battle, four hits in one turn conquer it."""
+    assert GAME.data.units["capital"]["strength"] == 4
+    s, cav = _four_infantry_on_p2_capital({"defenders_fight_every_battle"})
     for i, u in enumerate(cav):
         s = act(s, "attack", player="p1", unit=u, target=P2_CAP)
         # the capital is the only defender: chosen by the engine; p1 rolls 6, p2 rolls 1
@@ -54,6 +61,23 @@ def test_capital_has_strength_4():
             assert cap.owner == "p2" and cap.damage == i + 1
     cap = s.units[2]
     assert cap.owner == "p1", "four hits conquer a capital of strength 4"
+
+
+def test_each_unit_one_battle_defenders_too():
+    """"Each Unit may participate once in only one battle": the Capital defends one battle a turn,
+    then no defender is left, the space's battles end and the attackers retreat (step 7)."""
+    s, cav = _four_infantry_on_p2_capital()
+    s = act(s, "attack", player="p1", unit=cav[0], target=P2_CAP)
+    s = act(s, "roll_combat", attacker=6, defender=1)
+    assert s.units[2].damage == 1 and s.units[2].fought
+    assert GAME.defenders(s, P2_CAP, "p1") == []
+    # the space's battles are over: the attackers on a settlement space retreat (REG-C8)
+    assert s.combat["stage"] == "retreat" and s.combat["from"] == P2_CAP
+    rejects(s, "combat.in_progress", "attack", player="p1", unit=cav[1], target=P2_CAP)
+    while s.combat and s.combat.get("stage") == "retreat":
+        s = act(s, "retreat", player="p1", unit=s.combat["unit"], to=s.combat["options"][0])
+    assert s.units[2].owner == "p2" and s.units[2].damage == 1
+    assert not [u for u in s.units.values() if u.space == P2_CAP and u.owner == "p1"]
 
 
 def test_attacker_wins_ties():

@@ -37,12 +37,22 @@ def test_first_player_is_a_chance_action(die, first):
     ({"map": {"nw": "1A", "ne": "1B", "sw": "5A", "se": "2A"}}, "card twice"),
     ({"map": {"nw": "1A", "ne": "3A"}}, "positions"),
     ({"max_rounds": 0}, "max_rounds"),
+    ({"house_rules": ["attackers_never_lose"]}, "unknown house rule"),
+    ({"house_rules": "defenders_fight_every_battle"}, "list of house rule names"),
 ])
 def test_bad_setups(setup, words):
     from companion.engine import SetupError
     with pytest.raises(SetupError) as ei:
         GAME.initial_state(GAME.default_setup(**setup))
     assert words in str(ei.value)
+
+
+def test_default_game_follows_the_text():
+    """No round limit and no house rule unless a table asks for one (REG-G2, REG-C2)."""
+    s = GAME.initial_state()
+    assert s.max_rounds is None and s.house == frozenset()
+    s = GAME.initial_state(GAME.default_setup(house_rules=["defenders_fight_every_battle"], max_rounds=30))
+    assert s.max_rounds == 30 and s.house == {"defenders_fight_every_battle"}
 
 
 def test_every_capital_layout_is_playable():

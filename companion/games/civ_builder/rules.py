@@ -57,6 +57,7 @@ def _schemas():
 
 class CivBuilder(Game):
     name = "civ_builder"
+    correction_types = frozenset({"correct_hand"})
 
     def __init__(self, data=D):
         self.data = data

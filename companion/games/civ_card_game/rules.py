@@ -113,6 +113,7 @@ class State:
 
 class CivCardGame(Game):
     name = "civ_card_game"
+    correction_types = frozenset({"correct"})
 
     def __init__(self, cards=None, rules=None):
         self.cards = cards or load_cards()

@@ -118,6 +118,7 @@ def _reject(rule, msg):
 
 class CivQuest(Game):
     name = "civ_quest"
+    correction_types = frozenset({"correct"})
 
     def __init__(self, rules=None, map_raw=None):
         self.rules = rules or load_rules()

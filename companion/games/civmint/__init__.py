@@ -29,6 +29,8 @@ def make_setup(players: list, options: dict) -> dict:
         setup["max_rounds"] = options["max_rounds"]
     if options.get("second_player_early_start") is not None:
         setup["second_player_early_start"] = bool(options["second_player_early_start"])
+    if options.get("defenders_fight_every_battle"):
+        setup["house_rules"] = ["defenders_fight_every_battle"]
     GAME.initial_state(setup)
     return setup
 
@@ -42,6 +44,11 @@ MODULE = GameModule(
                none_label="No round limit", help="The game also ends after this round."),
         Option("second_player_early_start", "Second player may start early", "bool", default=True,
                help="While the first player develops, the second may already play Production to Build."),
+        Option("defenders_fight_every_battle", "House rule: defenders fight every battle", "bool",
+               default=False,
+               help="The rules let each unit fight one battle per turn, defenders too, so a Capital "
+                    "takes at most one hit a turn. With this house rule a defender defends every "
+                    "battle aimed at its space."),
     ),
     setup_panel="companion.games.civmint.ui.setup_panel:MapSetup",
     panels={

@@ -59,7 +59,8 @@ def describe(a: dict, state=None, name=lambda seat: seat) -> str:
     if t == "retreat":
         return f"{who}retreat {_unit(state, a['unit'])} -> {a['to']}"
     if t == "correct_track":
-        return f"{who}table correction: {a['lane']} set to {a['value']}"
+        track, _, seat = str(a.get("lane", "")).partition(".")
+        return f"Correction: {name(seat)}'s {nice(track)} set to {a['value']} (as on the table)"
     if t == "pay_upkeep":
         return f"{who}pay upkeep"
     if t in ("downgrade", "disband", "repair", "defend"):

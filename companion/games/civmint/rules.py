@@ -31,6 +31,7 @@ OVERRIDE_KEYS = ("supported", "trade_rate", "ship_carry", "ship_move", "ship_att
 MILITARY = frozenset(k for k, d in U.items() if d.get("military"))
 SETTLEMENT = frozenset(k for k, d in U.items() if d.get("settlement"))
 MAX_ROUNDS = DATA.rules["max_rounds_default"]
+HOUSE_RULES = DATA.rules["house_rules"]  # name -> on by default (all off: the text's reading)
 
 
 def _schemas():
@@ -174,6 +175,7 @@ def _build_cost(kind: str) -> dict:
 
 class CivMint(Game):
     name = "civmint"
+    correction_types = frozenset({"correct_track"})
 
     def __init__(self):
         self.data = DATA
@@ -235,7 +237,20 @@ class CivMint(Game):
         s.early_ok = bool(setup.get("second_player_early_start", True))
         s.early = None
         s.t2 = None
+        s.house = self._house_rules(setup.get("house_rules"))
         return s
+
+    @staticmethod
+    def _house_rules(given) -> frozenset:
+        """The named house rules a new game turns on (setup `house_rules`: a list of names)."""
+        if given is None:
+            return frozenset(k for k, on in HOUSE_RULES.items() if on)
+        if not isinstance(given, (list, tuple)) or not all(isinstance(k, str) for k in given):
+            raise SetupError("house_rules must be a list of house rule names")
+        unknown = [k for k in given if k not in HOUSE_RULES]
+        if unknown:
+            raise SetupError(f"unknown house rule {unknown[0]!r}; known: {', '.join(sorted(HOUSE_RULES))}")
+        return frozenset(given)
 
     # =============================================================================================
     # queries
@@ -911,10 +926,12 @@ class CivMint(Game):
         return b
 
     def defenders(self, s, target, attacker_seat):
-        # REG-C2: attackers fight once per turn; a defender defends every battle of the one combat
-        # (target space) it is in, until eliminated
+        # REG-C2: "Each Unit may participate once in only one battle" holds for defenders too; the
+        # house rule defenders_fight_every_battle lets a defender defend every battle aimed at it
+        every = "defenders_fight_every_battle" in s.house
         return [u for u in s.units.values()
-                if u.space == target and u.owner != attacker_seat and not u.carrier]
+                if u.space == target and u.owner != attacker_seat and not u.carrier
+                and (every or not u.fought)]
 
     def _mandatory(self, s, space, seat):
         return [u for u in s.units.values() if u.space == space and u.owner == seat and not u.fought

@@ -45,7 +45,7 @@ class Player:
 class State:
     __slots__ = ("board", "round", "first", "turn", "step", "players", "units", "next_uid", "t",
                  "combat", "pending", "events", "over", "end_reasons", "max_rounds", "chance_count",
-                 "early_ok", "early", "t2")
+                 "early_ok", "early", "t2", "house")
 
     def copy(self):
         s = State.__new__(State)
@@ -68,6 +68,7 @@ class State:
         s.early_ok = self.early_ok
         s.early = self.early
         s.t2 = self.t2
+        s.house = self.house
         return s
 
     @property
@@ -89,6 +90,7 @@ class State:
             "pending": [list(p) for p in self.pending], "events": dict(self.events),
             "over": self.over, "end_reasons": list(self.end_reasons), "max_rounds": self.max_rounds,
             "early": self.early, "early_turn": dict(self.t2) if self.t2 else None,
+            "house_rules": sorted(self.house),
         }
 
     def __eq__(self, other):

@@ -64,6 +64,7 @@ class MWState:
 
 class MintWorks(Game):
     name = "mint_works"
+    correction_types = frozenset({"set_mints"})
 
     def __init__(self, data: RulesData | None = None):
         self.data = data or RulesData()
