@@ -19,6 +19,12 @@ import binascii
 FORMAT = 1
 MAX_REGISTERS = 256       # lane_byte holds byte offsets in one byte each
 INPUTS = "HGFEDCBA"       # input letter of chain bit (b & 7)
+MAX_LANE_SPACES = 32      # a lane's state travels as one u32 mask (TRACK_CHANGE, SNAPSHOT)
+# SNAPSHOT payload: 5 header bytes + 4 per lane + 4 per well, within one frame
+SNAPSHOT_HEAD = 5
+SNAPSHOT_ITEM = 4
+MAX_PAYLOAD = 494         # protocol/wire.py MAX_PAYLOAD (a test keeps them equal; no import so
+                          # this module stays standalone)
 
 # Games whose track table is built in.  A map may also carry its own "seats" and "tracks";
 # for a built-in game they must agree with this table, for any other game they are used
@@ -178,6 +184,9 @@ def _game_table(doc):
             n = _need(e, "spaces", "track %r" % (t,))
             if not _is_str(kind) or not _is_int(n) or n < 1:
                 _fail("malformed file: track %r needs a string kind and spaces >= 1" % (t,))
+            if n > MAX_LANE_SPACES:
+                _fail("track %r: %d spaces, but a lane holds at most %d (its state is one 32-bit "
+                      "mask on the wire)" % (t, n, MAX_LANE_SPACES))
             tracks[t] = (kind, n)
     if builtin is None:
         if fseats is None or tracks is None:
@@ -226,11 +235,14 @@ def parse(data):
     m = SensorMap()
     m.game = doc["game"]
     m.variant = doc.get("variant", "")
+    if not _is_str(m.variant):
+        _fail("malformed file: 'variant' is not a string")
     m.chain_registers = regs
     m.tail_level = chain.get("tail_level", 0)
     m.spare_level = chain.get("spare_level", 1)
-    if m.tail_level not in (0, 1) or m.spare_level not in (0, 1):
-        _fail("chain: tail_level and spare_level must be 0 or 1")
+    if not _is_int(m.tail_level) or not _is_int(m.spare_level) \
+            or m.tail_level not in (0, 1) or m.spare_level not in (0, 1):
+        _fail("chain: tail_level and spare_level must be the integer 0 or 1")
 
     spare = chain.get("spare_bits", [])
     if not isinstance(spare, list):
@@ -266,6 +278,8 @@ def parse(data):
             _fail("%s: duplicate lane id (also lanes[%d])" % (where, ids.index(lid)))
         track = _need(lane, "track", where)
         seat = _need(lane, "seat", where)
+        if not _is_str(track) or not _is_str(seat):
+            _fail("malformed file: %s track and seat must be strings" % where)
         if track not in tracks:
             _fail("%s: unknown track %r" % (where, track))
         if seat not in seats:
@@ -274,6 +288,8 @@ def parse(data):
             _fail("%s: id must be %r" % (where, "%s.%s" % (track, seat)))
         kind, nsp = tracks[track]
         lk = lane.get("kind", kind)
+        if not _is_str(lk):
+            _fail("malformed file: %s kind is not a string" % where)
         if lk != kind:
             _fail("%s: kind %r, but track %r is %r" % (where, lk, track, kind))
         bits = _need(lane, "bits", where)
@@ -339,19 +355,35 @@ def parse(data):
             if wbus[j] == bus and waddr[j] == addr:
                 _fail("%s: bus %d address 0x%02x already used by well %r" % (where, bus, addr, wids[j]))
         chip = w.get("ids", [0x44, 0x4D])
+        if not isinstance(chip, list) or not chip or len(chip) > 8:
+            _fail("%s: ids must be a list of 1..8 chip ID bytes" % where)
+        for x in chip:
+            if not _is_int(x) or x < 0 or x > 255:
+                _fail("%s: chip ID %r is not a byte" % (where, x))
         wids.append(wid)
         wbus.append(bus)
         waddr.append(addr)
         wchip.append(tuple(chip))
+
+    if len(wids) > 255:
+        _fail("malformed file: more than 255 wells")
+    snap = SNAPSHOT_HEAD + SNAPSHOT_ITEM * (len(ids) + len(wids))
+    if snap > MAX_PAYLOAD:
+        _fail("lanes and wells: %d lanes and %d wells make a SNAPSHOT of %d bytes, over the "
+              "frame limit of %d (at most %d lanes and wells together)" % (
+                  len(ids), len(wids), snap, MAX_PAYLOAD,
+                  (MAX_PAYLOAD - SNAPSHOT_HEAD) // SNAPSHOT_ITEM))
 
     om = doc.get("omittable", {})
     if not isinstance(om, dict):
         _fail("malformed file: 'omittable' is not an object")
     omittable = {}
     for g in om:
+        if not isinstance(om[g], list) or not om[g]:
+            _fail("omittable %r: not a non-empty list of lane ids" % (g,))
         idx = []
         for lid in om[g]:
-            if lid not in ids:
+            if not _is_str(lid) or lid not in ids:
                 _fail("omittable %r: unknown lane %r" % (g, lid))
             idx.append(ids.index(lid))
         # an omitted group must be a tail of the chain: its lanes after all kept lanes,
@@ -388,6 +420,21 @@ def parse(data):
     m.omittable = omittable
     m.hash8 = digest[:8]
     m.hash_hex = binascii.hexlify(m.hash8).decode()
+    return m
+
+
+def check_profile(m, profile):
+    """Can a board with this pin profile run map m? Raises SensorMapError naming the first
+    entry it cannot serve: a well on an I2C bus the profile does not define."""
+    buses = profile.get("i2c") if isinstance(profile, dict) else None
+    if not isinstance(buses, list):
+        _fail("board profile: 'i2c' is not a list of buses")
+    for k in range(m.n_wells):
+        bus = m.well_buses[k]
+        if bus >= len(buses):
+            _fail("well %r (wells[%d]): bus %d is missing from the board profile %r (its I2C "
+                  "buses are 0..%d)" % (m.well_ids[k], k, bus, profile.get("board", "?"),
+                                        len(buses) - 1))
     return m
 
 

@@ -81,3 +81,42 @@ def test_bad_maps_are_refused_with_the_same_message(vm, fname, words):
 def test_guest_exception_surfaces(vm):
     with pytest.raises(mpw.MicroPythonWasmError):
         vm.run("sensormap.parse('{')")
+
+
+def test_wrong_types_are_refused_on_the_board_exactly_as_on_cpython(tmp_path):
+    """The wrong-type attack of test_sensormap_refusals, run by the real MicroPython VM: every
+    variant ends in the same SensorMapError (or the same acceptance) as on CPython."""
+    import copy
+    from test_sensormap_refusals import WRONG, _paths, _put
+    base = json.load(open(FULL))
+    shutil.copy(os.path.join(FW, "sensormap.py"), tmp_path / "sensormap.py")
+    expected = []
+    n = 0
+    for where, key in _paths(base):
+        for value in WRONG[::2]:
+            doc = copy.deepcopy(base)
+            _put(doc, where, key, value)
+            text = json.dumps(doc)
+            (tmp_path / ("m%d.json" % n)).write_text(text)
+            n += 1
+            try:
+                sensormap.parse(text)
+                expected.append("ACCEPTED")
+            except sensormap.SensorMapError as ex:
+                expected.append("REFUSED " + str(ex))
+    got = []
+    batch = 10  # a fresh VM per batch: this WASI build faults after many large parses in one VM
+    for start in range(0, n, batch):
+        s = mpw.MicroPythonSession(readonly_dir=str(tmp_path), fuel=20_000_000_000)
+        try:
+            out = s.run("import sys\nsys.path.append('/input')\nimport sensormap\n"
+                        "for i in range(%d, %d):\n"
+                        "    try:\n        sensormap.load('/input/m%%d.json' %% i)\n        print('ACCEPTED')\n"
+                        "    except sensormap.SensorMapError as e:\n        print('REFUSED', e)\n"
+                        "    except Exception as e:\n        print('CRASH', type(e).__name__, e)\n"
+                        % (start, min(n, start + batch)))
+        finally:
+            s.close()
+        got += out.stdout.strip().splitlines()
+    assert [g for g in got if g.startswith("CRASH")] == []
+    assert got == expected
