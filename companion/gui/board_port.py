@@ -437,6 +437,12 @@ CAL_STATUS_TEXT = {
 }
 
 
+#: Seconds the wizard waits for the board's CAL_STATUS before it gives up with a message. The
+#: board answers a step within one main-loop step (a capture takes the last stable samples), so
+#: a few seconds covers a slow link and a resend; longer means the board is gone or busy.
+CAL_TIMEOUT_S = 5.0
+
+
 class CalibrationWizard:
     """Guided dice calibration of one well over CMD_CALIBRATE / CAL_STATUS (docs/firmware.md).
 
@@ -444,13 +450,17 @@ class CalibrationWizard:
     empty-well reference, its dark threshold is fixed) -> face 1..6 (CAPTURE with that value on
     top) -> save (user confirms; SAVE) -> done. cancel() from any phase sends CANCEL when the
     board holds a session. failed / cancelled end it too. `waiting` is the step the board has
-    not answered yet. The screen calls on_events() with every polled event."""
+    not answered yet. The screen calls on_events() with every polled event and tick() now and
+    then: a step the board has not answered within `timeout_s` ends the wizard with a message."""
 
     FACES = 6
 
-    def __init__(self, board: BoardPort, well: int):
+    def __init__(self, board: BoardPort, well: int, clock=time.monotonic, timeout_s: float = CAL_TIMEOUT_S):
         from protocol import wire
         self.w = wire
+        self.clock = clock
+        self.timeout_s = timeout_s
+        self.sent_at = None
         self.board = board
         self.well = well
         self.well_id = board.smap.well_ids[well] if board.smap is not None else "well%d" % well
@@ -482,6 +492,28 @@ class CalibrationWizard:
             self.message = why
             return False
         self.waiting = step
+        self.sent_at = self.clock()
+        return True
+
+    STEP_WORDS = {1: "start", 2: "capture", 3: "save", 4: "cancel", 5: "restore the defaults"}
+
+    def tick(self) -> bool:
+        """Give up on a step the board has not answered in time. True when it just timed out."""
+        if self.waiting is None or self.sent_at is None or self.finished() and self.waiting != self.w.CAL_CANCEL:
+            return False
+        if self.clock() - self.sent_at < self.timeout_s:
+            return False
+        step = self.waiting
+        if step == self.w.CAL_CANCEL:  # the cancel itself was not answered: already cancelled here
+            self.waiting = None
+            return True
+        if self.session_open:  # best effort: do not leave a half-done session on the board
+            self.board.calibrate(self.w.CAL_CANCEL, self.well, 0)
+        saved = "The board may have saved it: check with a self-test." if step in (
+            self.w.CAL_SAVE, self.w.CAL_DEFAULTS) else "Nothing was saved."
+        self._fail("The board did not answer the calibration step (%s) within %g s. %s Check the "
+                   "cable and the board's light, then start the calibration again."
+                   % (self.STEP_WORDS.get(step, step), self.timeout_s, saved))
         return True
 
     def start(self):
@@ -550,6 +582,7 @@ class CalibrationWizard:
                     and self.phase != "idle":
                 self._fail("The link to the board went %s: nothing was saved. Start again."
                            % ev.get("state"))
+        self.tick()  # after the events: an answer in this batch is not a timeout
 
     def _on_status(self, ev):
         w = self.w

@@ -11,6 +11,7 @@ import time
 import types
 
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
@@ -151,6 +152,12 @@ class BoardScreen(Screen):
         self._grid_rows = None
         self.wizard = None
         self._unplugged = False
+        Clock.schedule_interval(self._wizard_tick, 0.5)
+
+    def _wizard_tick(self, _dt):
+        """A calibration step the board never answers ends with a message, even with no events."""
+        if self.wizard is not None and self.wizard.tick():
+            self.refresh()
 
     # ------------------------------------------------------------ plumbing
     @property

@@ -338,3 +338,37 @@ def test_wizard_failures_end_it_with_a_reason():
     assert wiz.phase == "failed" and "went searching" in wiz.message
     b.state = "searching"
     assert not bp.CalibrationWizard(b, 0).start()
+
+
+def test_wizard_gives_up_with_a_message_when_the_board_never_answers():
+    now = [100.0]
+    b = FakeBoard()
+    wiz = bp.CalibrationWizard(b, 0, clock=lambda: now[0], timeout_s=5)
+    assert wiz.start() and wiz.confirm_empty()
+    wiz.on_events([_status(wire.CAL_BEGIN, wire.CAL_OK)])
+    assert wiz.capture() and wiz.waiting == wire.CAL_CAPTURE
+    now[0] += 4.9
+    assert not wiz.tick() and wiz.phase == "face"
+    wiz.on_events([])
+    assert wiz.phase == "face"
+    now[0] += 0.2
+    wiz.on_events([])  # no answer at all: the poll's tick ends it
+    assert wiz.phase == "failed" and wiz.waiting is None
+    assert "did not answer" in wiz.message and "capture" in wiz.message and "Nothing was saved" in wiz.message
+    assert b.sent[-1] == (wire.CAL_CANCEL, 0, 0)  # the board's half-done session is closed
+    wiz.on_events([_status(wire.CAL_CAPTURE, wire.CAL_OK, face=1)])  # a late answer changes nothing
+    assert wiz.phase == "failed" and wiz.captured == {}
+
+    # an answer arriving in the same batch as the deadline is taken, not timed out
+    wiz = bp.CalibrationWizard(b, 0, clock=lambda: now[0], timeout_s=5)
+    wiz.start()
+    wiz.confirm_empty()
+    now[0] += 6
+    wiz.on_events([_status(wire.CAL_BEGIN, wire.CAL_OK)])
+    assert wiz.phase == "face"
+
+    # a save the board never confirms says it may have been stored
+    wiz = bp.CalibrationWizard(b, 0, clock=lambda: now[0], timeout_s=5)
+    assert wiz.restore_defaults()
+    now[0] += 5
+    assert wiz.tick() and wiz.phase == "failed" and "may have saved" in wiz.message
