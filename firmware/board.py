@@ -302,6 +302,9 @@ class Board:
                 self._cal_status(step, well, face, wire.CAL_UNSTABLE, s.c, s.r, s.g, s.b)
                 return
             wl.stable_mean()
+            if calib.check_capture(face, (wl.mc, wl.mr, wl.mg, wl.mb)) is not None:
+                self._cal_status(step, well, face, wire.CAL_IMPLAUSIBLE, wl.mc, wl.mr, wl.mg, wl.mb)
+                return
             ses.capture(face, wl.mc, wl.mr, wl.mg, wl.mb)
             self._cal_status(step, well, face, wire.CAL_OK, wl.mc, wl.mr, wl.mg, wl.mb)
         elif step == wire.CAL_SAVE or step == wire.CAL_CANCEL:
@@ -312,6 +315,10 @@ class Board:
             if step == wire.CAL_CANCEL:
                 ses.cancel()
                 self._cal_status(step, w, face, wire.CAL_OK)
+                return
+            near = calib.check_faces(ses.faces)
+            if near is not None:  # the session stays open: recapture, then save again
+                self._cal_status(step, w, near[0], wire.CAL_IMPLAUSIBLE, near[1], near[2])
                 return
             if ses.save():
                 self.classifiers[w].set(self.store.wells[w])

@@ -35,6 +35,65 @@ DEFAULT_FACES = (
 )
 
 
+# Plausibility of a capture (CAL_IMPLAUSIBLE): every two faces at least this far apart in the
+# classifier's own distance (dice._dist), twice its acceptance margin, so that a reading between
+# two faces still decides; and a captured face must be nearer its own printed colour (the
+# chromaticity of DEFAULT_FACES) than any other face's, else the die was turned or the well lit.
+MIN_FACE_GAP = 120
+
+
+def _chroma(f):
+    s = f[1] + f[2] + f[3]
+    if s <= 0:
+        s = 1
+    return f[1] * 1000 // s, f[2] * 1000 // s, f[3] * 1000 // s
+
+
+def printed_match(reading):
+    """Top value 1..6 whose printed colour has the chromaticity nearest the reading's."""
+    r, g, b = _chroma(reading)
+    best = 0
+    best_d = 0x3FFFFFFF
+    for i in range(6):
+        pr, pg, pb = _chroma(DEFAULT_FACES[i])
+        d = abs(r - pr) + abs(g - pg) + abs(b - pb)
+        if d < best_d:
+            best, best_d = i + 1, d
+    return best
+
+
+def check_capture(face, reading):
+    """None when the reading of `face` on top looks like its printed colour, else the top value
+    whose printed colour it is nearer to."""
+    m = printed_match(reading)
+    return None if m == face else m
+
+
+def closest_faces(faces):
+    """(i, j, distance): the two nearest of six centroids (top values 1..6), in the
+    classifier's distance (both directions, the smaller)."""
+    from firmware.dice import _dist, _sum
+    feats = []
+    for c, r, g, b in faces:
+        s = _sum(r, g, b)
+        feats.append((c if c > 0 else 1, r * 1000 // s, g * 1000 // s, b * 1000 // s))
+    best = (0, 0, 0x3FFFFFFF)
+    for i in range(6):
+        for j in range(i + 1, 6):
+            a, q = feats[i], feats[j]
+            d = min(_dist(a[0], a[1], a[2], a[3], q[0], q[1], q[2], q[3]),
+                    _dist(q[0], q[1], q[2], q[3], a[0], a[1], a[2], a[3]))
+            if d < best[2]:
+                best = (i + 1, j + 1, d)
+    return best
+
+
+def check_faces(faces):
+    """None when every two faces are far enough apart, else (i, j, distance) of the nearest."""
+    i, j, d = closest_faces(faces)
+    return None if d >= MIN_FACE_GAP else (i, j, d)
+
+
 def defaults(n_wells):
     out = []
     for _ in range(n_wells):

@@ -110,6 +110,8 @@ CAL_NO_DIE = const(2)
 CAL_NOT_ACTIVE = const(3)
 CAL_BAD_ARG = const(4)
 CAL_STORE_FAILED = const(5)
+CAL_IMPLAUSIBLE = const(6)  # CAPTURE: reading nearer another face's printed colour; SAVE: two
+                            # faces too close (face = the first, c = the other on SAVE)
 
 # CMD_INDICATOR modes
 IND_AUTO = const(0)

@@ -434,6 +434,7 @@ CAL_STATUS_TEXT = {
     3: "The board has no calibration in progress (did it restart?).",
     4: "The board refused the arguments.",
     5: "The board could not store the calibration; its previous calibration is kept.",
+    6: "The board found the readings implausible.",
 }
 
 
@@ -543,8 +544,26 @@ class CalibrationWizard:
     def save(self):
         if self.phase != "save" or self.waiting:
             return False
+        from firmware import calib
+        near = calib.check_faces([self.captured[f] for f in range(1, self.FACES + 1)])
+        if near is not None:
+            self._recapture(*near)
+            return False
         self.message = "Saving on the board..."
         return self._send(self.w.CAL_SAVE)
+
+    def _recapture(self, a, b, dist):
+        """Two faces read too much alike: capture the second again (the board keeps the session)."""
+        from firmware import calib
+        self.captured.pop(b, None)
+        self.phase, self.face = "face", b
+        self.message = ("Faces %d and %d read too much alike (difference %d, at least %d needed), so "
+                        "the board could not tell them apart. Check the well's hood is on and the die "
+                        "lies flat. %s" % (a, b, dist, calib.MIN_FACE_GAP, self._face_prompt()))
+
+    def _next_face(self):
+        missing = [f for f in range(1, self.FACES + 1) if f not in self.captured]
+        return missing[0] if missing else None
 
     def restore_defaults(self):
         if not (self.phase == "idle" or self.finished()) or self.waiting:
@@ -592,7 +611,10 @@ class CalibrationWizard:
         self.waiting = None
         if step == w.CAL_CANCEL:
             return
-        retry = step == w.CAL_CAPTURE and status in (w.CAL_UNSTABLE, w.CAL_NO_DIE)
+        retry = step == w.CAL_CAPTURE and status in (w.CAL_UNSTABLE, w.CAL_NO_DIE, w.CAL_IMPLAUSIBLE)
+        if step == w.CAL_SAVE and status == w.CAL_IMPLAUSIBLE:  # the board's own check
+            self._recapture(ev.get("face"), ev.get("c"), ev.get("r"))
+            return
         if status != w.CAL_OK and not retry:
             self._fail(CAL_STATUS_TEXT.get(status, "calibration status %s" % status))
             return
@@ -601,13 +623,22 @@ class CalibrationWizard:
             self.phase, self.face = "face", 1
             self.message = self._face_prompt()
         elif step == w.CAL_CAPTURE:
+            if status == w.CAL_IMPLAUSIBLE:
+                from firmware import calib
+                other = calib.check_capture(self.face, (ev["c"], ev["r"], ev["g"], ev["b"]))
+                self.message = ("That reading looks like the printed colour of face %s, not of face %d: "
+                                "check that %d is on top and the well's hood is on. %s"
+                                % (other or "another", self.face, self.face, self._face_prompt()))
+                return
             if status != w.CAL_OK:
                 self.message = CAL_STATUS_TEXT.get(status, "status %s" % status) + " " + self._face_prompt()
                 return
-            self.captured[self.face] = (ev["c"], ev["r"], ev["g"], ev["b"])
-            if self.face < self.FACES:
-                self.face += 1
-                self.message = "Face %d captured. %s" % (self.face - 1, self._face_prompt())
+            done = self.face
+            self.captured[done] = (ev["c"], ev["r"], ev["g"], ev["b"])
+            nxt = self._next_face()
+            if nxt is not None:
+                self.face = nxt
+                self.message = "Face %d captured. %s" % (done, self._face_prompt())
             else:
                 self.phase = "save"
                 self.message = "All six faces captured. Save them on the board, or cancel."

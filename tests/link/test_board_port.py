@@ -296,9 +296,14 @@ class FakeBoard:
         return self._wells
 
 
-def _status(step, status, well=0, face=0):
+def _status(step, status, well=0, face=0, reading=None):
+    """A CAL_STATUS; a capture of `face` reads that face's printed colour unless told otherwise."""
+    from firmware import calib
+    if reading is None:
+        reading = calib.DEFAULT_FACES[face - 1] if step == wire.CAL_CAPTURE and 1 <= face <= 6 else (1, 2, 3, 4)
+    c, r, g, b = reading
     return {"type": "CAL_STATUS", "step": step, "well": well, "face": face, "status": status,
-            "c": 1, "r": 2, "g": 3, "b": 4}
+            "c": c, "r": r, "g": g, "b": b}
 
 
 def test_wizard_failures_end_it_with_a_reason():
@@ -372,3 +377,48 @@ def test_wizard_gives_up_with_a_message_when_the_board_never_answers():
     assert wiz.restore_defaults()
     now[0] += 5
     assert wiz.tick() and wiz.phase == "failed" and "may have saved" in wiz.message
+
+
+def test_implausible_captures_are_refused_and_recaptured_not_saved():
+    """A face read as another face's printed colour is not kept; two faces alike are captured
+    again before the save reaches the board; the board's own refusal of a save does the same."""
+    from firmware import calib
+    b = FakeBoard()
+    wiz = bp.CalibrationWizard(b, 0)
+    wiz.start()
+    wiz.confirm_empty()
+    wiz.on_events([_status(wire.CAL_BEGIN, wire.CAL_OK)])
+    assert wiz.capture()
+    red = calib.DEFAULT_FACES[5]
+    wiz.on_events([_status(wire.CAL_CAPTURE, wire.CAL_IMPLAUSIBLE, face=1, reading=red)])
+    assert wiz.phase == "face" and wiz.face == 1 and 1 not in wiz.captured
+    assert "printed colour of face 6" in wiz.message and "1 is on top" in wiz.message
+    for face in range(1, 7):
+        assert wiz.capture()
+        reading = calib.DEFAULT_FACES[2] if face == 5 else None  # face 5 reads like face 3
+        wiz.on_events([_status(wire.CAL_CAPTURE, wire.CAL_OK, face=face, reading=reading)])
+    assert wiz.phase == "save"
+    n = len(b.sent)
+    assert not wiz.save() and len(b.sent) == n, "nothing implausible is sent to be saved"
+    assert wiz.phase == "face" and wiz.face == 5 and "Faces 3 and 5 read too much alike" in wiz.message
+    assert wiz.capture()
+    wiz.on_events([_status(wire.CAL_CAPTURE, wire.CAL_OK, face=5)])
+    assert wiz.phase == "save" and wiz.save() and b.sent[-1][0] == wire.CAL_SAVE
+    # the board refuses the save on its own check: face 2 and face 4 too close
+    wiz.on_events([{"type": "CAL_STATUS", "step": wire.CAL_SAVE, "well": 0, "face": 2,
+                    "status": wire.CAL_IMPLAUSIBLE, "c": 4, "r": 80, "g": 0, "b": 0}])
+    assert wiz.phase == "face" and wiz.face == 4 and 4 not in wiz.captured
+    assert "Faces 2 and 4 read too much alike (difference 80" in wiz.message
+
+
+def test_plausibility_rules_of_the_calibration_store():
+    from firmware import calib
+    faces = [list(f) for f in calib.DEFAULT_FACES]
+    assert calib.check_faces(faces) is None
+    assert [calib.check_capture(i + 1, f) for i, f in enumerate(faces)] == [None] * 6
+    assert calib.check_capture(2, faces[5]) == 6
+    brighter = [f[0] * 2 for f in faces]  # twice the light: same colours, still plausible
+    assert [calib.check_capture(i + 1, [c] + [x * 2 for x in f[1:]]) for i, (c, f) in
+            enumerate(zip(brighter, faces))] == [None] * 6
+    faces[3] = list(faces[1])
+    assert calib.check_faces(faces)[:2] == (2, 4)
