@@ -185,6 +185,17 @@ class GameView:
     def step_help(self, step) -> str:
         return ""
 
+    def history_lines(self, game: Game, before, action: dict, after, setup) -> list:
+        """What followed `action` by itself, in plain words, for the history (a game adds its
+        battles, eliminations, event effects...). The default: round ends and the game's end."""
+        out = []
+        r0, r1 = self.round(before), self.round(after)
+        if r0 is not None and r1 is not None and r1 != r0:
+            out.append(f"Round {r0} ends; round {r1} begins.")
+        if game.is_over(after) and not game.is_over(before):
+            out.append("Game over: " + self.headline(game, after, setup) + ".")
+        return out
+
     # the moment ---------------------------------------------------------------------------
     def snapshot(self, game: Game, state, setup) -> dict:
         """Extra plain data the game's own panels read (merged into the dashboard's snapshot)."""

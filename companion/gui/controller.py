@@ -64,6 +64,9 @@ class GameController:
         self.view = module.view
         self.setup = session.setup
         self._listeners = []
+        self._history = None
+        self._history_state = None
+        session.subscribe(self._on_session)
 
     @property
     def state(self):
@@ -163,6 +166,10 @@ class GameController:
         history = self.session.history
         last = history[-1][0].to_dict() if history else None
         self.session.undo()
+        if self._history is not None:
+            e = self.journal.entries()[-1]
+            self._history_state = self._history.undone(e.seq, e.source, e.created,
+                                                       e.action.get("target"), self._history_state)
         self._changed()
         return last
 
@@ -176,32 +183,31 @@ class GameController:
     def seats(self) -> list:
         return self.view.seats(self.setup)
 
-    def marks(self, action: dict, source: str) -> dict:
-        """How an entry came about, for the log and exports: `correction` (the players overwrote a
-        recorded value) and `manual` (a value typed or fixed by hand on the tablet — dice entered
-        by touch, corrections — rather than read by the board or drawn by the app)."""
-        g = self.game
-        correction = action.get("type") in g.correction_types
-        chance = g.codec.is_chance(action)
-        return {"correction": correction, "manual": source == "ui" and (correction or chance)}
+    @property
+    def history(self):
+        """The true history (companion/history_log.py), built by one replay on first use and
+        kept up to date action by action."""
+        if self._history is None:
+            from companion.history_log import HistoryLog
+            self._history = HistoryLog(self.game, self.view, self.setup)
+            self._history_state = self._history.rebuild(self.journal.entries(), self.game.initial_state(self.setup))
+        return self._history
 
-    @staticmethod
-    def mark_words(marks: dict, source: str) -> str:
-        if marks["correction"]:
-            return "manual correction" if marks["manual"] else "correction"
-        if marks["manual"]:
-            return "dice entered by hand"
-        return {"board": "read by the board", "system": "automatic"}.get(source, "")
+    def _on_session(self, action, source, new):
+        if self._history is None:
+            return
+        last = self.journal.actions(last=1)
+        seq, created = (last[0].seq, last[0].created) if last else (len(self._history.entries) + 1, "")
+        self._history.record(seq, source, created, action.to_dict(), self._history_state, new)
+        self._history_state = new
+
+    def marks(self, action: dict, source: str) -> dict:
+        return self.history.marks(action, source)
 
     def log(self, limit: int | None = None) -> list[dict]:
-        acts = self.journal.actions(last=limit)
-        out = []
-        for e in acts:
-            m = self.marks(e.action, e.source)
-            out.append({"seq": e.seq, "source": e.source, "created": e.created, **m,
-                        "how": self.mark_words(m, e.source),
-                        "text": self.view.action_label(e.action, self.state, self.setup)})
-        return out
+        """The history, newest first: each entry's words fixed when it happened, undone ones
+        marked, automatic consequences listed under it."""
+        return [e.to_dict() for e in self.history.newest_first(limit)]
 
     def snapshot(self) -> dict:
         """What the dashboard draws: the game's own snapshot (if its view has one) plus the keys
@@ -242,21 +248,35 @@ class GameController:
             "app_version": meta["app_version"], "created": meta["created"], "setup": self.setup,
             "players": [{"seat": seat, "name": self.name(seat), "colour": self.colour(seat)} for seat in self.seats()],
             "actions": [{"seq": e.seq, "source": e.source, "created": e.created, "action": e.action,
-                         **self.marks(e.action, e.source),
-                         "text": self.view.action_label(e.action, s, self.setup)} for e in self.journal.actions()],
+                         "actor": e.actor, "round": e.round, "text": e.text, "how": e.how,
+                         "correction": e.correction, "manual": e.manual, "effects": e.effects}
+                        for e in self.history.entries if not e.undone and e.undo_of is None],
+            "history": [e.to_dict() for e in self.history.entries],
             "over": over, "score": self.view.score(g, s),
             "result": self.view.result(g, s) if over else None,
         }
 
+    def bg_stats(self) -> dict:
+        """The game as one play of BG Stats' JSON import format (companion/history_log.py)."""
+        from companion.history_log import bg_stats_play
+        play_id = Path(self.path).stem  # unique per save: a re-export updates the same play
+        return bg_stats_play(self.module, self.setup, self.view, self.game, self.state,
+                             self.journal.meta, self.history.entries, play_id)
+
     def export_to(self, directory) -> str:
-        """Write `export()` next to the saves (<data>/exports/<save name>.json); returns the path."""
+        """Write `export()` next to the saves (<data>/exports/<save name>.json) and the BG Stats
+        play beside it (<save name>.bgstats.json); returns the plain export's path."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        path = directory / (Path(self.path).stem + ".json")
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.export(), indent=1, ensure_ascii=False, default=str), encoding="utf-8")
-        os.replace(tmp, path)
-        return str(path)
+        stem = Path(self.path).stem
+        out = None
+        for name, doc in ((stem + ".json", self.export()), (stem + ".bgstats.json", self.bg_stats())):
+            path = directory / name
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+            os.replace(tmp, path)
+            out = out or str(path)
+        return out
 
     def action_label(self, action: dict) -> str:
         return self.view.action_label(action, self.state, self.setup)

@@ -476,8 +476,7 @@ class GameScreen(Screen):
             self._sync.engine_changed(c.state)
             self._render_sync()
         self._try_board_dice()
-        self.log_text = "\n".join(f"#{e['seq']} {e['text']}" + (f" ({e['how']})" if e["how"] else "")
-                                  for e in reversed(c.log(limit=40)))
+        self.log_text = c.history.text(limit=40)
 
     def enter_dice(self, d1, d2=None):
         """The generic dice entry: the awaited roll from the values typed by touch."""

@@ -217,7 +217,7 @@ class GameEndScreen(Screen):
         except (OSError, AttributeError) as exc:
             self.export_text = f"Could not export: {exc}"
             return
-        self.export_text = f"Exported to {path}"
+        self.export_text = f"Exported to {path}\nBG Stats play: {path[:-5]}.bgstats.json"
 
 
 class TableCell(Label):

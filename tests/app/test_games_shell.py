@@ -78,7 +78,8 @@ def scenario_toy_game_played_through_the_generic_panel(app, drv):
     drv.press(end.ids.export)
     import json
 
-    path = end.export_text.split("Exported to ", 1)[1]
+    path = end.export_text.split("Exported to ", 1)[1].split("\n")[0]
+    assert os.path.exists(end.export_text.split("BG Stats play: ", 1)[1])
     data = json.load(open(path, encoding="utf-8"))
     assert data["game"] == toy and data["title"] == "Race to Ten" and data["over"]
     assert [a["action"] for a in data["actions"]] == [e.action for e in ctrl.journal.actions()]

@@ -13,6 +13,16 @@ def dev_space(track: str, pos: int) -> dict:
     return {"position": pos, "level": sp["level"], "name": sp["name"], "top": len(DATA.dev[track]) - 1}
 
 
+def space_words(space: str) -> str:
+    """A map space as the table reads it: 'r2c4' -> 'row 2, column 4'."""
+    s = str(space)
+    if s.startswith("r") and "c" in s[1:]:
+        r, _, c = s[1:].partition("c")
+        if r.isdigit() and c.isdigit():
+            return f"row {r}, column {c}"
+    return s
+
+
 def unit_text(u) -> str:
     extra = []
     if u.damage:

@@ -1,0 +1,171 @@
+"""A true history of a game for the log screen and exports (no Kivy, no serial).
+
+Each entry's words are fixed when the action happens: the action is described against the state
+*before* it (so "move Cavalry row 2 col 3 -> row 2 col 4" stays true after later moves), with
+who did it, how it came in (board, by hand, automatic) and what followed by itself (battles,
+eliminations, event effects, round ends: the game view's `history_lines`). Undone actions stay
+in the history, marked undone, followed by the undo itself.
+
+`HistoryLog.rebuild(entries)` replays the raw journal once (journal order, `_undo` rows
+included); `record()` and `undone()` keep it up to date action by action, so the log costs
+nothing per refresh.
+
+`bg_stats_play()` turns a game into one play of BG Stats' JSON import format (a stable
+`sourceName`, a unique `sourcePlayId` per save); `export` in the controller writes plain JSON.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+UNDO_TYPE = "_undo"
+SOURCE_NAME = "Tabletop Companion"
+
+
+@dataclasses.dataclass
+class LogEntry:
+    seq: int
+    source: str
+    created: str
+    actor: str | None        # the seat that acted (None: dice, the app's own steps)
+    round: int | None        # the round the action was taken in
+    text: str                # what happened, fixed at the time
+    how: str                 # "read by the board", "dice entered by hand", "manual correction", ...
+    correction: bool
+    manual: bool
+    effects: list            # what followed by itself, in plain words
+    action: dict
+    undone: bool = False
+    undo_of: int | None = None  # for an undo entry: the seq it took back
+
+    def lines(self) -> list[str]:
+        """The entry as the log screen shows it."""
+        head = f"#{self.seq} {self.text}" + (f" ({self.how})" if self.how else "")
+        if self.undone:
+            head += " - undone"
+        return [head] + [f"    {e}" for e in self.effects]
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class HistoryLog:
+    def __init__(self, game, view, setup):
+        self.game = game
+        self.view = view
+        self.setup = setup
+        self.entries: list[LogEntry] = []
+        self._before: list = []  # state before each effective action, for undo
+
+    # ------------------------------------------------------------------ marks
+    def marks(self, action: dict, source: str) -> dict:
+        """`correction`: the players overwrote a recorded value; `manual`: a value typed or
+        fixed by hand on the tablet (dice entered by touch, corrections)."""
+        correction = action.get("type") in self.game.correction_types
+        chance = self.game.codec.is_chance(action)
+        return {"correction": correction, "manual": source == "ui" and (correction or chance)}
+
+    @staticmethod
+    def mark_words(marks: dict, source: str) -> str:
+        if marks["correction"]:
+            return "manual correction" if marks["manual"] else "correction"
+        if marks["manual"]:
+            return "dice entered by hand"
+        return {"board": "read by the board", "system": "automatic"}.get(source, "")
+
+    # ------------------------------------------------------------------ building
+    def rebuild(self, raw_entries, initial_state):
+        """Replay the raw journal (journal.entries(): actions and `_undo` rows) from the start."""
+        self.entries, self._before = [], []
+        state = initial_state
+        for e in raw_entries:
+            if e.action.get("type") == UNDO_TYPE:
+                state = self.undone(e.seq, e.source, e.created, e.action.get("target"), state)
+                continue
+            after = self.game.apply(state, e.action)
+            self.record(e.seq, e.source, e.created, e.action, state, after)
+            state = after
+        return state
+
+    def record(self, seq, source, created, action: dict, before, after) -> LogEntry:
+        """One accepted action: its words against `before`, its automatic effects."""
+        m = self.marks(action, source)
+        try:
+            effects = list(self.view.history_lines(self.game, before, action, after, self.setup))
+        except Exception as exc:  # noqa: BLE001 - words must never stop the game
+            effects = [f"(could not describe what followed: {exc.__class__.__name__})"]
+        actor = action.get("player") or action.get("seat")
+        entry = LogEntry(seq=seq, source=source, created=created, actor=actor,
+                         round=self.view.round(before), text=self.view.action_label(action, before, self.setup),
+                         how=self.mark_words(m, source), effects=effects, action=dict(action), **m)
+        self.entries.append(entry)
+        self._before.append((entry, before))
+        return entry
+
+    def undone(self, seq, source, created, target, state):
+        """An undo row: mark the action it took back, add the undo itself; returns the state
+        before that action (the journal only ever undoes the latest effective action)."""
+        if not self._before:
+            return state
+        entry, before = self._before.pop()
+        entry.undone = True
+        self.entries.append(LogEntry(seq=seq, source=source, created=created, actor=None,
+                                     round=self.view.round(before), text=f"Undo: {entry.text}", how="",
+                                     correction=False, manual=False, effects=[],
+                                     action={"type": UNDO_TYPE, "target": target}, undo_of=entry.seq))
+        return before
+
+    # ------------------------------------------------------------------ reading
+    def newest_first(self, limit: int | None = None) -> list[LogEntry]:
+        out = self.entries[::-1]
+        return out[:limit] if limit else out
+
+    def text(self, limit: int | None = None) -> str:
+        return "\n".join(line for e in self.newest_first(limit) for line in e.lines())
+
+
+def bg_stats_play(module, setup, view, game, state, journal_meta, entries, play_id: str) -> dict:
+    """One play in BG Stats' JSON import format: the game, when and how long, each player with
+    score, winner flag, colour and start player; `sourceName` is stable and `sourcePlayId` unique
+    per save, so importing the same save twice updates one play instead of adding two."""
+    from datetime import datetime
+    seats = view.seats(setup)
+    over = game.is_over(state)
+    score = view.score(game, state)
+    result = view.result(game, state) if over else None
+    if result and result.get("winner"):
+        winners = {result["winner"]}
+    elif over and score:  # a shared victory: every top scorer wins
+        best = max(v["total"] for v in score.values())
+        winners = {s for s, v in score.items() if v["total"] == best}
+    else:
+        winners = set()
+    created = journal_meta.get("created", "")
+    last = entries[-1].created if entries else created
+
+    def parse(ts):
+        try:
+            return datetime.fromisoformat(ts)
+        except (TypeError, ValueError):
+            return None
+    t0, t1 = parse(created), parse(last)
+    minutes = max(0, int((t1 - t0).total_seconds() // 60)) if t0 and t1 else 0
+    first = next((e.actor for e in entries if e.actor and not e.undone), None)
+    players = []
+    for seat in seats:
+        total = (score.get(seat) or {}).get("total")
+        players.append({"name": view.name(setup, seat), "sourcePlayerId": seat,
+                        "score": "" if total is None else str(total),
+                        "winner": seat in winners, "color": view.colour(setup, seat),
+                        "startPlayer": seat == first, "newPlayer": False})
+    return {
+        "sourceName": SOURCE_NAME,
+        "sourcePlayId": play_id,
+        "gameName": module.title,
+        "playDate": (t0.strftime("%Y-%m-%d %H:%M:%S") if t0 else ""),
+        "durationMin": minutes,
+        "rounds": view.round(state) or 0,
+        "ignored": not over,
+        "manualWinner": False,
+        "players": players,
+        "comments": ("" if over else "Game not finished. ") + f"{len([e for e in entries if not e.undone])} actions.",
+    }

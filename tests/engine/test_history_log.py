@@ -1,0 +1,133 @@
+"""The true history (companion/history_log.py): words fixed when an action happens, automatic
+consequences listed, undone entries kept and marked, BG Stats export (issue 18, item 2)."""
+import json
+
+from companion.engine.session import Session
+from companion.games import civmint
+from companion.history_log import SOURCE_NAME, HistoryLog, bg_stats_play
+
+from engine_helpers import P2_CAP, act, at, bare, new_game, no_cp, put
+
+GAME, VIEW = civmint.GAME, civmint.VIEW
+SETUP = GAME.default_setup(players={"p1": {"colour": "blue", "name": "Ana"},
+                                    "p2": {"colour": "green", "name": "Ben"}})
+
+
+def _record(log, before, type, **kw):
+    a = GAME.codec.make(type, **kw).to_dict()
+    after = GAME.apply(before, a)
+    entry = log.record(len(log.entries) + 1, "ui", "", a, before, after)
+    return after, entry
+
+
+def test_a_moved_units_entry_reads_the_same_after_later_moves():
+    log = HistoryLog(GAME, VIEW, SETUP)
+    s = bare("move")
+    cav = put(s, "p1", "cavalry", "r2c2")
+    s, first = _record(log, s, "move", player="p1", unit=cav, to="r2c3")
+    text = first.text
+    assert "r2c2" in text and "r2c3" in text, text  # from where, to where: as it happened
+    s.units[cav] = s.units[cav]._replace(moved=False)  # a later turn
+    s, _ = _record(log, s, "move", player="p1", unit=cav, to="r2c4")
+    assert log.entries[0].text == text
+    assert "r2c3" in log.entries[1].text and "r2c4" in log.entries[1].text
+
+
+def test_an_earthquake_that_kills_a_cavalry_says_which_die_to_remove():
+    log = HistoryLog(GAME, VIEW, SETUP)
+    s = at(new_game(), "event_roll")
+    s.units = {k: u for k, u in s.units.items() if u.kind == "capital"}
+    cav = put(s, "p1", "cavalry", "r2c2")
+    earthquake = next(int(n) for n, e in GAME.data.events["events"].items() if e["name"] == "Earthquake")
+    total = earthquake - civmint.bonuses(s.players["p1"])["event_bonus"]  # p1 rolls an Earthquake
+    dice = [min(6, total - 1), total - min(6, total - 1)]
+    s, entry = _record(log, s, "roll_event", dice=dice)
+    assert s.events["p1"] == earthquake
+    if cav in s.units:  # the player chooses which unit: the only military unit is the Cavalry
+        s, entry = _record(log, s, "event_lose", player="p1", units=[cav])
+    assert cav not in s.units
+    words = "\n".join(e for x in log.entries for e in x.effects)
+    assert "Global event for Ana: %d - Earthquake" % earthquake in words
+    assert "Ana's Cavalry at row 2, column 2 is gone: take its die off the map." in words
+    assert "Settler" not in words
+
+
+def test_a_battle_and_a_conquest_have_entries():
+    log = HistoryLog(GAME, VIEW, SETUP)
+    s = bare("combat", cspace=None)
+    s.house = frozenset({"defenders_fight_every_battle"})
+    inf = [put(s, "p1", "infantry", "r4c3") for _ in range(4)]
+    no_cp(s)
+    s.step = "move"
+    for u in inf:
+        s = act(s, "move", player="p1", unit=u, to=P2_CAP)
+    s = act(s, "end_step", player="p1")
+    for u in inf:
+        s, _ = _record(log, s, "attack", player="p1", unit=u, target=P2_CAP)
+        s, e = _record(log, s, "roll_combat", attacker=6, defender=1)
+        assert any(x.startswith("Battle: Ana's Infantry at row 4, column 4 (6, total") and "Ana wins" in x
+                   and "Ben's Capital takes 1 damage" in x for x in e.effects), e.effects
+    assert any("Ben's Capital at row 4, column 4 is conquered by Ana" in x for x in e.effects), e.effects
+
+
+def test_undone_entries_stay_marked_and_the_rebuild_equals_the_live_log(tmp_path):
+    sess = Session.new(GAME, SETUP, tmp_path / "g.journal", seed=4)
+    log = HistoryLog(GAME, VIEW, SETUP)
+    state = [GAME.initial_state(SETUP)]
+
+    def on(a, source, new):
+        last = sess.journal.actions(last=1)[0]
+        log.record(last.seq, source, last.created, a.to_dict(), state[0], new)
+        state[0] = new
+    sess.subscribe(on)
+    sess.roll()
+    for _ in range(6):
+        la = sess.legal_actions()
+        sess.dispatch(la[0], "ui")
+    undone_text = log.entries[-1].text
+    sess.undo()
+    e = sess.journal.entries()[-1]
+    state[0] = log.undone(e.seq, e.source, e.created, e.action["target"], state[0])
+    assert log.entries[-2].undone and log.entries[-2].text == undone_text
+    assert log.entries[-1].text == "Undo: " + undone_text and log.entries[-1].undo_of == log.entries[-2].seq
+    assert "undone" in log.text().splitlines()[1]
+    again = HistoryLog(GAME, VIEW, SETUP)
+    end = again.rebuild(sess.journal.entries(), GAME.initial_state(SETUP))
+    assert end == sess.state == state[0]
+    assert [x.to_dict() for x in again.entries] == [x.to_dict() for x in log.entries]
+
+
+def test_bg_stats_play_has_a_stable_source_and_a_unique_play_id(tmp_path):
+    from companion.gui.controller import GameController
+    plays = []
+    for n in range(2):
+        c = GameController.new(tmp_path, ("Ana", "Ben"), ("blue", "green"), seed=11, max_rounds=1)
+        while not c.game.is_over(c.state):
+            if c.awaiting_dice():
+                c.roll_virtual()
+            else:
+                c.dispatch(c.legal_actions()[-1])
+        plays.append(c.bg_stats())
+        path = c.export_to(tmp_path / "exports")
+        assert json.loads(open(path).read())["history"]
+        assert json.loads((tmp_path / "exports" / (c.path.rsplit("/", 1)[-1][:-8] + ".bgstats.json")).read_text())
+        c.close()
+    a, b = plays
+    assert a["sourceName"] == b["sourceName"] == SOURCE_NAME
+    assert a["sourcePlayId"] != b["sourcePlayId"]
+    assert a["gameName"] == "CivMint" and a["ignored"] is False and a["rounds"] >= 1
+    assert [p["name"] for p in a["players"]] == ["Ana", "Ben"]
+    assert sum(p["winner"] for p in a["players"]) >= 1
+    assert all(p["score"].isdigit() for p in a["players"])
+    assert sum(p["startPlayer"] for p in a["players"]) == 1
+    assert len(a["playDate"]) == 19 and isinstance(a["durationMin"], int)
+
+
+def test_an_unfinished_game_is_exported_as_ignored(tmp_path):
+    from companion.gui.controller import GameController
+    c = GameController.new(tmp_path, ("Ana", "Ben"), ("blue", "green"), seed=2)
+    c.roll_virtual()
+    play = bg_stats_play(c.module, c.setup, c.view, c.game, c.state, c.journal.meta, c.history.entries, "x")
+    assert play["ignored"] is True and "not finished" in play["comments"]
+    assert not any(p["winner"] for p in play["players"])
+    c.close()
