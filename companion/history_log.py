@@ -34,6 +34,7 @@ class LogEntry:
     manual: bool
     effects: list            # what followed by itself, in plain words
     action: dict
+    table: list = dataclasses.field(default_factory=list)  # physical changes (view.table_changes)
     undone: bool = False
     undo_of: int | None = None  # for an undo entry: the seq it took back
 
@@ -89,29 +90,36 @@ class HistoryLog:
     def record(self, seq, source, created, action: dict, before, after) -> LogEntry:
         """One accepted action: its words against `before`, its automatic effects."""
         m = self.marks(action, source)
-        try:
-            effects = list(self.view.history_lines(self.game, before, action, after, self.setup))
-        except Exception as exc:  # noqa: BLE001 - words must never stop the game
-            effects = [f"(could not describe what followed: {exc.__class__.__name__})"]
+        effects = self._words(self.view.history_lines, before, action, after)
+        table = self._words(self.view.table_changes, before, action, after)
         actor = action.get("player") or action.get("seat")
         entry = LogEntry(seq=seq, source=source, created=created, actor=actor,
                          round=self.view.round(before), text=self.view.action_label(action, before, self.setup),
-                         how=self.mark_words(m, source), effects=effects, action=dict(action), **m)
+                         how=self.mark_words(m, source), effects=effects, action=dict(action),
+                         table=table, **m)
         self.entries.append(entry)
-        self._before.append((entry, before))
+        self._before.append((entry, before, after))
         return entry
+
+    def _words(self, fn, before, action, after) -> list:
+        try:
+            return list(fn(self.game, before, action, after, self.setup))
+        except Exception as exc:  # noqa: BLE001 - words must never stop the game
+            return [f"(could not describe it: {exc.__class__.__name__})"]
 
     def undone(self, seq, source, created, target, state):
         """An undo row: mark the action it took back, add the undo itself; returns the state
         before that action (the journal only ever undoes the latest effective action)."""
         if not self._before:
             return state
-        entry, before = self._before.pop()
+        entry, before, after = self._before.pop()
         entry.undone = True
+        undo = {"type": UNDO_TYPE, "target": target}
         self.entries.append(LogEntry(seq=seq, source=source, created=created, actor=None,
                                      round=self.view.round(before), text=f"Undo: {entry.text}", how="",
-                                     correction=False, manual=False, effects=[],
-                                     action={"type": UNDO_TYPE, "target": target}, undo_of=entry.seq))
+                                     correction=False, manual=False, effects=[], action=undo,
+                                     undo_of=entry.seq, table=self._words(self.view.table_changes,
+                                                                          after, undo, before)))
         return before
 
     # ------------------------------------------------------------------ reading

@@ -185,6 +185,13 @@ class GameView:
     def step_help(self, step) -> str:
         return ""
 
+    def table_changes(self, game: Game, before, action: dict, after, setup) -> list:
+        """Every physical change the table must make after `action`, as dicts: `text` (plain
+        words: whose piece, what, where), `kind` ("die", "track", "card", ...) and, for a counter
+        the board may sense, its `lane` id. The dashboard lists them until done ("Do this at the
+        table"). The default: nothing (a game without pieces to move)."""
+        return []
+
     def history_lines(self, game: Game, before, action: dict, after, setup) -> list:
         """What followed `action` by itself, in plain words, for the history (a game adds its
         battles, eliminations, event effects...). The default: round ends and the game's end."""

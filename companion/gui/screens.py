@@ -22,6 +22,7 @@ from companion.journal import BrokenJournal, JournalError, UndoRefused
 from companion.kit import rgba
 from companion.sensing import Binding, lanes_of
 from companion.table_sync import DiceFeeder, TableSync
+from companion.table_todo import TableTodo
 
 from . import controller as C
 from . import step_panels
@@ -63,6 +64,13 @@ class BrokenGameRow(BoxLayout):
 class LeftTab(ToggleButton):
     """A toggle of the dashboard's left column: Players, the game's own views, Log."""
     key = StringProperty("")
+
+
+class TodoRow(BoxLayout):
+    """One "do this at the table" line with its Done button (companion/table_todo.py)."""
+    screen = ObjectProperty(None, allownone=True)
+    key = StringProperty("")
+    text = StringProperty("")
 
 
 class SyncRow(BoxLayout):
@@ -214,6 +222,9 @@ class GameScreen(Screen):
         self._build_players(ctrl)
         self._build_tabs(ctrl)
         self._sync = self._feeder = self._unbound_said = None
+        self._todo = TableTodo(ctrl.path)
+        if self._todo.problem:
+            self.message, self.error = self._todo.problem[0].upper() + self._todo.problem[1:] + ".", True
         self._bind_table(App.get_running_app().board)
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
@@ -388,11 +399,47 @@ class GameScreen(Screen):
             text = "Looking for the board... play continues by touch"
         self.board_line = f"[color={colour}]{text}[/color]"
 
+    TODO_SHOWN = 6
+
+    def _todo_items(self):
+        """Open "do this at the table" items, less the cubes a paired board senses (TableSync's
+        own rows tick those off by themselves)."""
+        todo = getattr(self, "_todo", None)
+        if todo is None or self.ctrl is None:
+            return []
+        sync = self._sync
+        sensed = (sync is not None and self._board_state == "paired" and self._setting("table_checks"))
+        return [it for it in todo.items(self.ctrl.history.entries)
+                if not (sensed and it["lane"] and sync.binding.counter_of(it["lane"]) is not None)]
+
+    def _render_todo(self):
+        area = self.ids.todo_area
+        area.clear_widgets()
+        items = self._todo_items()
+        for it in items[:self.TODO_SHOWN]:
+            area.add_widget(TodoRow(screen=self, key=it["key"], text=it["text"]))
+        if len(items) > 1:
+            more = f"{len(items) - self.TODO_SHOWN} more below; " if len(items) > self.TODO_SHOWN else ""
+            b = Button(text=f"{more}All {len(items)} done at the table", size_hint_y=None, height=dp(48),
+                       font_size="15sp")
+            b.bind(on_release=lambda *_: self.todo_done([x["key"] for x in items[:self.TODO_SHOWN]]
+                                                         if len(items) > self.TODO_SHOWN else
+                                                         [x["key"] for x in items]))
+            area.add_widget(b)
+
+    def todo_done(self, keys):
+        try:
+            self._todo.mark_done(keys)
+        except OSError as exc:
+            self.message, self.error = f"Could not keep the table list ({exc}); the game is saved.", True
+        self._render_sync()
+
     def _render_sync(self):
         area = self.ids.table_area
         area.clear_widgets()
+        self._render_todo()
         sync = self._sync
-        if not self._setting("table_checks"):
+        if sync is None or not self._setting("table_checks"):
             return
         confirmed = sync.take_confirmed()
         items = sync.items()
@@ -474,7 +521,7 @@ class GameScreen(Screen):
                 self.message, self.error = f"Display problem ({exc.__class__.__name__}: {exc}); the game is saved.", True
         if self._sync is not None:
             self._sync.engine_changed(c.state)
-            self._render_sync()
+        self._render_sync()
         self._try_board_dice()
         self.log_text = c.history.text(limit=40)
 

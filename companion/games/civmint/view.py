@@ -17,10 +17,66 @@ class CivMintView(GameView):
     def action_label(self, action: dict, state, setup) -> str:
         return labels.describe(action, state, lambda seat: self.name(setup, seat))
 
+    def _unit_changes(self, before, after, setup, skip=()):
+        """(unit id, plain words) for every die on the map that must change: gone, gained,
+        conquered, moved, turned to another kind, damaged or repaired."""
+        name = lambda seat: self.name(setup, seat)  # noqa: E731
+
+        def unit(u):
+            return f"{name(u.owner)}'s {nice(u.kind)} at {labels.space_words(u.space)}"
+        out = []
+        for uid, u in sorted(before.units.items()):
+            v = after.units.get(uid)
+            if v is None:
+                out.append((uid, f"{unit(u)} is gone: take its die off the map."))
+                continue
+            if uid in skip:
+                continue
+            if v.owner != u.owner:
+                out.append((uid, f"{unit(u)} is conquered by {name(v.owner)}: it is now {name(v.owner)}'s."))
+            if v.space != u.space:
+                where = "onto a Ship at " if v.carrier and not u.carrier else ""
+                out.append((uid, f"{unit(u)} moves to {where}{labels.space_words(v.space)}: move its die."))
+            if v.kind != u.kind:
+                out.append((uid, f"{unit(u)} becomes a {nice(v.kind)}: turn its die to {nice(v.kind)}."))
+            if v.damage != u.damage:
+                what = f"takes {v.damage - u.damage} damage" if v.damage > u.damage else "is repaired"
+                out.append((uid, f"{unit(v)} {what}: it has {v.damage} damage cube(s) now."))
+        for uid, v in sorted(after.units.items()):
+            if uid not in before.units:
+                out.append((uid, f"{name(v.owner)} gains a {nice(v.kind)} at {labels.space_words(v.space)}: "
+                                 "put a die there."))
+        return out
+
+    def table_changes(self, game, before, action: dict, after, setup) -> list:
+        """Every physical change the table must make after `action` (units as dice on the map;
+        cubes on the tracks, each with the lane the board senses it on)."""
+        out = [{"text": text, "kind": "die"} for _uid, text in self._unit_changes(before, after, setup)]
+        name = lambda seat: self.name(setup, seat)  # noqa: E731
+        for seat in self.seats(setup):
+            p0, p1 = before.players[seat], after.players[seat]
+            for track, v1 in p1.dev.items():
+                v0 = p0.dev.get(track)
+                if v0 != v1:
+                    out.append({"text": f"{name(seat)}'s {nice(track)}: {labels.dev_space(track, v0)['name']} -> "
+                                        f"{labels.dev_space(track, v1)['name']}: move the cube.",
+                                "kind": "track", "lane": f"{track}.{seat}"})
+            for track, v1 in p1.asp.items():
+                v0 = p0.asp.get(track)
+                if v0 != v1:
+                    out.append({"text": f"{name(seat)}'s {nice(track)}: {v0} -> {v1}: move the cube.",
+                                "kind": "track", "lane": f"{track}.{seat}"})
+            for res, v1 in p1.res.items():
+                v0 = p0.res.get(res)
+                if v0 != v1:
+                    out.append({"text": f"{name(seat)}'s {nice(res)}: {v0} -> {v1}: move the cube.",
+                                "kind": "track", "lane": f"{res}.{seat}"})
+        return out
+
     def history_lines(self, game, before, action: dict, after, setup) -> list:
         """What followed by itself, as the table must see it: battles, units lost or gained,
-        conquests, retreats, damage, event numbers, aspect and development tracks moved by
-        something other than the action's own words, round ends, the game's end."""
+        conquests, retreats, damage, event numbers, aspect tracks moved by something other than
+        the action itself, round ends, the game's end."""
         name = lambda seat: self.name(setup, seat)  # noqa: E731
 
         def unit(u):
@@ -28,50 +84,37 @@ class CivMintView(GameView):
         out = []
         t = action.get("type")
         lb = after.t.get("last_battle")
-        if lb is not None and lb is not before.t.get("last_battle"):
+        battle = lb is not None and lb is not before.t.get("last_battle")
+        if battle:
             au, du = before.units.get(lb["attacker"]), before.units.get(lb["defender"])
             if au is not None and du is not None:
                 hit = au if lb["damaged"] == au.id else du
                 out.append(f"Battle: {unit(au)} ({lb['dice'][0]}, total {lb['totals'][0]}) against {unit(du)} "
                            f"({lb['dice'][1]}, total {lb['totals'][1]}): {name(lb['winner'])} wins; "
                            f"{name(hit.owner)}'s {nice(hit.kind)} takes 1 damage.")
-        moved_by_action = set()
-        if t in ("move", "retreat", "event_upgrade", "upgrade", "downgrade", "event_downgrade"):
+        skip = set()  # what the action's own words already say
+        if t in ("move", "retreat", "event_upgrade", "upgrade", "downgrade", "event_downgrade", "repair"):
             uid = action.get("unit")
-            moved_by_action.add(uid)
-            moved_by_action.update(x.id for x in before.units.values() if x.carrier == uid)
-        for uid, u in sorted(before.units.items()):
-            v = after.units.get(uid)
-            if v is None:
-                out.append(f"{unit(u)} is gone: take its die off the map.")
-                continue
-            if v.owner != u.owner:
-                out.append(f"{unit(u)} is conquered by {name(v.owner)}: it is now {name(v.owner)}'s.")
-            if v.space != u.space and uid not in moved_by_action:
-                where = "onto a Ship at " if v.carrier and not u.carrier else ""
-                out.append(f"{unit(u)} moves to {where}{labels.space_words(v.space)}: move its die.")
-            if v.kind != u.kind and uid not in moved_by_action:
-                out.append(f"{unit(u)} becomes a {nice(v.kind)}: turn its die.")
-            if v.damage > u.damage and not (lb is not None and lb is not before.t.get("last_battle")
-                                            and lb["damaged"] == uid):
-                out.append(f"{unit(v)} takes {v.damage - u.damage} damage.")
-        if t not in ("build", "upgrade"):
-            for uid, v in sorted(after.units.items()):
-                if uid not in before.units:
-                    out.append(f"{name(v.owner)} gains a {nice(v.kind)} at {labels.space_words(v.space)}: "
-                               "put a die there.")
+            skip.add(uid)
+            skip.update(x.id for x in before.units.values() if x.carrier == uid)
+        if t == "round_repair":
+            skip.update(action.get("units") or ())
+        hit_id = lb["damaged"] if battle else None
+        if hit_id in after.units and after.units[hit_id].owner == before.units[hit_id].owner:
+            skip.add(hit_id)  # the Battle line says it
+        out.extend(text for _uid, text in self._unit_changes(before, after, setup, skip))
         if after.events and after.events is not before.events and after.events != before.events:
             for seat in self.seats(setup):
                 n = after.events.get(seat)
                 if n is not None:
                     ev = game.data.events["events"].get(str(n), {})
                     out.append(f"Global event for {name(seat)}: {n} - {ev.get('name', '?')}.")
-        if t != "correct_track":
+        if t not in ("correct_track", "improve_aspect"):
             for seat in self.seats(setup):
                 p0, p1 = before.players[seat], after.players[seat]
                 for track, v1 in p1.asp.items():
                     v0 = p0.asp.get(track)
-                    if v0 != v1 and t not in ("improve_aspect",):
+                    if v0 != v1:
                         out.append(f"{name(seat)}'s {nice(track)} goes {v0} -> {v1}: move the cube.")
         out.extend(super().history_lines(game, before, action, after, setup))
         return out
