@@ -183,6 +183,7 @@ class GameScreen(Screen):
     over = BooleanProperty(False)
     wide = BooleanProperty(True)
     pending = ObjectProperty(None, allownone=True)
+    end_step_text = StringProperty("")  # the pinned "done with this step" button ("" = none now)
 
     stepper_text = StringProperty("")
     help_text = StringProperty("")
@@ -544,9 +545,12 @@ class GameScreen(Screen):
         grid.clear_widgets()
         self.pending = None
         self.pending_text = ""
+        self._end_step, self.end_step_text = None, ""
         if self.ctrl is None or self.over:
             return
         acts = self.ctrl.legal_actions()
+        self._end_step = next((a for a in acts if a.get("type") == "end_step"), None)
+        self.end_step_text = self.ctrl.action_label(self._end_step) if self._end_step else ""
         dice = self.awaiting_dice
         grid.cols = 6 if dice and len(acts) > 6 else (3 if dice else 1)
         for a in acts:
@@ -568,16 +572,45 @@ class GameScreen(Screen):
         self.pending = None
         self.pending_text = ""
 
+    UNDO = {"type": "_undo"}  # the pending "undo" (asked first, like any decision)
+
     def confirm(self):
         if self.pending is None:
             return
         a = self.pending
+        if a is self.UNDO:
+            self.cancel()
+            self._undo_now()
+            return
         self._run(lambda: self.ctrl.dispatch(a, "ui"), self.ctrl.action_label(a))
+
+    def end_step(self):
+        """The pinned "done with this step" button: asks for Confirm like every decision."""
+        if self._end_step is None:
+            return
+        for b in self.ids.action_grid.children:
+            b.selected = b.action == self._end_step
+        self.pending = self._end_step
+        self.pending_text = "Confirm: " + self.end_step_text
+        self.message = ""
 
     def roll_virtual(self):
         self._run(self.ctrl.roll_virtual, None)
 
     def undo(self):
+        """Undo asks first and says what it takes back."""
+        if self.ctrl is None or not self.can_undo:
+            return
+        last = self.ctrl.history.entries
+        last = next((e for e in reversed(last) if not e.undone and e.undo_of is None), None)
+        for b in self.ids.action_grid.children:
+            b.selected = False
+        self.pending = self.UNDO
+        self.pending_text = ("Undo " + (f"#{last.seq} {last.text}" if last else "the last action")
+                             + "? The game goes back to just before it; the table must follow.")
+        self.message = ""
+
+    def _undo_now(self):
         try:
             a = self.ctrl.undo()
         except (UndoRefused, C.Rejected) as exc:

@@ -154,7 +154,10 @@ def _undo_follows_journal_policy(app, drv):
     drv.press(buttons[0])
     drv.press(scr.ids.confirm)
     assert scr.can_undo
+    n = len(ctrl.journal.entries())
     drv.press(scr.ids.undo)
+    assert scr.pending_text.startswith("Undo #") and len(ctrl.journal.entries()) == n  # asks first
+    drv.press(scr.ids.confirm)
     assert ctrl.state.to_dict() == before
     assert scr.message.startswith("Undone")
     # a revealed die cannot be taken back: play until right after a roll

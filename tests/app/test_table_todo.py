@@ -105,3 +105,68 @@ def scenario_log_of_a_moved_unit_reads_the_same_later(app, drv):
 
 def test_log_of_a_moved_unit_reads_the_same_later(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_log_of_a_moved_unit_reads_the_same_later", tmp_path)
+
+
+def _tap(drv, w):
+    """A real touch at the centre of w (through the window, as a finger would)."""
+    from kivy.tests.common import UnitTestTouch
+
+    x, y = w.to_window(*w.center)
+    t = UnitTestTouch(x, y)
+    t.touch_down()
+    t.touch_up()
+    drv.pump(2)
+
+
+def scenario_action_area_at_800x480(app, drv):
+    from kivy.core.window import Window
+    from companion.gui.controller import GameController
+
+    c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=3)
+    c.roll_virtual()
+    path = c.path
+    c.close()
+    assert app.resume_game(path)
+    drv.pump(3)
+    scr = app.root.get_screen("game")
+    assert Window.size == (800, 480)
+    n = len(app.ctrl.journal)
+    # nothing pending: the confirm bar's buttons take no tap and nothing is applied
+    _tap(drv, scr.ids.confirm)
+    assert scr.pending is None and len(app.ctrl.journal) == n
+    # the last action button, scrolled into view, takes a real tap
+    sv = scr.ids.right_scroll
+    sv.scroll_y = 0
+    drv.pump(3)
+    buttons = list(reversed(scr.ids.action_grid.children))
+    last = buttons[-1]
+    _tap(drv, last)
+    assert scr.pending == last.action, (scr.pending, last.action)
+    _tap(drv, scr.ids.cancel)
+    for _ in range(10):  # to a step that can be ended
+        if scr.end_step_text:
+            break
+        drv.press(list(reversed(scr.ids.action_grid.children))[0])
+        drv.press(scr.ids.confirm)
+    n = len(app.ctrl.journal)
+    sv.scroll_y = 0
+    drv.pump(3)
+    buttons = list(reversed(scr.ids.action_grid.children))
+    y_list = buttons[0].to_window(*buttons[0].pos)[1]
+    # the pinned "done with this step" is always there, large, and asks for Confirm
+    assert scr.end_step_text and scr.ids.end_step.height >= 48
+    _tap(drv, scr.ids.end_step)
+    assert scr.pending["type"] == "end_step" and scr.pending_text.startswith("Confirm: ")
+    assert buttons[0].to_window(*buttons[0].pos)[1] == y_list, "the confirm bar does not move the list"
+    drv.shot("action-area-800x480")
+    _tap(drv, scr.ids.confirm)
+    assert len(app.ctrl.journal) == n + 1
+    # Undo asks and says what it takes back; Cancel keeps everything
+    _tap(drv, scr.ids.undo)
+    assert scr.pending_text.startswith("Undo #") and len(app.ctrl.journal) == n + 1
+    _tap(drv, scr.ids.cancel)
+    assert scr.pending is None and len(app.ctrl.journal.actions()) == n + 1
+
+
+def test_action_area_at_800x480(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_action_area_at_800x480", tmp_path, size="800x480")
