@@ -24,6 +24,7 @@ import time
 
 from firmware import sensormap
 from protocol import link as plink
+from companion.words import well_name
 from protocol import wire
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -197,7 +198,7 @@ class TableMirror:
                 if code == wire.FAULT_BIT_STUCK:
                     where = self.smap.bit_name(index)
                 elif code in (wire.FAULT_SENSOR_MISSING, wire.FAULT_SENSOR_ID, wire.FAULT_SENSOR_SATURATED):
-                    where = self.smap.well_ids[index] if index < self.smap.n_wells else "well %d" % index
+                    where = well_name(index)
                 else:
                     where = ""
                 faults.append({"code": code, "fault": name, "where": where, "value": value})

@@ -7,3 +7,8 @@ COLOURS = ("blue", "green", "red", "yellow", "purple", "black", "orange", "white
 def nice(word) -> str:
     """'event_roll' -> 'Event roll' (a fallback for ids nobody gave words for)."""
     return str(word).replace("_", " ").capitalize()
+
+
+def well_name(index: int) -> str:
+    """A dice well as the players know it, the same everywhere: index 0 -> 'well 1'."""
+    return f"well {int(index) + 1}"

@@ -465,6 +465,8 @@ class CalibrationWizard:
         self.board = board
         self.well = well
         self.well_id = board.smap.well_ids[well] if board.smap is not None else "well%d" % well
+        from companion.words import well_name
+        self.well_name = well_name(well)  # what the players read (the map's id is for lookups)
         self.phase = "idle"
         self.face = 0
         self.captured = {}  # face -> (c, r, g, b)
@@ -522,7 +524,7 @@ class CalibrationWizard:
             self.message = NOT_PAIRED
             return False
         self.phase, self.face, self.captured, self.waiting = "empty", 0, {}, None
-        self.message = "Take any die out of %s, so the board sees it empty." % self.well_id
+        self.message = "Take any die out of %s, so the board sees it empty." % self.well_name
         return True
 
     def confirm_empty(self):
@@ -530,7 +532,7 @@ class CalibrationWizard:
             return False
         if not self.well_empty():
             self.message = "The board still sees something in %s (%s): take the die out." % (
-                self.well_id, (self.well_state() or ("unknown",))[0])
+                self.well_name, (self.well_state() or ("unknown",))[0])
             return False
         self.message = "Starting the calibration on the board..."
         return self._send(self.w.CAL_BEGIN)
@@ -569,7 +571,7 @@ class CalibrationWizard:
         if not (self.phase == "idle" or self.finished()) or self.waiting:
             return False
         self.phase = "defaults"
-        self.message = "Restoring the default colours of %s..." % self.well_id
+        self.message = "Restoring the default colours of %s..." % self.well_name
         if not self._send(self.w.CAL_DEFAULTS):
             self.phase = "failed"
             return False
@@ -581,7 +583,7 @@ class CalibrationWizard:
         if self.session_open or self.waiting == self.w.CAL_BEGIN:
             self._send(self.w.CAL_CANCEL)
         self.phase = "cancelled"
-        self.message = "Calibration of %s cancelled: the board keeps its previous calibration." % self.well_id
+        self.message = "Calibration of %s cancelled: the board keeps its previous calibration." % self.well_name
         self.session_open = False
         return True
 
@@ -645,11 +647,11 @@ class CalibrationWizard:
         elif step == w.CAL_SAVE:
             self.session_open = False
             self.phase = "done"
-            self.message = "Calibration of %s saved on the board." % self.well_id
+            self.message = "Calibration of %s saved on the board." % self.well_name
         elif step == w.CAL_DEFAULTS:
             self.phase = "done"
-            self.message = "%s uses the default colours again (saved on the board)." % self.well_id
+            self.message = "%s uses the default colours again (saved on the board)." % self.well_name.capitalize()
 
     def _face_prompt(self):
         return ("Put the die in %s with %d on top, let it rest, then tap Capture (face %d of %d)."
-                % (self.well_id, self.face, self.face, self.FACES))
+                % (self.well_name, self.face, self.face, self.FACES))

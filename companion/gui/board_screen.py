@@ -19,6 +19,7 @@ from kivy.uix.togglebutton import ToggleButton
 
 from companion.gui import board_port as bp
 from companion.kit import nice
+from companion.words import well_name
 
 TRIGGERS = {0: "at boot", 1: "on request", 2: "noticed by the board"}
 STATE_COLOURS = {"paired": "88dd88", "refused": "ff7766", "searching": "ffcc66",
@@ -42,6 +43,7 @@ class BoardCalWell(ToggleButton):
 class BoardWellRow(BoxLayout):
     index = NumericProperty(0)
     well_id = StringProperty("")
+    well_label = StringProperty("")
     sensed = StringProperty("")
 
 
@@ -208,8 +210,9 @@ class BoardScreen(Screen):
             ids.cal_wells.clear_widgets()
             for i, wid in enumerate(smap.well_ids if smap is not None else []):
                 if self.virtual_mode:
-                    ids.v_wells.add_widget(BoardWellRow(index=i, well_id=wid))
-                ids.cal_wells.add_widget(BoardCalWell(index=i, text=wid, state="down" if i == 0 else "normal"))
+                    ids.v_wells.add_widget(BoardWellRow(index=i, well_id=wid, well_label=well_name(i)))
+                ids.cal_wells.add_widget(BoardCalWell(index=i, text=well_name(i).capitalize(),
+                                                      state="down" if i == 0 else "normal"))
             self.cal_well = 0
         self.build_ports()
 
@@ -312,8 +315,10 @@ class BoardScreen(Screen):
             lines.append("No game open: the sensed table is shown without a comparison.")
         wells = board.wells()
         if wells:
+            ids = list(board.smap.well_ids) if getattr(board, "smap", None) is not None else []
             lines.append("[b]Dice wells[/b]  " + "   ".join(
-                "%s: %s" % (k, well_text(v)) for k, v in sorted(wells.items(), key=str)))
+                "%s: %s" % (well_name(ids.index(k)) if k in ids else k, well_text(v))
+                for k, v in sorted(wells.items(), key=str)))
         if not board.sensed_positions():
             lines.append("No table data. All input is by touch on the game screen.")
         return "\n".join(lines)
@@ -399,7 +404,7 @@ class BoardScreen(Screen):
         wiz = self.wizard
         smap = board.smap
         wid = smap.well_ids[self.cal_well] if smap is not None and self.cal_well < smap.n_wells else "well%d" % self.cal_well
-        self.cal_well_text = "The board sees %s: %s" % (wid, well_text(board.wells().get(wid)))
+        self.cal_well_text = "The board sees %s: %s" % (well_name(self.cal_well), well_text(board.wells().get(wid)))
         if wiz is None:
             self.cal_step_text = "Dice calibration"
             self.cal_text = ("The board learns the colour its sensor sees under each face of the die. "
@@ -413,7 +418,7 @@ class BoardScreen(Screen):
             self.cal_step_text = {
                 "empty": "Step 1 of 8: empty well", "face": "Step %d of 8: face %d of 6" % (wiz.face + 1, wiz.face),
                 "save": "Step 8 of 8: save", "done": "Finished", "failed": "Stopped", "cancelled": "Cancelled",
-                "defaults": "Restoring defaults"}.get(phase, phase) + " (%s)" % wiz.well_id
+                "defaults": "Restoring defaults"}.get(phase, phase) + " (%s)" % wiz.well_name
             self.cal_text = wiz.message + ("\nWaiting for the board..." if waiting else "")
             self.cal_progress = wiz.progress()
             self.cal_captured_text = "\n".join(
@@ -483,7 +488,7 @@ class BoardScreen(Screen):
     # ------------------------------------------------------------ calibration
     def choose_cal_well(self, index):
         if self.wizard is not None and not self.wizard.finished():
-            self.message = "Finish or cancel the calibration of %s first." % self.wizard.well_id
+            self.message = "Finish or cancel the calibration of %s first." % self.wizard.well_name
         else:
             self.cal_well = index
             self.wizard = None

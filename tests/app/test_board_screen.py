@@ -124,7 +124,7 @@ def scenario_versions_and_virtual_controls(app, drv):
     assert want != 6
     assert "1 lane(s) differ from the game" in scr.lanes_text
     assert "Military might (Bo): table 6, game %d" % want in scr.lanes_text
-    assert "well1: die taken out" in scr.lanes_text
+    assert "well 2: die taken out" in scr.lanes_text
     cells = [w.text for w in reversed(scr.ids.table_grid.children)]
     assert cells[:3] == ["[b]Track[/b]", "[b]Ada[/b]", "[b]Bo[/b]"]
     row = cells.index("Military might")
@@ -151,11 +151,11 @@ def scenario_selftest_and_calibration(app, drv):
     # the wizard, driven by the on-screen virtual dice
     _tab(drv, scr, "calibrate")
     cal_rows = sorted(ids.cal_wells.children, key=lambda r: r.index)
-    assert [r.text for r in cal_rows] == ["well0", "well1"]
+    assert [r.text for r in cal_rows] == ["Well 1", "Well 2"]
     drv.press(cal_rows[1])
     assert scr.cal_well == 1 and [r.state for r in cal_rows] == ["normal", "down"]
     drv.press(ids.cal_primary)  # Start
-    assert scr.wizard.phase == "empty" and "Take any die out of well1" in scr.cal_text
+    assert scr.wizard.phase == "empty" and "Take any die out of well 2" in scr.cal_text
     drv.press(ids.cal_primary)  # the well is empty: BEGIN
     drv.wait_for(lambda: scr.wizard.phase == "face", 5, "BEGIN answered")
     drv.pump(1)
@@ -169,7 +169,7 @@ def scenario_selftest_and_calibration(app, drv):
         _tab(drv, scr, "calibrate")
         drv.wait_for(lambda: app.board.wells().get("well1") == ("settled", face), 5, "face %d settled" % face)
         drv.pump(1)
-        assert "well1: settled %d" % face in scr.cal_well_text
+        assert "well 2: settled %d" % face in scr.cal_well_text
         drv.press(ids.cal_primary)  # Capture
         drv.wait_for(lambda: scr.wizard.waiting is None, 5, "capture %d answered" % face)
         drv.pump(1)
@@ -179,14 +179,14 @@ def scenario_selftest_and_calibration(app, drv):
     drv.press(ids.cal_primary)  # Save
     drv.wait_for(lambda: scr.wizard.phase == "done", 5, "SAVE answered")
     drv.pump(1)
-    assert "Calibration of well1 saved" in scr.cal_text and ids.cal_cancel.disabled
+    assert "Calibration of well 2 saved" in scr.cal_text and ids.cal_cancel.disabled
     assert "Face 6: clear" in scr.cal_captured_text
     drv.shot("board-calibrate-done")
 
     # again, cancelled at the first face: the board drops its session, the saved one stays
     drv.press(ids.cal_primary)
     drv.press(ids.cal_primary)  # the die from face 6 is still in the well
-    assert scr.wizard.phase == "empty" and "still sees something in well1 (settled)" in scr.cal_text
+    assert scr.wizard.phase == "empty" and "still sees something in well 2 (settled)" in scr.cal_text
     drv.press(well_row.ids.take_out)
     drv.wait_for(lambda: app.board.wells().get("well1", ("",))[0] == "removed", 5, "the die out")
     drv.press(ids.cal_primary)
@@ -211,7 +211,7 @@ def scenario_selftest_and_calibration(app, drv):
     drv.wait_for(lambda: "on request" in scr.selftest_text and "2 fault(s)" in scr.selftest_text, 5,
                  "the faults")
     assert "sensor bit stuck on - %s" % app.board.smap.bit_name(spare) in scr.selftest_text
-    assert "dice sensor missing - well0" in scr.selftest_text
+    assert "dice sensor missing - well 1" in scr.selftest_text
     drv.shot("board-selftest-faults")
 
 

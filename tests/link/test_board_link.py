@@ -47,7 +47,7 @@ def test_pairs_mirrors_the_table_and_names_lanes_and_faults():
         assert (dice["well_id"], dice["state"], dice["value"]) == (SMAP.well_ids[1], "settled", 5)
         faults = [x for x in ev if x["type"] == "SELF_TEST"][0]["faults"]
         assert faults[0]["where"] == "military_might.p2 space 2"
-        assert faults[1]["where"] == SMAP.well_ids[0] and "missing" in faults[1]["fault"]
+        assert faults[1]["where"] == "well 1" and "missing" in faults[1]["fault"]  # as the players number them
         assert conn.mirror.lanes[lane] == 0b1001
         conn.command(wire.CMD_SELF_TEST)
         end = time.monotonic() + 3

@@ -96,7 +96,7 @@ def test_self_test_names_injected_faults_by_place(vboard):
     assert not vboard.self_test_pending
     lines = [bp.describe_fault(f) for f in vboard.last_self_test["faults"]]
     assert any("sensor bit stuck on" in x and SMAP.bit_name(spare) in x for x in lines), lines
-    assert any("dice sensor missing - well1" in x for x in lines), lines
+    assert any("dice sensor missing - well 2" in x for x in lines), lines
     assert any("calibration defaults in use" in x for x in lines), lines  # fresh flash
 
 
