@@ -119,6 +119,15 @@ class CivMintView(GameView):
         out.extend(super().history_lines(game, before, action, after, setup))
         return out
 
+    def prompt(self, game, state, setup, dice) -> str:
+        text = super().prompt(game, state, setup, dice)
+        if state.step == "first_player" and not game.is_over(state):
+            fp = game.data.rules["first_player_die"]
+            said = "; ".join(f"{', '.join(map(str, vals))} - {self.name(setup, seat)} plays first"
+                             for seat, vals in fp.items())
+            text += f" The die decides who starts: {said}."
+        return text
+
     def roll_owner(self, state):
         return state.active if state.step == "event_roll" and state.first else None
 

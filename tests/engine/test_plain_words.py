@@ -1,0 +1,34 @@
+"""Plain words on screen: no rule ids, file names or internal keys in what the players read
+(issue 18, item 4)."""
+import re
+
+import pytest
+
+from companion import games as registry
+from companion.games.civmint import GAME, VIEW
+from companion.games.civmint.help import _help, step_help
+
+DEVELOPER_TEXT = re.compile(r"REG-[A-Z]|\.json|\.py\b|[a-z]+_[a-z]+\.p\d|\b[a-z]+\.p\d\b")
+
+
+@pytest.mark.parametrize("step", sorted(_help()))
+def test_civmint_step_help_has_no_rule_ids_or_file_names(step):
+    text = step_help(step)
+    assert text and not DEVELOPER_TEXT.search(text), text
+
+
+def test_the_first_player_die_says_what_its_values_mean():
+    setup = GAME.default_setup(players={"p1": {"colour": "blue", "name": "Ana"},
+                                        "p2": {"colour": "green", "name": "Ben"}})
+    s = GAME.initial_state(setup)
+    text = VIEW.prompt(GAME, s, setup, None)
+    assert "1, 2, 3 - Ana plays first" in text and "4, 5, 6 - Ben plays first" in text
+
+
+@pytest.mark.parametrize("game", ["civmint", "civ_quest", "civ_builder", "mint_works", "civ_card_game"])
+def test_every_games_step_help_is_free_of_rule_ids_and_file_names(game):
+    m = registry.get_module(game)
+    assert m.game.flow.steps
+    for step in m.game.flow.steps:
+        text = m.view.step_help(step)
+        assert not DEVELOPER_TEXT.search(text), (game, step, text)
