@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import threading
 from pathlib import Path
 from typing import Callable, Iterable
@@ -327,6 +328,17 @@ class _Scan:
 
 
 def _read_header(path: Path) -> bytes:
+    # a FIFO, socket or device named like a save must not block or be read: stat first
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise JournalNotFound(path) from None
+    except OSError as exc:
+        raise JournalError(path, f"{path}: cannot read the file: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise NotAJournal(path, "it is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAJournal(path, "it is not a regular file (a pipe, socket or device)")
     try:
         with open(path, "rb") as fh:
             return fh.read(100)

@@ -299,13 +299,20 @@ class SavedGame:
 
 def summary_round(summary: J.JournalSummary) -> int | None:
     """Round reached by a saved game (replays it; None when it cannot be replayed)."""
+    return replay_summary(summary)[0]
+
+
+def replay_summary(summary: J.JournalSummary) -> tuple:
+    """(round reached or None, why it cannot be resumed or ""), by replaying the save."""
     try:
         module = registry.get_module(summary.game)
         sess = _session_cls().resume(summary.path, game_for=lambda meta: module.game)
-    except Exception:
-        return None
+    except Exception as exc:  # noqa: BLE001 - any save, however odd, is listed with a reason
+        return None, str(exc) or exc.__class__.__name__
     try:
-        return module.view.round(sess.state)
+        return module.view.round(sess.state), ""
+    except Exception as exc:  # noqa: BLE001
+        return None, f"its state cannot be read ({exc.__class__.__name__})"
     finally:
         sess.close()
 

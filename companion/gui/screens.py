@@ -146,18 +146,26 @@ class HomeScreen(Screen):
         for it in items:
             if isinstance(it, BrokenJournal):
                 name = it.path.rsplit("/", 1)[-1]
-                box.add_widget(BrokenGameRow(path=it.path, message=f"{name}: cannot be resumed - {it.reason}"))
+                reason = str(it.reason).replace(str(it.path) + ": ", "")  # the name is said once
+                box.add_widget(BrokenGameRow(path=it.path, message=f"{name}: cannot be resumed - {reason}"))
                 continue
             summ = it.summary
-            pl = summ.setup.get("players") if isinstance(summ.setup.get("players"), dict) else {}
+            setup = summ.setup if isinstance(summ.setup, dict) else {}
+            pl = setup.get("players") if isinstance(setup.get("players"), dict) else {}
             names = " vs ".join(f"{pl[s].get('name', s)} ({pl[s].get('colour', '?')})"
-                                for s in sorted(pl) if isinstance(pl[s], dict))
+                                for s in sorted(pl, key=str) if isinstance(pl[s], dict))
             if it.unavailable:
                 name = it.path.rsplit("/", 1)[-1]
                 box.add_widget(BrokenGameRow(path=it.path, message=(
                     f"{it.title}: {names} ({name}) cannot be resumed - {it.unavailable}.")))
                 continue
-            rnd = C.summary_round(summ)
+            rnd, problem = C.replay_summary(summ)
+            if problem:
+                name = it.path.rsplit("/", 1)[-1]
+                box.add_widget(BrokenGameRow(path=it.path, message=(
+                    f"{it.title}: {names} ({name}) cannot be resumed - "
+                    + problem.replace(str(it.path) + ": ", ""))))
+                continue
             rtxt = f"round {rnd}" if rnd is not None else "round ?"
             box.add_widget(SavedGameRow(
                 path=it.path, title=f"{it.title}: {names}",
