@@ -74,7 +74,7 @@ class Link:
         self.last_tx_ms = now_ms()
         self.scratch = bytearray(wire.MAX_BODY)
         self.spare = bytearray(wire.MAX_ENCODED + 2)  # unsequenced frames are encoded here
-        self._views = {}
+        self.hello_payload = None  # encoded at the first HELLO (send_hello)
         self.ack_pending = False
         # receive side
         self.rx_buf = bytearray(wire.MAX_ENCODED)
@@ -90,19 +90,12 @@ class Link:
         self.error_ms = None
 
     # ---------------------------------------------------------------- transmit
-    def _view(self, n):
-        v = self._views.get(n)
-        if v is None:
-            v = memoryview(self.scratch)[:n]
-            self._views[n] = v
-        return v
-
     def _seal(self, mtype, seq, n):
         """Header and CRC around the payload in scratch[HEADER_LEN:n]; returns the body length."""
         ack = self.rx_expected if self.rx_expected is not None else 0
         struct.pack_into(wire.HEADER_FMT, self.scratch, 0, wire.VERSION, mtype, seq, ack,
                          self.session, self.peer_session or 0)
-        struct.pack_into("<I", self.scratch, n, binascii.crc32(self._view(n)))
+        wire.crc_into(self.scratch, n)
         return n + wire.CRC_LEN
 
     def oldest_seq(self):
@@ -212,15 +205,23 @@ class Link:
         return dropped
 
     def send_hello(self, reply_wanted):
-        info = self.info
-        fields = {
-            "flags": wire.HELLO_REPLY_WANTED if reply_wanted else 0, "role": self.role,
-            "version": info["version"],
-            "rx_next": self.rx_expected if self.rx_expected is not None else 0,
-            "map_hash": info["map_hash"], "lanes": info["lanes"], "wells": info["wells"],
-            "board_id": info["board_id"], "profile": info["profile"],
-        }
-        n = self._stage(wire.HELLO, fields)
+        # the payload is encoded once; only flags (byte 0) and rx_next (bytes 5-6) change, so
+        # an unpaired board retrying HELLO allocates nothing
+        hp = self.hello_payload
+        if hp is None:
+            info = self.info
+            hp = self.hello_payload = wire.encode_payload(wire.HELLO, {
+                "flags": 0, "role": self.role, "version": info["version"], "rx_next": 0,
+                "map_hash": info["map_hash"], "lanes": info["lanes"], "wells": info["wells"],
+                "board_id": info["board_id"], "profile": info["profile"]})
+        sc = self.scratch
+        h = wire.HEADER_LEN
+        n = h + len(hp)
+        sc[h:n] = hp
+        sc[h] = wire.HELLO_REPLY_WANTED if reply_wanted else 0
+        rx = self.rx_expected if self.rx_expected is not None else 0
+        sc[h + 5] = rx & 0xFF
+        sc[h + 6] = rx >> 8
         # HELLO's seq field: the oldest unacknowledged seq, where this side's stream resumes
         self._send_unsequenced(wire.HELLO, n, self.oldest_seq())
         self.counters["hello_tx"] += 1
@@ -231,7 +232,8 @@ class Link:
         self._send_unsequenced(wire.ACK, wire.HEADER_LEN)
 
     def _send_heartbeat(self):
-        struct.pack_into("<I", self.scratch, wire.HEADER_LEN, (self.now_ms() // 1000) & 0xFFFFFFFF)
+        # ticks_ms wraps at 2**30 on MicroPython: the quotient is a small int (no allocation)
+        struct.pack_into("<I", self.scratch, wire.HEADER_LEN, (self.now_ms() // 1000) & 0x3FFFFFFF)
         self._send_unsequenced(wire.HEARTBEAT, wire.HEADER_LEN + 4)
 
     def _hello_gap(self):

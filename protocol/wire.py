@@ -310,8 +310,79 @@ def check_fields(mtype, fields):
 
 
 def body_crc(body, n):
-    """CRC-32 of body[0:n] as an unsigned int."""
+    """CRC-32 of body[0:n] as an unsigned int (allocates a long int on MicroPython)."""
     return binascii.crc32(memoryview(body)[:n]) & 0xFFFFFFFF
+
+
+# CRC-32 (IEEE, reflected 0xEDB88320) in two 16-bit halves: on MicroPython an int above
+# 2**30 is a heap object, so binascii.crc32 allocates on every frame. The table is built
+# once (1 KB); the board's frame paths use crc_into/crc_matches and never allocate.
+def _crc_tables():
+    import array
+    lo_t = array.array("H", bytes(512))
+    hi_t = array.array("H", bytes(512))
+    for i in range(256):
+        lo = i
+        hi = 0
+        for _ in range(8):
+            if lo & 1:
+                lo = ((lo >> 1) | ((hi & 1) << 15)) ^ 0x8320
+                hi = (hi >> 1) ^ 0xEDB8
+            else:
+                lo = (lo >> 1) | ((hi & 1) << 15)
+                hi >>= 1
+        lo_t[i] = lo
+        hi_t[i] = hi
+    return lo_t, hi_t
+
+
+_CRC_LO, _CRC_HI = _crc_tables()
+
+
+def _crc_at(buf, n, out, pos):
+    """CRC-32 of buf[0:n] written little-endian to out[pos:pos + 4]; small ints only (a
+    returned tuple or a 32-bit int would be a heap object on MicroPython)."""
+    lo = 0xFFFF
+    hi = 0xFFFF
+    tl = _CRC_LO
+    th = _CRC_HI
+    for i in range(n):
+        j = (lo ^ buf[i]) & 0xFF
+        lo = ((lo >> 8) | ((hi & 0xFF) << 8)) ^ tl[j]
+        hi = (hi >> 8) ^ th[j]
+    lo ^= 0xFFFF
+    hi ^= 0xFFFF
+    out[pos] = lo & 0xFF
+    out[pos + 1] = lo >> 8
+    out[pos + 2] = hi & 0xFF
+    out[pos + 3] = hi >> 8
+
+
+try:
+    import sys as _sys
+    _MICROPYTHON = _sys.implementation.name == "micropython"
+except AttributeError:
+    _MICROPYTHON = True
+
+_crc_check = bytearray(4)
+
+
+def crc_into(buf, n):
+    """Write the CRC-32 of buf[0:n], little-endian, into buf[n:n + 4]."""
+    if _MICROPYTHON:
+        _crc_at(buf, n, buf, n)
+    else:  # CPython: ints are objects anyway; the C routine is faster
+        struct.pack_into("<I", buf, n, binascii.crc32(memoryview(buf)[:n]))
+
+
+def crc_matches(buf, n):
+    """Does buf[n - 4:n] hold the CRC-32 of buf[0:n - 4]?"""
+    m = n - 4
+    if _MICROPYTHON:
+        c = _crc_check
+        _crc_at(buf, m, c, 0)
+        return c[0] == buf[m] and c[1] == buf[m + 1] and c[2] == buf[m + 2] and c[3] == buf[m + 3]
+    return binascii.crc32(memoryview(buf)[:m]) == struct.unpack_from("<I", buf, m)[0]
 
 
 def unstuff(src, n, body):
@@ -334,8 +405,7 @@ def parse_body(body, n):
     """
     if n < MIN_BODY:
         raise ProtocolError(E_TOO_SHORT, "frame of %d bytes is shorter than %d" % (n, MIN_BODY))
-    crc = body[n - 4] | (body[n - 3] << 8) | (body[n - 2] << 16) | (body[n - 1] << 24)
-    if body_crc(body, n - 4) != crc:
+    if not crc_matches(body, n):
         raise ProtocolError(E_BAD_CRC, "CRC mismatch")
     if body[0] != VERSION:
         raise ProtocolError(E_BAD_VERSION, "protocol version %d, this side speaks %d"
