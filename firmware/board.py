@@ -15,7 +15,7 @@ from protocol.link import BoardLink
 from firmware import calib, dice, selftest
 from firmware.hc165 import ShiftChain
 from firmware.tcs34725 import TCS34725, SensorIdError
-from firmware.tracks import TrackScanner
+from firmware.tracks import TrackScanner, HALL_PERIOD_MS
 
 try:
     from time import ticks_diff, ticks_add
@@ -28,6 +28,7 @@ except ImportError:  # CPython: plain milliseconds
 
 VERSION = (0, 1, 0)
 SENSOR_RETRY_MS = 1000
+CHECK_MS = 1000  # sensor IDs re-read and stuck bits looked for this often (unprompted reports)
 IDENTIFY_MS = 5000
 REPL_FLUSH_MS = 150
 
@@ -44,7 +45,7 @@ def _session():
 class Board:
     def __init__(self, machine, profile, smap, stream, now_ms, fs_dir="", production=False,
                  session=None, board_id=None, scan_ms=5, stable_scans=4, stuck_ms=60000,
-                 atime=calib.ATIME, gain=calib.GAIN):
+                 atime=calib.ATIME, gain=calib.GAIN, hall_period_ms=None):
         self.machine = machine
         self.profile = profile
         self.smap = smap
@@ -92,12 +93,16 @@ class Board:
         now = now_ms()
         self.next_dice = [now] * self.n_wells
         self.next_retry = [now] * self.n_wells
+        self.next_check = ticks_add(now, CHECK_MS)
         for w in range(self.n_wells):
             self._init_sensor(w, now)
         # tracks: scan until the debounce has settled, so the boot snapshot is the board
-        self.scanner = TrackScanner(smap, stable_scans, stuck_ms)
-        for _ in range(stable_scans + 1):
+        if hall_period_ms is None:
+            hall_period_ms = profile.get("hall_period_ms", HALL_PERIOD_MS)
+        self.scanner = TrackScanner(smap, stable_scans, stuck_ms, None, scan_ms, hall_period_ms)
+        for _ in range(self.scanner.hold_scans + 1):
             self.scanner.scan(self.chain.read(), now)
+        self.stuck_reported = self.scanner.stuck_signature(now)
         self.registers_found = smap.chain_registers
         self.chain_reported = False
         self.next_scan = now
@@ -168,13 +173,32 @@ class Board:
         if report:
             self.report(selftest.TEST_UNPROMPTED)
 
+    def _check(self, now):
+        """Once a second: a sensor that now answers with another chip ID (swapped, or a bus
+        fault) and bits that became stuck or freed are reported unprompted."""
+        for w in range(self.n_wells):
+            if self.sensor_ok[w]:
+                s = self.sensors[w]
+                try:
+                    cid = s.read_id()
+                except OSError:
+                    self._lose_sensor(w, (wire.FAULT_SENSOR_MISSING, w, 0))
+                    continue
+                if cid not in s.ids:
+                    self._lose_sensor(w, (wire.FAULT_SENSOR_ID, w, cid))
+        sig = self.scanner.stuck_signature(now)
+        if sig != self.stuck_reported:
+            self.stuck_reported = sig
+            self.report(selftest.TEST_UNPROMPTED)
+
     def _sample_wells(self, now):
         for w in range(self.n_wells):
             if not self.sensor_ok[w]:
                 if ticks_diff(now, self.next_retry[w]) >= 0:
                     self.next_retry[w] = ticks_add(now, SENSOR_RETRY_MS)
-                    if self._init_sensor(w, now):
-                        self.report(selftest.TEST_UNPROMPTED)
+                    old = self.sensor_fault[w]
+                    if self._init_sensor(w, now) or self.sensor_fault[w] != old:
+                        self.report(selftest.TEST_UNPROMPTED)  # cleared, or another fault
                 continue
             if ticks_diff(now, self.next_dice[w]) < 0:
                 continue
@@ -375,6 +399,9 @@ class Board:
                 self.next_scan = ticks_add(now, self.scan_ms)
             self._scan(now)
         self._sample_wells(now)
+        if ticks_diff(now, self.next_check) >= 0:
+            self.next_check = ticks_add(now, CHECK_MS)
+            self._check(now)
         self.link.poll()
         self._indicator(now)
         if self.wdt is not None:

@@ -3,10 +3,19 @@
 Pure logic (no machine): ``scan(buf, now)`` takes the buffer filled by ShiftChain.read()
 (registers + 1 tail byte). Hall switches are active low: a 0 bit is a magnet (token).
 
-Debounce: a lane's new mask is committed only after ``stable_scans`` consecutive identical
-raw scans that differ from the committed mask. A token sliding along a lane shows short-lived
-intermediate masks (two spaces at once, an empty lane between magnets); none lasts that long,
-so none is reported. Two tokens in one lane give a mask with both bits: reported as it is.
+Debounce: a lane's new raw mask is committed only after it was read identically in
+consecutive scans, and how many depends on what it could be. The hall switches are micropower
+parts that sample the field once per their own period (``hall_period_ms``) and hold the output
+in between, so while a token slides from space i to i+1 the stale output of i can keep both
+bits set, or neither, for up to one period:
+* one token (exactly one bit): ``stable_scans`` scans (20 ms) - one token on one space cannot
+  be the phantom of two, so a placement is reported quickly;
+* an empty lane or several bits: ``hold_scans`` scans, longer than the switch period, so the
+  stale output of a switch never makes a phantom token or a phantom empty lane;
+* exactly two adjacent bits: never committed. In a lane that carries one counter this is one
+  token resting between two spaces (or still leaving its space); the lane keeps the last
+  committed state until the token rests on one space. Two bits that are not neighbours (two
+  tokens, or a token and a stuck bit) are reported as they are after ``hold_scans``.
 
 Chain health, checked every scan without allocation: the tail byte after the chain must be
 the tail level, and the spare inputs (tied to the spare level) must read it. When the tail
@@ -20,6 +29,10 @@ changed) for ``stuck_ms`` is reported as stuck on. A token that never moves is n
 """
 from firmware.sensormap import mask_bit
 
+# Output update period assumed for the AH1807 micropower hall switches (docs/firmware.md,
+# "Debounce"): the windows that guard against stale outputs are longer than this.
+HALL_PERIOD_MS = 100
+
 try:
     from time import ticks_diff
 except ImportError:
@@ -28,11 +41,15 @@ except ImportError:
 
 
 class TrackScanner:
-    def __init__(self, smap, stable_scans=4, stuck_ms=60000, spare_level=None):
+    def __init__(self, smap, stable_scans=4, stuck_ms=60000, spare_level=None, scan_ms=5,
+                 hall_period_ms=HALL_PERIOD_MS):
         n = smap.n_lanes
         self.n = n
         self.nreg = smap.chain_registers
         self.stable_scans = stable_scans
+        # more than one switch period plus a scan on each side of it
+        hold = hall_period_ms // scan_ms + 2
+        self.hold_scans = hold if hold > stable_scans else stable_scans
         self.stuck_ms = stuck_ms
         self.lane_byte = smap.lane_byte
         self.lane_mask = smap.lane_mask
@@ -129,11 +146,19 @@ class TrackScanner:
                 count[k] = 0
                 continue
             if raw == cand[k] and count[k]:
-                count[k] += 1
+                if count[k] < self.hold_scans:
+                    count[k] += 1
             else:
                 cand[k] = raw
                 count[k] = 1
-            if count[k] >= self.stable_scans and not frozen:
+            low = raw & (raw - 1)  # raw without its lowest bit: 0 when one token
+            if raw and not low:
+                need = self.stable_scans
+            elif raw and not low & (low - 1) and raw & (raw >> 1):
+                continue  # one token between two neighbouring spaces: keep the last state
+            else:
+                need = self.hold_scans
+            if count[k] >= need and not frozen:
                 self._commit(k, raw, now)
                 count[k] = 0
                 self.changes[nch] = k
@@ -144,9 +169,13 @@ class TrackScanner:
     def _commit(self, k, new, now):
         old = self.stable[k]
         self.stable[k] = new
-        held = (self.held[k] | (old & new)) & new
-        self.held[k] = held
         arrived = new & ~old
+        # bits left behind when a token arrived elsewhere; when bits only go away (a stuck
+        # bit freed, a token lifted) the ones that stay were not left behind by this move
+        if arrived:
+            self.held[k] = (self.held[k] | (old & new)) & new
+        else:
+            self.held[k] &= new
         i = 0
         sm = self.set_ms[k]
         while arrived:
@@ -182,6 +211,24 @@ class TrackScanner:
             self.chain_good_scans += 1
             if self.chain_good_scans >= self.stable_scans:
                 self.chain_suspect = False
+
+    def stuck_signature(self, now):
+        """A small int that changes when the set of stuck bits (as stuck_bits lists them)
+        changes; 0 when there is none. Allocates nothing (checked every second by the board)."""
+        sig = 0
+        for j in range(len(self.spare_reg)):
+            off = self.spare_bad[j]
+            if off:
+                sig = (sig * 31 + self.spare_reg[j] * 256 + off + 1) & 0x3FFFFFF
+        for k in range(self.n):
+            h = self.held[k] & self.stable[k]
+            i = 0
+            while h:
+                if h & 1 and ticks_diff(now, self.set_ms[k][i]) >= self.stuck_ms:
+                    sig = (sig * 31 + k * 64 + i + 1) & 0x3FFFFFF
+                h >>= 1
+                i += 1
+        return sig
 
     def stuck_bits(self, now, out):
         """Append (chain bit, seconds) of stuck bits to the list out (allocates; self-test)."""

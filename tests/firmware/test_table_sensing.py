@@ -1,0 +1,197 @@
+"""Table sensing against micropower hall switches (issue 16 item 2): the AH1807 samples the
+field once per its own period and holds its output in between, so a sliding token leaves
+stale outputs. A token sliding slowly or resting between two spaces is never reported as two
+tokens; a placement still reaches the tablet quickly; a stuck bit and a wrong sensor ID are
+reported by the board unprompted. The firmware Board runs on the simulated chips with a real
+HostLink (tests/firmware/harness.py); the switches' sampling is modelled here."""
+import random
+import statistics
+
+import pytest
+
+from firmware.tracks import HALL_PERIOD_MS
+from protocol import wire
+from tests.firmware.harness import Rig
+
+
+class HallSwitches:
+    """Each switch of the chain samples the true field every `period` ms, at its own phase,
+    and holds its output in between (spare inputs and stuck bits included)."""
+
+    def __init__(self, world, clock, period, rng):
+        self.truth = world._inputs
+        self.clock = clock
+        self.period = period
+        n = world.chain.registers
+        self.latched = bytearray(self.truth())
+        self.wake = [clock.t + rng.randrange(period) for _ in range(n * 8)]
+        world.chain.inputs = self.read
+
+    def update(self):
+        now = self.clock.t
+        truth = None
+        for b in range(len(self.wake)):
+            if self.wake[b] <= now:
+                if truth is None:
+                    truth = self.truth()
+                m = 0x80 >> (b & 7)
+                self.latched[b >> 3] = (self.latched[b >> 3] & ~m) | (truth[b >> 3] & m)
+                self.wake[b] += self.period
+
+    def read(self):
+        return bytearray(self.latched)
+
+
+def run(r, hall, ms):
+    for _ in range(ms):
+        r.clock.t += 1
+        r.world.run_due()
+        hall.update()
+        r.board.step()
+        if r.stream.out:
+            d = bytes(r.stream.out)
+            r.stream.out.clear()
+            r.host.feed(d)
+        r.host.poll()
+
+
+def bits(mask):
+    return bin(mask).count("1")
+
+
+def changes(r, k):
+    return [m["mask"] for m in r.of("TRACK_CHANGE") if m["lane"] == k]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_slow_slide_and_resting_between_spaces_never_two_tokens(tmp_path, seed):
+    r = Rig(tmp_path, seed=seed)
+    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(seed))
+    k = r.smap.lane_index("technology.p2")
+    r.world.tokens[k] = {0}
+    run(r, hall, 400)
+    assert changes(r, k) == [1]
+    r.clear()
+    rng = random.Random(seed * 7)
+    for p in range(7):
+        # the magnet crosses the gap: both switches see it, then only the next one
+        r.world.tokens[k] = {p, p + 1}
+        run(r, hall, rng.randint(30, 400) if p != 3 else 3000)  # rests between 3 and 4 for 3 s
+        r.world.tokens[k] = {p + 1}
+        run(r, hall, rng.randint(30, 300))
+    run(r, hall, 500)
+    got = changes(r, k)
+    assert got and got[-1] == 1 << 7
+    assert all(bits(m) == 1 for m in got), [bin(m) for m in got]
+    assert r.board.scanner.stable[k] == 1 << 7
+
+
+def test_token_placed_straddling_two_spaces_waits_until_it_rests_on_one(tmp_path):
+    r = Rig(tmp_path)
+    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(9))
+    k = r.smap.lane_index("culture.p1")
+    r.clear()
+    r.world.tokens[k] = {2, 3}
+    run(r, hall, 2000)
+    assert changes(r, k) == []  # between two spaces: not a position yet, never two tokens
+    r.world.tokens[k] = {3}
+    run(r, hall, 300)
+    assert changes(r, k) == [1 << 3]
+
+
+def test_two_tokens_apart_are_reported_as_they_are(tmp_path):
+    r = Rig(tmp_path)
+    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(5))
+    k = r.smap.lane_index("food.p1")
+    r.world.tokens[k] = {1}
+    run(r, hall, 300)
+    r.clear()
+    r.world.tokens[k] = {1, 6}
+    run(r, hall, 600)
+    assert changes(r, k) == [(1 << 1) | (1 << 6)]
+
+
+def test_debounce_outlasts_the_switch_period_and_placement_stays_fast(tmp_path):
+    r = Rig(tmp_path)
+    sc = r.board.scanner
+    assert sc.hold_scans * r.board.scan_ms > HALL_PERIOD_MS  # stale outputs are outlasted
+    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(4))
+    rng = random.Random(8)
+    lat = []
+    for i in range(40):
+        k = rng.randrange(r.smap.n_lanes)
+        pos = rng.randrange(r.smap.n_spaces(k))
+        r.clear()
+        t0 = r.clock.t
+        r.world.tokens[k] = {pos}
+        for _ in range(HALL_PERIOD_MS + 100):
+            run(r, hall, 1)
+            if changes(r, k):
+                break
+        assert changes(r, k) == [1 << pos]
+        lat.append(r.clock.t - t0)
+        r.world.tokens[k] = set()
+        run(r, hall, HALL_PERIOD_MS + sc.hold_scans * r.board.scan_ms + 20)
+    # the switch's own sampling (0..period) + 4 scans + the link; never the long window
+    assert max(lat) <= HALL_PERIOD_MS + sc.stable_scans * r.board.scan_ms + 10, lat
+    assert statistics.median(lat) < HALL_PERIOD_MS / 2 + sc.stable_scans * r.board.scan_ms + 10
+
+
+def faults(msg):
+    return [tuple(f) for f in msg["faults"]]
+
+
+def unprompted(r):
+    return [m for m in r.of("SELF_TEST") if m["trigger"] == wire.TEST_UNPROMPTED]
+
+
+def test_stuck_bits_are_reported_unprompted_when_they_appear_and_clear(tmp_path):
+    r = Rig(tmp_path, stuck_ms=2000)
+    k = r.smap.lane_index("culture.p1")
+    bit = r.smap.lane_bits(k)[3]
+    r.world.tokens[k] = {3}
+    r.tick(100)
+    r.clear()
+    r.world.stuck[bit] = 0  # the switch under space 3 stays on
+    r.world.tokens[k] = {6}  # while the token moves on
+    r.tick(1500)
+    assert not unprompted(r)  # not yet stuck_ms
+    r.tick(2000)
+    reps = unprompted(r)
+    assert len(reps) == 1 and [f for f in faults(reps[0]) if f[0] == wire.FAULT_BIT_STUCK][0][1] == bit
+    assert not r.of("CMD_SELF_TEST")
+    r.clear()
+    r.world.stuck.pop(bit)
+    r.tick(1500)
+    reps = unprompted(r)
+    assert len(reps) == 1 and not [f for f in faults(reps[0]) if f[0] == wire.FAULT_BIT_STUCK]
+    # a spare input away from its level: reported within a second of appearing
+    r.clear()
+    r.world.stuck[70] = 0
+    r.tick(1100)
+    reps = unprompted(r)
+    assert reps and (wire.FAULT_BIT_STUCK, 70) in [f[:2] for f in faults(reps[-1])]
+
+
+def test_wrong_sensor_id_is_reported_unprompted_and_its_return(tmp_path):
+    r = Rig(tmp_path)
+    r.tick(100)
+    r.clear()
+    r.world.sensors[1].chip_id = 0x77  # another chip answers at 0x29 (a swapped board)
+    r.tick(1100)
+    reps = unprompted(r)
+    assert len(reps) == 1 and (wire.FAULT_SENSOR_ID, 1, 0x77) in faults(reps[0])
+    r.clear()
+    r.world.sensors[1].chip_id = 0x44
+    r.tick(1100)
+    reps = unprompted(r)
+    assert len(reps) == 1 and not [f for f in faults(reps[0]) if f[0] == wire.FAULT_SENSOR_ID]
+    # missing, then back with the wrong ID: the change of fault is reported too
+    r.clear()
+    r.world.sensors[0].present = False
+    r.tick(1100)
+    r.world.sensors[0].chip_id = 0x10
+    r.world.sensors[0].present = True
+    r.tick(1100)
+    kinds = [[f[0] for f in faults(m) if f[1] == 0 and f[0] in (1, 2)] for m in unprompted(r)]
+    assert [wire.FAULT_SENSOR_MISSING] in kinds and kinds[-1] == [wire.FAULT_SENSOR_ID]
