@@ -200,7 +200,7 @@ class TableMirror:
                 elif code in (wire.FAULT_SENSOR_MISSING, wire.FAULT_SENSOR_ID, wire.FAULT_SENSOR_SATURATED):
                     where = well_name(index)
                 else:
-                    where = ""
+                    where = wire.fault_where(code, index, value)
                 faults.append({"code": code, "fault": name, "where": where, "value": value})
             return {"type": "SELF_TEST", "trigger": msg["trigger"], "faults": faults}
         return dict(msg)

@@ -92,11 +92,34 @@ FAULT_CHAIN_LENGTH = const(3)  # index = registers expected, value = registers f
 FAULT_BIT_STUCK = const(4)  # index = chain bit, value = seconds seen stuck
 FAULT_SENSOR_SATURATED = const(5)  # index = well, value = clear channel reading
 FAULT_CAL_DEFAULTS = const(6)  # index = 0, value = 0: calibration file missing/corrupt
+FAULT_PROFILE_PIN = const(7)  # index = the pin (0xFFFF: not a number), value = its PIN_* role
+FAULT_MAP_TOO_LARGE = const(8)  # index = KB the map's tables need, value = KB of heap free
+# FAULT_PROFILE_PIN roles: which entry of the board profile names the pin
+PIN_SPI_SCK = const(1)
+PIN_SPI_MOSI = const(2)
+PIN_SPI_MISO = const(3)
+PIN_LOAD = const(4)
+PIN_I2C_SDA = const(5)
+PIN_I2C_SCL = const(6)
+PIN_LED = const(7)
+PIN_ROLE_NAMES = ("", "spi.sck", "spi.mosi", "spi.miso", "load_pin", "i2c sda", "i2c scl", "led.pin")
 FAULT_NAMES = {
     FAULT_SENSOR_MISSING: "dice sensor missing", FAULT_SENSOR_ID: "wrong dice sensor id",
     FAULT_CHAIN_LENGTH: "shift-register chain length wrong", FAULT_BIT_STUCK: "sensor bit stuck on",
     FAULT_SENSOR_SATURATED: "dice sensor saturated", FAULT_CAL_DEFAULTS: "calibration defaults in use",
+    FAULT_PROFILE_PIN: "board profile names a pin this board lacks",
+    FAULT_MAP_TOO_LARGE: "sensor map too large for the board's memory",
 }
+
+def fault_where(code, index, value):
+    """Plain words for the start-up faults' index and value ("" for the others)."""
+    if code == FAULT_PROFILE_PIN:
+        role = PIN_ROLE_NAMES[value] if 0 < value < len(PIN_ROLE_NAMES) else "entry %d" % value
+        return "profile %s: %s" % (role, "not a pin number" if index == 0xFFFF else "pin %d" % index)
+    if code == FAULT_MAP_TOO_LARGE:
+        return "its tables need %d KB, %d KB of heap free" % (index, value)
+    return ""
+
 
 # CMD_CALIBRATE steps and CAL_STATUS results
 CAL_BEGIN = const(1)
