@@ -33,6 +33,29 @@ IDENTIFY_MS = 5000
 REPL_FLUSH_MS = 150
 
 
+# GPIO numbers per port: (pins, first input-only pin); Pin() on a number outside raises
+PORT_PINS = {"rp2040": (30, 30), "esp32": (40, 34)}
+HEAP_RESERVE = 16384  # heap the loop, the self-test and a calibration file need beside the map
+
+
+def mem_free():
+    """Free heap in bytes (None where gc cannot tell: CPython). No collection here: main.py
+    collects before building the Board (uncollected garbage only makes the check stricter)."""
+    import gc
+    if not hasattr(gc, "mem_free"):
+        return None
+    return gc.mem_free()
+
+
+def map_heap_bytes(smap):
+    """Heap the board's tables for this map take (scanner, chain buffer, per-space times):
+    measured on MicroPython as about 60 bytes per lane + 8 per space + 2 per register."""
+    spaces = 0
+    for bs in smap.lane_byte:
+        spaces += len(bs)
+    return 60 * smap.n_lanes + 8 * spaces + 2 * smap.chain_registers + 400 * smap.n_wells
+
+
 def _session():
     try:
         b = os.urandom(4)
@@ -45,7 +68,7 @@ def _session():
 class Board:
     def __init__(self, machine, profile, smap, stream, now_ms, fs_dir="", production=False,
                  session=None, board_id=None, scan_ms=5, stable_scans=4, stuck_ms=60000,
-                 atime=calib.ATIME, gain=calib.GAIN, hall_period_ms=None):
+                 atime=calib.ATIME, gain=calib.GAIN, hall_period_ms=None, start_faults=()):
         self.machine = machine
         self.profile = profile
         self.smap = smap
@@ -54,25 +77,51 @@ class Board:
         self.scan_ms = scan_ms
         self.n_wells = smap.n_wells
         m = machine
-        sp = profile["spi"]
-        self.spi = m.SPI(sp["id"], baudrate=sp["baudrate"], polarity=sp["polarity"],
-                         phase=sp["phase"], firstbit=m.SPI.MSB, sck=m.Pin(sp["sck"]),
-                         mosi=m.Pin(sp["mosi"]), miso=m.Pin(sp["miso"]))
-        load = m.Pin(profile["load_pin"], m.Pin.OUT, value=1)
-        self.chain = ShiftChain(self.spi, load, smap.chain_registers, 4,
-                                profile.get("load_active_low", True))
+        # a profile naming a pin this port lacks, or a map whose tables do not fit the heap,
+        # is refused with a boot self-test fault naming it (never a traceback): the board
+        # still pairs and reports, and runs whatever part is sound
+        self.config_faults = list(start_faults)  # found before the Board (main.py: repl_pin)
+        self.chain = None
+        if self._fits(smap):
+            sp = self._pins(profile, "spi", ("sck", "mosi", "miso"), (wire.PIN_SPI_SCK,
+                            wire.PIN_SPI_MOSI, wire.PIN_SPI_MISO))
+            load = self._pin(profile, profile.get("load_pin"), wire.PIN_LOAD, True)
+            if sp is not None and load is not None:
+                try:
+                    self.spi = m.SPI(sp["id"], baudrate=sp["baudrate"], polarity=sp["polarity"],
+                                     phase=sp["phase"], firstbit=m.SPI.MSB, sck=m.Pin(sp["sck"]),
+                                     mosi=m.Pin(sp["mosi"]), miso=m.Pin(sp["miso"]))
+                    load = m.Pin(profile["load_pin"], m.Pin.OUT, value=1)
+                    self.chain = ShiftChain(self.spi, load, smap.chain_registers, 4,
+                                            profile.get("load_active_low", True))
+                except (ValueError, TypeError, KeyError, OSError):
+                    self._config_fault(sp.get("sck"), wire.PIN_SPI_SCK)
         self.buses = {}
         self.sensors = []
+        i2c = profile.get("i2c")
         for w in range(self.n_wells):
             bus = smap.well_buses[w]
             if bus not in self.buses:
-                c = profile["i2c"][bus]
-                self.buses[bus] = m.I2C(c["id"], sda=m.Pin(c["sda"]), scl=m.Pin(c["scl"]),
-                                        freq=c["freq"])
-            self.sensors.append(TCS34725(self.buses[bus], smap.well_addrs[w], atime, gain,
-                                         smap.well_chip_ids[w]))
+                self.buses[bus] = None
+                c = i2c[bus] if isinstance(i2c, list) and bus < len(i2c) else None
+                if c is None:
+                    self._config_fault(None, wire.PIN_I2C_SDA)
+                elif self._pins_of(c, ("sda", "scl"), (wire.PIN_I2C_SDA, wire.PIN_I2C_SCL)):
+                    try:
+                        self.buses[bus] = m.I2C(c["id"], sda=m.Pin(c["sda"]), scl=m.Pin(c["scl"]),
+                                                freq=c["freq"])
+                    except (ValueError, TypeError, KeyError, OSError):
+                        self._config_fault(c.get("sda"), wire.PIN_I2C_SDA)
+            b = self.buses[bus]
+            self.sensors.append(None if b is None else TCS34725(
+                b, smap.well_addrs[w], atime, gain, smap.well_chip_ids[w]))
         led = profile.get("led")
-        self.led = m.Pin(led["pin"], m.Pin.OUT, value=0) if led else None
+        self.led = None
+        if led and self._pin(profile, led.get("pin"), wire.PIN_LED, True) is not None:
+            try:
+                self.led = m.Pin(led["pin"], m.Pin.OUT, value=0)
+            except (ValueError, TypeError, OSError):
+                self._config_fault(led["pin"], wire.PIN_LED)
         self.led_on_level = 1 if not led or led.get("active_high", True) else 0
         self.led_state = -1
         self.indicator = wire.IND_AUTO
@@ -99,10 +148,14 @@ class Board:
         # tracks: scan until the debounce has settled, so the boot snapshot is the board
         if hall_period_ms is None:
             hall_period_ms = profile.get("hall_period_ms", HALL_PERIOD_MS)
-        self.scanner = TrackScanner(smap, stable_scans, stuck_ms, None, scan_ms, hall_period_ms)
-        for _ in range(self.scanner.hold_scans + 1):
-            self.scanner.scan(self.chain.read(), now)
-        self.stuck_reported = self.scanner.stuck_signature(now)
+        self.scanner = None  # no chain (a config fault): the lanes read empty, nothing scanned
+        self.stuck_reported = 0
+        if self.chain is not None:
+            self.scanner = TrackScanner(smap, stable_scans, stuck_ms, None, scan_ms,
+                                        hall_period_ms)
+            for _ in range(self.scanner.hold_scans + 1):
+                self.scanner.scan(self.chain.read(), now)
+            self.stuck_reported = self.scanner.stuck_signature(now)
         self.registers_found = smap.chain_registers
         self.chain_reported = False
         self.next_scan = now
@@ -131,9 +184,52 @@ class Board:
         if production:
             self.wdt = m.WDT(timeout=profile.get("watchdog_ms", 5000))
 
+    # ------------------------------------------------------------- configuration
+    def _config_fault(self, pin, role):
+        ok = type(pin) is int and 0 <= pin < 0xFFFF
+        self.config_faults.append((wire.FAULT_PROFILE_PIN, pin if ok else 0xFFFF, role))
+
+    def _pin(self, profile, pin, role, output):
+        """pin if this port has it (as an output when asked), else None and a fault."""
+        n = PORT_PINS.get(profile.get("mcu"))
+        bad = type(pin) is not int or pin < 0
+        if not bad and n is not None:
+            bad = pin >= n[0] or (output and n[1] <= pin)
+        if bad:
+            self._config_fault(pin, role)
+            return None
+        return pin
+
+    def _pins_of(self, entry, keys, roles):
+        ok = isinstance(entry, dict)
+        for i in range(len(keys)):
+            if self._pin(self.profile, entry.get(keys[i]) if ok else None, roles[i],
+                         keys[i] != "miso") is None:
+                ok = False
+        return ok
+
+    def _pins(self, profile, key, keys, roles):
+        entry = profile.get(key)
+        return entry if self._pins_of(entry, keys, roles) else None
+
+    def _fits(self, smap):
+        """Do the map's run-time tables fit the free heap (with room for the loop)?"""
+        free = mem_free()
+        if free is None:
+            return True  # CPython: no such limit
+        need = map_heap_bytes(smap)
+        if need + HEAP_RESERVE > free:
+            self.config_faults.append((wire.FAULT_MAP_TOO_LARGE, min(need // 1024, 0xFFFF),
+                                       min(free // 1024, 0xFFFF)))
+            return False
+        return True
+
     # ------------------------------------------------------------------ sensors
     def _init_sensor(self, w, now):
         s = self.sensors[w]
+        if s is None:  # its bus could not be set up: a config fault, never retried
+            self.sensor_ok[w] = False
+            return False
         try:
             s.init()
         except SensorIdError:
@@ -186,7 +282,7 @@ class Board:
                     continue
                 if cid not in s.ids:
                     self._lose_sensor(w, (wire.FAULT_SENSOR_ID, w, cid))
-        sig = self.scanner.stuck_signature(now)
+        sig = self.scanner.stuck_signature(now) if self.scanner is not None else 0
         if sig != self.stuck_reported:
             self.stuck_reported = sig
             self.report(selftest.TEST_UNPROMPTED)
@@ -219,6 +315,8 @@ class Board:
     # ------------------------------------------------------------------- tracks
     def _scan(self, now):
         sc = self.scanner
+        if sc is None:
+            return
         n = sc.scan(self.chain.read(), now)
         for i in range(n):
             k = sc.changes[i]
@@ -231,6 +329,8 @@ class Board:
         wells = []
         for w in self.wells:
             wells.append((w.state, w.value, w.confidence, w.roll))
+        if self.scanner is None:
+            return [0] * self.smap.n_lanes, wells
         return list(self.scanner.stable), wells
 
     # --------------------------------------------------------------- self-test

@@ -19,14 +19,23 @@ import machine
 from firmware.calib import path_exists
 
 REPL_FLAG = "/repl_once"
+FAULT_FILE = "/fault.txt"
+JSON_HEAP_PER_BYTE = 3  # heap json.loads takes per byte of a sensor map (measured, bench_firmware)
 
 
-def _repl_wanted(profile):
-    pull = machine.Pin.PULL_UP if profile.get("repl_pin_pull", "up") == "up" else None
-    pin = machine.Pin(profile["repl_pin"], machine.Pin.IN, pull)
+def _repl_wanted(profile, faults):
+    pin_no = profile.get("repl_pin")
+    try:
+        pull = machine.Pin.PULL_UP if profile.get("repl_pin_pull", "up") == "up" else None
+        pin = machine.Pin(pin_no, machine.Pin.IN, pull)
+    except (ValueError, TypeError):  # a pin this port lacks: reported by the boot self-test
+        from protocol import wire
+        faults.append((wire.FAULT_PROFILE_PIN, pin_no if type(pin_no) is int and 0 <= pin_no < 0xFFFF
+                       else 0xFFFF, wire.PIN_REPL))
+        pin = None
     time.sleep_ms(5)
-    if pin.value() == 0:
-        print("tabletop: repl_pin %d held low: REPL" % profile["repl_pin"])
+    if pin is not None and pin.value() == 0:
+        print("tabletop: repl_pin %d held low: REPL" % pin_no)
         return True
     if path_exists(REPL_FLAG):
         os.remove(REPL_FLAG)
@@ -35,23 +44,69 @@ def _repl_wanted(profile):
     return False
 
 
-def run():
-    with open("/profile.json") as f:
-        profile = json.load(f)
-    if _repl_wanted(profile):
-        return
+def _refuse(why):
+    """Start-up cannot build a board that could pair (no profile, no map): say why on the
+    console and in /fault.txt, and stay at the REPL (no watchdog, no reset loop)."""
+    print("tabletop: not started: " + why)
+    try:
+        with open(FAULT_FILE, "w") as f:
+            f.write(why + "\n")
+    except OSError:
+        pass
+
+
+def _load_map(path):
+    """(SensorMap, None) or (None, why): a file too large to parse in the free heap is
+    refused before json.loads could run out of memory."""
+    import gc
     from firmware import sensormap
+    try:
+        size = os.stat(path)[6]
+    except OSError:
+        return None, "no sensor map at %s (tabletop-board deploy puts it there)" % path
+    gc.collect()
+    free = gc.mem_free()
+    if size * JSON_HEAP_PER_BYTE > free:
+        return None, ("sensor map %s is too large for this board's memory: %d bytes need about "
+                      "%d KB to read, %d KB free" % (path, size, size * JSON_HEAP_PER_BYTE // 1024,
+                                                    free // 1024))
+    try:
+        return sensormap.load(path), None
+    except MemoryError:
+        return None, "sensor map %s is too large for this board's memory (%d KB free)" % (
+            path, free // 1024)
+    except ValueError as exc:  # SensorMapError: the validator names the entry
+        return None, "sensor map %s refused: %s" % (path, exc)
+
+
+def run():
+    try:
+        with open("/profile.json") as f:
+            profile = json.load(f)
+        if not isinstance(profile, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        _refuse("board profile /profile.json unreadable: %s" % (exc,))
+        return
+    faults = []
+    if _repl_wanted(profile, faults):
+        return
     from firmware.board import Board
     from firmware import transport
-    smap = sensormap.load("/sensor_map.json")
+    smap, why = _load_map("/sensor_map.json")
+    if smap is None:
+        _refuse(why)
+        return
     if path_exists("/uart"):
         stream = transport.Uart(machine, profile["uart"])
     else:
         stream = transport.UsbCdc()
     production = not path_exists("/devmode")
+    import gc
+    gc.collect()  # Board checks the map's tables against the free heap
     try:
         board = Board(machine, profile, smap, stream, time.ticks_ms, fs_dir="/",
-                      production=production)
+                      production=production, start_faults=faults)
         import gc
         gc.collect()
         board.run_forever(time.sleep_ms)
