@@ -48,12 +48,26 @@ def mem_free():
 
 
 def map_heap_bytes(smap):
-    """Heap the board's tables for this map take (scanner, chain buffer, per-space times):
-    measured on MicroPython as about 60 bytes per lane + 8 per space + 2 per register."""
+    """Heap the board's tables for this map take (scanner, chain buffer, per-space times, wells),
+    an upper estimate: the CivMint map's TrackScanner holds 3.3 KB on the MicroPython VM, this
+    gives 3.7 KB for its 28 lanes, 244 spaces and 34 registers (+ 400 per well)."""
     spaces = 0
     for bs in smap.lane_byte:
         spaces += len(bs)
     return 60 * smap.n_lanes + 8 * spaces + 2 * smap.chain_registers + 400 * smap.n_wells
+
+
+class MapTables:
+    """What the board keeps of a SensorMap: the tables the scan, the wells and the HELLO use.
+    The loader, the validator and the names stay on the tablet (main.py drops the module)."""
+
+    FIELDS = ("chain_registers", "tail_level", "spare_level", "spare_bits", "n_lanes",
+              "lane_byte", "lane_mask", "n_wells", "well_buses", "well_addrs", "well_chip_ids",
+              "hash8")
+
+    def __init__(self, smap):
+        for name in self.FIELDS:
+            setattr(self, name, getattr(smap, name))
 
 
 def _session():
@@ -70,8 +84,8 @@ class Board:
                  session=None, board_id=None, scan_ms=5, stable_scans=4, stuck_ms=60000,
                  atime=calib.ATIME, gain=calib.GAIN, hall_period_ms=None, start_faults=()):
         self.machine = machine
-        self.profile = profile
-        self.smap = smap
+        self.profile = profile  # start-up only: dropped at the end of __init__
+        self.smap = smap = MapTables(smap)
         self.stream = stream
         self.now_ms = now_ms
         self.scan_ms = scan_ms
@@ -183,6 +197,7 @@ class Board:
         self.wdt = None
         if production:
             self.wdt = m.WDT(timeout=profile.get("watchdog_ms", 5000))
+        self.profile = None
 
     # ------------------------------------------------------------- configuration
     def _config_fault(self, pin, role):

@@ -20,7 +20,7 @@ from firmware.calib import path_exists
 
 REPL_FLAG = "/repl_once"
 FAULT_FILE = "/fault.txt"
-JSON_HEAP_PER_BYTE = 3  # heap json.loads takes per byte of a sensor map (measured, bench_firmware)
+JSON_HEAP_PER_BYTE = 5  # sensormap.load allocates 4.7 bytes per file byte (MicroPython VM, CivMint map)
 
 
 def _repl_wanted(profile, faults):
@@ -55,7 +55,7 @@ def _refuse(why):
         pass
 
 
-def _load_map(path):
+def _load_map(path, collect=True):
     """(SensorMap, None) or (None, why): a file too large to parse in the free heap is
     refused before json.loads could run out of memory."""
     import gc
@@ -64,7 +64,8 @@ def _load_map(path):
         size = os.stat(path)[6]
     except OSError:
         return None, "no sensor map at %s (tabletop-board deploy puts it there)" % path
-    gc.collect()
+    if collect:
+        gc.collect()
     free = gc.mem_free()
     if size * JSON_HEAP_PER_BYTE > free:
         return None, ("sensor map %s is too large for this board's memory: %d bytes need about "
@@ -79,6 +80,36 @@ def _load_map(path):
         return None, "sensor map %s refused: %s" % (path, exc)
 
 
+def _drop(name):
+    """Forget a module imported only for start-up, so its code can be collected."""
+    sys.modules.pop(name, None)
+    pkg, _, attr = name.rpartition(".")
+    p = sys.modules.get(pkg)
+    if p is not None and attr in dir(p):
+        delattr(p, attr)
+
+
+def start(profile, map_path, make_stream, now_ms, fs_dir="/", production=True, faults=(),
+          collect=True):
+    """Load the map, build the Board, drop what only start-up needs. Returns (board, None) or
+    (None, why). collect=False leaves gc.collect() to the caller (the wasm VM of the tests
+    traps when the filesystem is searched after a collection inside nested calls)."""
+    import gc
+    from firmware.board import Board
+    smap, why = _load_map(map_path, collect)
+    if smap is None:
+        return None, why
+    if collect:
+        gc.collect()  # the parsed JSON document is garbage now; Board checks the free heap
+    board = Board(machine, profile, smap, make_stream(), now_ms, fs_dir=fs_dir,
+                  production=production, start_faults=faults)
+    smap = None
+    _drop("firmware.sensormap")  # the loader and validator: the board keeps MapTables
+    if collect:
+        gc.collect()
+    return board, None
+
+
 def run():
     try:
         with open("/profile.json") as f:
@@ -91,27 +122,25 @@ def run():
     faults = []
     if _repl_wanted(profile, faults):
         return
-    from firmware.board import Board
     from firmware import transport
-    smap, why = _load_map("/sensor_map.json")
-    if smap is None:
-        _refuse(why)
-        return
-    if path_exists("/uart"):
-        stream = transport.Uart(machine, profile["uart"])
-    else:
-        stream = transport.UsbCdc()
+    uart = profile.get("uart") if path_exists("/uart") else None
     production = not path_exists("/devmode")
-    import gc
-    gc.collect()  # Board checks the map's tables against the free heap
+    streams = []
+
+    def make_stream():
+        streams.append(transport.Uart(machine, uart) if uart else transport.UsbCdc())
+        return streams[0]
     try:
-        board = Board(machine, profile, smap, stream, time.ticks_ms, fs_dir="/",
-                      production=production, start_faults=faults)
-        import gc
-        gc.collect()
+        board, why = start(profile, "/sensor_map.json", make_stream, time.ticks_ms,
+                           production=production, faults=faults)
+        profile = None  # the board copied what it needs
+        if board is None:
+            _refuse(why)
+            return
         board.run_forever(time.sleep_ms)
     except Exception as exc:  # log, then restart clean (the watchdog would anyway)
-        stream.close()
+        if streams:
+            streams[0].close()
         try:
             with open("/crash.txt", "w") as f:
                 sys.print_exception(exc, f)
@@ -120,7 +149,7 @@ def run():
         if production:
             machine.reset()
         raise
-    stream.close()
+    streams[0].close()
     if board.repl_requested:
         with open(REPL_FLAG, "w") as f:
             f.write("1")

@@ -27,7 +27,17 @@ Stuck bits (``stuck_bits``): a spare input away from its level is stuck from the
 a lane bit that stayed set while the lane's token moved on (other bits of the same lane
 changed) for ``stuck_ms`` is reported as stuck on. A token that never moves is not a fault.
 """
-from firmware.sensormap import mask_bit
+
+
+def mask_bit(mask):
+    """Input index 0-7 (0 = MSB = input H) of a one-bit byte mask (as firmware/sensormap.py;
+    a copy, so the board can drop the map loader after start-up)."""
+    p = 0
+    m = 0x80
+    while m and m != mask:
+        m >>= 1
+        p += 1
+    return p
 
 # Output update period assumed for the AH1807 micropower hall switches (docs/firmware.md,
 # "Debounce"): the windows that guard against stale outputs are longer than this.
