@@ -28,6 +28,7 @@ except ImportError:  # CPython: plain milliseconds
 
 VERSION = (0, 1, 0)
 SENSOR_RETRY_MS = 1000
+FRAMES_PER_STEP = 1  # TRACK_CHANGE frames built per main-loop step (~1.6 ms each on an RP2040)
 CHECK_MS = 1000  # sensor IDs re-read and stuck bits looked for this often (unprompted reports)
 IDENTIFY_MS = 5000
 REPL_FLUSH_MS = 150
@@ -170,6 +171,12 @@ class Board:
             for _ in range(self.scanner.hold_scans + 1):
                 self.scanner.scan(self.chain.read(), now)
             self.stuck_reported = self.scanner.stuck_signature(now)
+        # lanes committed but not yet sent: a hand sweeping the board commits every lane within
+        # a few scans; building all their frames (CRC, COBS) at once would take ~9 scan
+        # periods, so they go out FRAMES_PER_STEP per step, each with the lane's latest mask
+        self.pending = bytearray(smap.n_lanes)
+        self.n_pending = 0
+        self.pend_next = 0
         self.registers_found = smap.chain_registers
         self.chain_reported = False
         self.next_scan = now
@@ -333,14 +340,37 @@ class Board:
         if sc is None:
             return
         n = sc.scan(self.chain.read(), now)
+        pend = self.pending
         for i in range(n):
             k = sc.changes[i]
-            self.link.track_change(k, sc.stable[k])
+            if not pend[k]:
+                pend[k] = 1
+                self.n_pending += 1
         if sc.chain_suspect != self.chain_reported:
             self.chain_reported = sc.chain_suspect
             self.report(selftest.TEST_UNPROMPTED)
 
+    def _send_pending(self, budget):
+        pend = self.pending
+        n = len(pend)
+        k = self.pend_next
+        stable = self.scanner.stable
+        while budget and self.n_pending:
+            if pend[k]:
+                pend[k] = 0
+                self.n_pending -= 1
+                budget -= 1
+                self.link.track_change(k, stable[k])
+            k += 1
+            if k == n:
+                k = 0
+        self.pend_next = k
+
     def _snapshot(self):
+        if self.n_pending:  # the snapshot carries them
+            for k in range(len(self.pending)):
+                self.pending[k] = 0
+            self.n_pending = 0
         wells = []
         for w in self.wells:
             wells.append((w.state, w.value, w.confidence, w.roll))
@@ -513,6 +543,8 @@ class Board:
             if ticks_diff(now, self.next_scan) >= 0:  # fell behind: do not try to catch up
                 self.next_scan = ticks_add(now, self.scan_ms)
             self._scan(now)
+        if self.n_pending:
+            self._send_pending(FRAMES_PER_STEP)
         self._sample_wells(now)
         if ticks_diff(now, self.next_check) >= 0:
             self.next_check = ticks_add(now, CHECK_MS)
@@ -528,6 +560,8 @@ class Board:
     def until_next(self):
         """Milliseconds until the next scheduled scan or sample (for an idle sleep)."""
         now = self.now_ms()
+        if self.n_pending:
+            return 0
         d = ticks_diff(self.next_scan, now)
         for w in range(self.n_wells):
             if self.sensor_ok[w]:

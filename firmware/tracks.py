@@ -17,6 +17,9 @@ bits set, or neither, for up to one period:
   committed state until the token rests on one space. Two bits that are not neighbours (two
   tokens, or a token and a stuck bit) are reported as they are after ``hold_scans``.
 
+A hand sweeping the board readies every lane in one scan: at most ``COMMITS_PER_SCAN`` lanes
+commit per scan, the rest in the following ones (docs/firmware.md, "The worst scan").
+
 Chain health, checked every scan without allocation: the tail byte after the chain must be
 the tail level, and the spare inputs (tied to the spare level) must read it. When the tail
 byte is wrong or the last register with spare inputs reads none of them right for
@@ -42,12 +45,40 @@ def mask_bit(mask):
 # Output update period assumed for the AH1807 micropower hall switches (docs/firmware.md,
 # "Debounce"): the windows that guard against stale outputs are longer than this.
 HALL_PERIOD_MS = 100
+COMMITS_PER_SCAN = 8
 
 try:
     from time import ticks_diff
 except ImportError:
     def ticks_diff(a, b):
         return a - b
+
+
+def _rev_table():
+    t = bytearray(256)
+    for v in range(256):
+        r = 0
+        for i in range(8):
+            if v & (1 << i):
+                r |= 0x80 >> i
+        t[v] = r
+    return bytes(t)
+
+
+_REV = _rev_table()  # bit-reversed bytes
+
+
+def _low_table():
+    t = bytearray(256)
+    for v in range(1, 256):
+        i = 0
+        while not v & (1 << i):
+            i += 1
+        t[v] = i
+    return bytes(t)
+
+
+_LOW = _low_table()  # index of the lowest set bit of a byte
 
 
 class TrackScanner:
@@ -72,9 +103,35 @@ class TrackScanner:
         self.stable = [0] * n  # committed mask per lane, bit i = space i occupied
         self.cand = [0] * n
         self.count = [0] * n
-        self.prev = bytearray(self.nreg)  # last raw bytes
-        self.reg_changed = bytearray(self.nreg)
+        self.prev_all = None  # the whole last read (made at the first scan, its length)
+        self.spares_all_off = False  # the last spare register reads none of its spares right
+        self.counting = 0  # lanes whose count is not 0 (a new mask being confirmed)
+        self.chain_bad = False  # the last read's tail/spare verdict
+        # fast path: a lane on consecutive chain bits within 3 bytes is cut out of a 24-bit
+        # window and bit-reversed (~30 bytecodes instead of ~15 per space)
+        self.lane_fast = bytearray(n)  # lane_r0 (its first register) is where its window starts
+        self.lane_shift = bytearray(n)
+        self.lane_n = bytearray(n)
+        self.lane_full = [0] * n
+        for k in range(n):
+            bs = smap.lane_byte[k]
+            ms = smap.lane_mask[k]
+            ln = len(bs)
+            b0 = bs[0] * 8 + mask_bit(ms[0])
+            seq = ln <= 16 and (b0 & 7) + ln <= 24 and (b0 >> 3) + 2 <= self.nreg
+            for i in range(ln):
+                if bs[i] * 8 + mask_bit(ms[i]) != b0 + i:
+                    seq = False
+            if seq:
+                self.lane_fast[k] = 1
+                self.lane_shift[k] = 24 - (b0 & 7) - ln
+                self.lane_n[k] = ln
+                self.lane_full[k] = (1 << ln) - 1
+        self.reg_changed = bytearray(self.nreg + 1)  # per byte of the read (sized at scan 1)
         self.changes = bytearray(n)  # lanes committed by the last scan: changes[0:n_changes]
+        # a hand sweeping the board readies every lane in one scan: at most this many commit
+        # per scan, the rest in the next ones (bounds the worst scan; a placement is one lane)
+        self.commits_per_scan = COMMITS_PER_SCAN
         self.n_changes = 0
         self.scans = 0
         # tail and spare expectations
@@ -108,6 +165,11 @@ class TrackScanner:
 
     def lane_raw(self, buf, k):
         """Raw (undebounced) mask of lane k in buf."""
+        if self.lane_fast[k]:
+            r = self.lane_r0[k]
+            v = (~((buf[r] << 16) | (buf[r + 1] << 8) | buf[r + 2]) >> self.lane_shift[k]) \
+                & self.lane_full[k]  # space 0 in the top bit: reverse
+            return ((_REV[v & 0xFF] << 8) | _REV[v >> 8]) >> (16 - self.lane_n[k])
         bs = self.lane_byte[k]
         ms = self.lane_mask[k]
         m = 0
@@ -122,83 +184,114 @@ class TrackScanner:
         """Process one chain read; returns the number of lanes committed (see .changes)."""
         self.scans += 1
         nreg = self.nreg
-        prev = self.prev
+        pa = self.prev_all
+        first = pa is None
+        if first:
+            pa = self.prev_all = bytearray(len(buf))  # the last read, every byte
+            self.reg_changed = bytearray(len(buf))
+        elif not self.counting and buf == pa:
+            # nothing moved and nothing is being confirmed: only the chain counters advance
+            self._chain_counters(self.chain_bad)
+            self.n_changes = 0
+            return 0
         rc = self.reg_changed
-        first = self.scans == 1
-        for r in range(nreg):
+        for r in range(len(pa)):
             v = buf[r]
-            if v != prev[r] or first:
-                prev[r] = v
+            if v != pa[r] or first:
+                pa[r] = v
                 rc[r] = 1
             else:
                 rc[r] = 0
-        self._check_chain(buf, now)
+        self._check_chain(buf, now, first)
         nch = 0
         stable = self.stable
         cand = self.cand
         count = self.count
         r0 = self.lane_r0
         r1 = self.lane_r1
+        fast = self.lane_fast
+        shift = self.lane_shift
+        nbits = self.lane_n
+        full = self.lane_full
+        rev = _REV
+        hold = self.hold_scans
+        need_one = self.stable_scans
         frozen = self.chain_suspect
+        held = self.held
+        set_ms = self.set_ms
+        low_bit = _LOW
+        changes = self.changes
+        budget = self.commits_per_scan
         for k in range(self.n):
-            dirty = count[k] != 0
-            if not dirty:
-                r = r0[k]
-                while r <= r1[k]:
-                    if rc[r]:
-                        dirty = True
-                        break
+            c = count[k]
+            r = r0[k]
+            if not c:
+                while r <= r1[k] and not rc[r]:
                     r += 1
-            if not dirty:
-                continue
-            raw = self.lane_raw(buf, k)
+                if r > r1[k]:
+                    continue  # none of its registers changed
+                r = r0[k]
+            if fast[k]:  # lane_raw inlined: this loop is the hand-sweep worst case
+                v = (~((buf[r] << 16) | (buf[r + 1] << 8) | buf[r + 2]) >> shift[k]) & full[k]
+                raw = ((rev[v & 0xFF] << 8) | rev[v >> 8]) >> (16 - nbits[k])
+            else:
+                raw = self.lane_raw(buf, k)
             if raw == stable[k]:
-                count[k] = 0
+                if c:
+                    count[k] = 0
+                    self.counting -= 1
                 continue
-            if raw == cand[k] and count[k]:
-                if count[k] < self.hold_scans:
-                    count[k] += 1
+            if raw == cand[k] and c:
+                if c < hold:
+                    c += 1
             else:
                 cand[k] = raw
-                count[k] = 1
+                if not c:
+                    self.counting += 1
+                c = 1
+            count[k] = c
             low = raw & (raw - 1)  # raw without its lowest bit: 0 when one token
             if raw and not low:
-                need = self.stable_scans
+                need = need_one
             elif raw and not low & (low - 1) and raw & (raw >> 1):
                 continue  # one token between two neighbouring spaces: keep the last state
             else:
-                need = self.hold_scans
-            if count[k] >= need and not frozen:
-                self._commit(k, raw, now)
+                need = hold
+            if c >= need and not frozen and nch < budget:  # over budget: the next scan
+                # _commit inlined (the hand-sweep worst case)
+                old = stable[k]
+                stable[k] = raw
+                arrived = raw & ~old
+                if arrived:
+                    held[k] = (held[k] | (old & raw)) & raw
+                else:
+                    held[k] &= raw
+                i = 0
+                sm = set_ms[k]
+                while arrived:
+                    b = arrived & 0xFF
+                    while b:
+                        sm[i + low_bit[b]] = now
+                        b &= b - 1
+                    arrived >>= 8
+                    i += 8
                 count[k] = 0
-                self.changes[nch] = k
+                self.counting -= 1
+                changes[nch] = k
                 nch += 1
         self.n_changes = nch
         return nch
 
-    def _commit(self, k, new, now):
-        old = self.stable[k]
-        self.stable[k] = new
-        arrived = new & ~old
-        # bits left behind when a token arrived elsewhere; when bits only go away (a stuck
-        # bit freed, a token lifted) the ones that stay were not left behind by this move
-        if arrived:
-            self.held[k] = (self.held[k] | (old & new)) & new
-        else:
-            self.held[k] &= new
-        i = 0
-        sm = self.set_ms[k]
-        while arrived:
-            if arrived & 1:
-                sm[i] = now
-            arrived >>= 1
-            i += 1
-
-    def _check_chain(self, buf, now):
+    def _check_chain(self, buf, now, first=True):
+        """Tail byte and spare inputs; a spare register is looked at only when it changed
+        (rc from scan), the verdict of the last one is kept."""
         bad = buf[self.nreg] != self.tail_byte
         sr = self.spare_reg
+        rc = self.reg_changed
         last = len(sr) - 1
         for j in range(len(sr)):
+            if not (first or rc[sr[j]]):
+                continue
             m = self.spare_mask[j]
             off = (buf[sr[j]] ^ self.spare_exp[j]) & m
             if off != self.spare_bad[j]:
@@ -209,8 +302,13 @@ class TrackScanner:
                     if new & (0x80 >> i):
                         self.spare_since[j * 8 + i] = now
                     i += 1
-            if j == last and off == m:
-                bad = True
+            if j == last:
+                self.spares_all_off = off == m
+        bad = bad or self.spares_all_off
+        self.chain_bad = bad
+        self._chain_counters(bad)
+
+    def _chain_counters(self, bad):
         if bad:
             self.chain_good_scans = 0
             self.chain_bad_scans += 1

@@ -195,3 +195,52 @@ def test_wrong_sensor_id_is_reported_unprompted_and_its_return(tmp_path):
     r.tick(1100)
     kinds = [[f[0] for f in faults(m) if f[1] == 0 and f[0] in (1, 2)] for m in unprompted(r)]
     assert [wire.FAULT_SENSOR_MISSING] in kinds and kinds[-1] == [wire.FAULT_SENSOR_ID]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fast_lane_read_equals_the_bit_by_bit_read(seed):
+    """The scanner cuts a lane on consecutive chain bits out of a 24-bit window; whatever the
+    chain shows, that must be the mask the per-space read gives."""
+    from firmware.tracks import TrackScanner
+    from tests.firmware.harness import load_map
+    smap = load_map()
+    sc = TrackScanner(smap)
+    assert any(sc.lane_fast), "the default map has lanes on consecutive bits"
+    rng = random.Random(seed)
+    for _ in range(300):
+        buf = bytearray(rng.randrange(256) for _ in range(smap.chain_registers + 1))
+        for k in range(smap.n_lanes):
+            fast = sc.lane_raw(buf, k)
+            slow = 0
+            for i in range(len(smap.lane_byte[k])):
+                if not buf[smap.lane_byte[k][i]] & smap.lane_mask[k][i]:
+                    slow |= 1 << i
+            assert fast == slow, (k, bytes(buf))
+
+
+def test_a_hand_sweeping_every_lane_reaches_the_tablet_whole(tmp_path):
+    """Every lane changes in the same scan: the scanner commits a few lanes per scan and the
+    board sends a few frames per step (bounding its worst step); every lane still reaches the
+    tablet once, with its final mask, soon after."""
+    from firmware.tracks import COMMITS_PER_SCAN
+    r = Rig(tmp_path)
+    n = r.smap.n_lanes
+    assert n > COMMITS_PER_SCAN  # the budget is really exercised
+    r.tick(300)
+    for sweep in range(3):
+        r.clear()
+        t0 = r.clock.t
+        want = {}
+        for k in range(n):
+            pos = (sweep * 3 + k) % r.smap.n_spaces(k)
+            r.world.tokens[k] = {pos}
+            want[k] = 1 << pos
+        assert r.run_until(lambda: len({m["lane"] for m in r.of("TRACK_CHANGE")}) == n, 400)
+        got = {}
+        for m in r.of("TRACK_CHANGE"):
+            assert m["lane"] not in got  # one frame per lane
+            got[m["lane"]] = m["mask"]
+        assert got == want
+        # 4 scans to confirm, then n / COMMITS_PER_SCAN scans more, frames 2 a step
+        assert r.clock.t - t0 <= 20 + 5 * (n // COMMITS_PER_SCAN + 1) + 20
+        r.tick(100)
