@@ -160,3 +160,29 @@ def test_bad_track_data_is_refused(monkeypatch):
     monkeypatch.setattr(DATA, "dev", bad3)
     with pytest.raises(ValueError, match="non-Money"):
         DATA.validate()
+
+
+def test_every_test_the_trace_table_names_exists_in_the_file_it_names():
+    import os
+    import re
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    files = {"steps": "test_civmint_steps.py", "examples": "test_civmint_examples.py",
+             "core": "test_core.py", "props": "test_properties.py",
+             "data": "test_data_and_lanes.py", "traced": "test_civmint_rules_traced.py"}
+    src = {k: open(os.path.join(root, "tests", "engine", f), encoding="utf-8").read()
+           for k, f in files.items()}
+    trace = open(os.path.join(root, "docs", "civmint-trace.md"), encoding="utf-8").read()
+    named = 0
+    for row in trace.splitlines():
+        if not row.startswith("|"):
+            continue
+        cell = row.rstrip("|").split("|")[-1]
+        for part in cell.split(";"):
+            words = part.split()
+            if not words or words[0] not in files:
+                continue
+            for name in re.findall(r"`(test_[a-z0-9_]+)`", part):
+                named += 1
+                assert "def %s(" % name in src[words[0]], (words[0], name)
+    assert named > 100
