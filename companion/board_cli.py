@@ -1,11 +1,11 @@
-"""``tabletop-board``: deploy the firmware to a board, open its REPL, run a virtual board.
+"""``tabletop-board``: deploy the firmware to a board (a mip package, companion/firmware_package.py), open its REPL, run a virtual board.
 
-    tabletop-board deploy --board pico|esp32 [--port P] [--map PATH] [--dev] [--dry-run]
+    tabletop-board deploy --board pico|esp32 [--port P] [--map PATH] [--dev] [--dry-run] [--source]
+    tabletop-board package --board pico|esp32 --out DIR [--map PATH] [--source]
     tabletop-board repl [--port P]
     tabletop-board virtual [--map PATH] [--seed N]   (prints the pty path; commands on stdin)
 """
 import argparse
-import glob
 import os
 import shlex
 import subprocess
@@ -15,39 +15,13 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MAP = os.path.join(ROOT, "hardware", "sensor_map.json")
-BOOT_MAIN = "import firmware.main\nfirmware.main.run()\n"
-MKDIRS = ("import os\nfor d in ('firmware', 'protocol'):\n    try:\n        os.mkdir(d)\n"
-          "    except OSError:\n        pass\n")
 
 
-def firmware_files():
-    """(local path, board path) of the files a board runs (no simulator)."""
-    out = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "firmware", "*.py"))):
-        out.append((path, "firmware/" + os.path.basename(path)))
-    for path in sorted(glob.glob(os.path.join(ROOT, "protocol", "*.py"))):
-        out.append((path, "protocol/" + os.path.basename(path)))
-    return out
-
-
-def deploy_commands(board, port, map_path, dev, staging):
-    """The mpremote argument lists deploy runs (a function so tests can check them)."""
-    profile = os.path.join(ROOT, "firmware", "profiles", board + ".json")
-    if not os.path.exists(profile):
-        raise SystemExit("no profile %s" % profile)
-    main = os.path.join(staging, "main.py")
-    with open(main, "w") as f:
-        f.write(BOOT_MAIN)
+def deploy_commands(package_json, port, dev):
+    """The mpremote argument lists deploy runs: mip installs the built package (firmware and
+    protocol as .mpy, profile, map, /main.py) at the board's root."""
     conn = ["connect", port or "auto"]
-    cmds = [conn + ["exec", MKDIRS]]
-    files = firmware_files()
-    cmds.append(conn + ["fs", "cp"] + [p for p, d in files if d.startswith("firmware/")]
-                + [":firmware/"])
-    cmds.append(conn + ["fs", "cp"] + [p for p, d in files if d.startswith("protocol/")]
-                + [":protocol/"])
-    cmds.append(conn + ["fs", "cp", profile, ":profile.json"])
-    cmds.append(conn + ["fs", "cp", map_path, ":sensor_map.json"])
-    cmds.append(conn + ["fs", "cp", main, ":main.py"])
+    cmds = [conn + ["mip", "install", "--target", "/", package_json]]
     if dev:
         cmds.append(conn + ["exec", "open('devmode', 'w').close()"])
     else:
@@ -58,10 +32,14 @@ def deploy_commands(board, port, map_path, dev, staging):
 
 
 def cmd_deploy(args):
-    from firmware import sensormap
-    sensormap.load(args.map)  # refuse an invalid map before touching the board
+    from companion import firmware_package
     with tempfile.TemporaryDirectory() as staging:
-        for c in deploy_commands(args.board, args.port, args.map, args.dev, staging):
+        try:  # refuse a map the board cannot run before touching the board
+            pj = firmware_package.build(args.board, args.map, staging, mpy=not args.source)
+        except firmware_package.PackageError as exc:
+            print("not deployed: %s" % exc, file=sys.stderr)
+            return 2
+        for c in deploy_commands(pj, args.port, args.dev):
             line = "mpremote " + " ".join(shlex.quote(x) for x in c)
             print(line)
             if args.dry_run:
@@ -72,6 +50,17 @@ def cmd_deploy(args):
                       "repl_pin low and reset the board, or send CMD_REPL, then retry."
                       % r.returncode, file=sys.stderr)
                 return r.returncode
+    return 0
+
+
+def cmd_package(args):
+    from companion import firmware_package
+    try:
+        pj = firmware_package.build(args.board, args.map, args.out, mpy=not args.source)
+    except firmware_package.PackageError as exc:
+        print("not built: %s" % exc, file=sys.stderr)
+        return 2
+    print("%s\ninstall with: mpremote mip install --target / %s" % (pj, pj))
     return 0
 
 
@@ -183,6 +172,12 @@ def main(argv=None):
     d.add_argument("--map", default=DEFAULT_MAP)
     d.add_argument("--dev", action="store_true", help="no watchdog (creates /devmode)")
     d.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
+    d.add_argument("--source", action="store_true", help=".py sources instead of compiled .mpy")
+    p = sub.add_parser("package", help="build the mip package (.mpy, profile, map) into a folder")
+    p.add_argument("--board", choices=("pico", "esp32"), required=True)
+    p.add_argument("--map", default=DEFAULT_MAP)
+    p.add_argument("--out", required=True)
+    p.add_argument("--source", action="store_true", help=".py sources instead of compiled .mpy")
     r = sub.add_parser("repl", help="open the board's REPL with mpremote")
     r.add_argument("--port", default=None)
     v = sub.add_parser("virtual", help="run a virtual board on a pty")
@@ -190,7 +185,8 @@ def main(argv=None):
     v.add_argument("--seed", type=int, default=None)
     v.add_argument("--stay", action="store_true", help="keep running after stdin closes")
     args = ap.parse_args(argv)
-    return {"deploy": cmd_deploy, "repl": cmd_repl, "virtual": cmd_virtual}[args.cmd](args)
+    return {"deploy": cmd_deploy, "package": cmd_package, "repl": cmd_repl,
+            "virtual": cmd_virtual}[args.cmd](args)
 
 
 if __name__ == "__main__":

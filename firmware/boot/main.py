@@ -1,0 +1,2 @@
+import firmware.main
+firmware.main.run()
