@@ -136,14 +136,3 @@ def test_cli_virtual_prints_pty_and_takes_commands():
     finally:
         if p.poll() is None:
             p.kill()
-
-
-def test_deploy_dry_run_lists_the_files():
-    r = subprocess.run([sys.executable, "-m", "companion.board_cli", "deploy", "--board", "esp32",
-                        "--port", "/dev/ttyUSB9", "--dry-run"], cwd=ROOT, capture_output=True,
-                       text=True)
-    assert r.returncode == 0, r.stderr
-    assert "firmware/board.py" in r.stdout and "protocol/link.py" in r.stdout
-    assert "profiles/esp32.json :profile.json" in r.stdout and ":sensor_map.json" in r.stdout
-    assert "sim/" not in r.stdout
-    assert r.stdout.strip().endswith("mpremote connect /dev/ttyUSB9 reset")
