@@ -17,8 +17,14 @@ from firmware.hc165 import ShiftChain
 from firmware.tcs34725 import TCS34725, SensorIdError
 from firmware.tracks import TrackScanner, HALL_PERIOD_MS
 
+# The type checker reads TYPE_CHECKING as true (tests/firmware/test_typecheck.py checks the
+# firmware against the RP2040 and ESP32 stubs); on a board it is a False constant.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import machine as machine_api
+
 try:
-    from time import ticks_diff, ticks_add
+    from time import ticks_diff, ticks_add  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython: plain milliseconds
     def ticks_diff(a, b):
         return a - b
@@ -65,6 +71,18 @@ class MapTables:
     FIELDS = ("chain_registers", "tail_level", "spare_level", "spare_bits", "n_lanes",
               "lane_byte", "lane_mask", "n_wells", "well_buses", "well_addrs", "well_chip_ids",
               "hash8")
+    chain_registers: int  # the FIELDS, declared for the type checker
+    tail_level: int
+    spare_level: int
+    spare_bits: tuple
+    n_lanes: int
+    lane_byte: list
+    lane_mask: list
+    n_wells: int
+    well_buses: list
+    well_addrs: list
+    well_chip_ids: list
+    hash8: bytes
 
     def __init__(self, smap):
         for name in self.FIELDS:
@@ -76,7 +94,7 @@ def _session():
         b = os.urandom(4)
     except Exception:  # a port without urandom
         import time
-        b = struct.pack("<I", time.ticks_cpu() & 0xFFFFFFFF)
+        b = struct.pack("<I", hash(time.ticks_cpu()) & 0xFFFFFFFF)
     return struct.unpack("<I", b)[0]
 
 
@@ -92,6 +110,8 @@ class Board:
         self.scan_ms = scan_ms
         self.n_wells = smap.n_wells
         m = machine
+        if TYPE_CHECKING:
+            m = machine = machine_api  # what the simulator and the VM stand in for
         # a profile naming a pin this port lacks, or a map whose tables do not fit the heap,
         # is refused with a boot self-test fault naming it (never a traceback): the board
         # still pairs and reports, and runs whatever part is sound
@@ -152,7 +172,7 @@ class Board:
             self.classifiers.append(cl)
             self.wells.append(dice.Well(cl))
         self.sensor_ok = [False] * self.n_wells
-        self.sensor_fault = [None] * self.n_wells
+        self.sensor_fault = [None] * self.n_wells  # type: list
         self.saturated = [False] * self.n_wells
         now = now_ms()
         self.next_dice = [now] * self.n_wells
@@ -337,9 +357,10 @@ class Board:
     # ------------------------------------------------------------------- tracks
     def _scan(self, now):
         sc = self.scanner
-        if sc is None:
+        ch = self.chain
+        if sc is None or ch is None:
             return
-        n = sc.scan(self.chain.read(), now)
+        n = sc.scan(ch.read(), now)
         pend = self.pending
         for i in range(n):
             k = sc.changes[i]
@@ -354,7 +375,10 @@ class Board:
         pend = self.pending
         n = len(pend)
         k = self.pend_next
-        stable = self.scanner.stable
+        sc = self.scanner
+        if sc is None:
+            return
+        stable = sc.stable
         while budget and self.n_pending:
             if pend[k]:
                 pend[k] = 0

@@ -216,8 +216,8 @@ class Session:
     def __init__(self, store):
         self.store = store
         self.well = -1
-        self.faces = None
-        self.captured = None
+        self.faces = []  # per face [c, r, g, b] while a session is active
+        self.captured = []
 
     def active(self):
         return self.well >= 0
@@ -243,5 +243,5 @@ class Session:
 
     def cancel(self):
         self.well = -1
-        self.faces = None
-        self.captured = None
+        self.faces = []
+        self.captured = []

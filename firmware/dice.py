@@ -15,7 +15,7 @@ no face qualifies: never a guess) -> ROLLING again when the readings leave the s
 for two samples -> REMOVED after ``dark_n`` dark samples. Each new roll increments ``roll``.
 """
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:
     def const(x):
         return x

@@ -11,10 +11,14 @@ One read: SH/LD low (parallel load, >= 20 ns; one pin write is far longer), SH/L
 ``extra`` bytes after the chain carry the tail level and reveal a chain of the wrong length
 (see ``chain_length``). All buffers are allocated once; ``read`` does not allocate.
 """
+TYPE_CHECKING = False  # true for the type checker only (the board's stubs)
+if TYPE_CHECKING:
+    from machine import SPI, Pin
 
 
 class ShiftChain:
     def __init__(self, spi, load_pin, registers, extra=4, load_active_low=True):
+        # type: (SPI, Pin, int, int, bool) -> None
         self.spi = spi
         self.load = load_pin
         self.registers = registers

@@ -26,8 +26,10 @@ JSON_HEAP_PER_BYTE = 5  # sensormap.load allocates 4.7 bytes per file byte (Micr
 def _repl_wanted(profile, faults):
     pin_no = profile.get("repl_pin")
     try:
-        pull = machine.Pin.PULL_UP if profile.get("repl_pin_pull", "up") == "up" else None
-        pin = machine.Pin(pin_no, machine.Pin.IN, pull)
+        if profile.get("repl_pin_pull", "up") == "up":
+            pin = machine.Pin(pin_no, machine.Pin.IN, machine.Pin.PULL_UP)
+        else:
+            pin = machine.Pin(pin_no, machine.Pin.IN)
     except (ValueError, TypeError):  # a pin this port lacks: reported by the boot self-test
         from protocol import wire
         faults.append((wire.FAULT_PROFILE_PIN, pin_no if type(pin_no) is int and 0 <= pin_no < 0xFFFF

@@ -64,15 +64,11 @@ def _is_str(v):
     return type(v) is str
 
 
-def _fail(msg):
-    raise SensorMapError(msg)
-
-
 def _need(obj, key, where):
     if not isinstance(obj, dict):
-        _fail("malformed file: %s is not an object" % where)
+        raise SensorMapError("malformed file: %s is not an object" % where)
     if key not in obj:
-        _fail("malformed file: %s has no %r" % (where, key))
+        raise SensorMapError("malformed file: %s has no %r" % (where, key))
     return obj[key]
 
 
@@ -86,6 +82,28 @@ class SensorMap:
     well_addrs, well_chip_ids (list of tuples), omittable (dict group -> tuple of lane
     indices), hash8 (bytes), hash_hex (str).
     """
+    # declared for the type checker (set by parse); annotations cost nothing at run time
+    game: str
+    variant: str
+    chain_registers: int
+    tail_level: int
+    spare_level: int
+    spare_bits: tuple
+    n_lanes: int
+    lane_ids: list
+    lane_tracks: list
+    lane_seats: list
+    lane_kinds: list
+    lane_byte: list
+    lane_mask: list
+    n_wells: int
+    well_ids: list
+    well_buses: list
+    well_addrs: list
+    well_chip_ids: list
+    omittable: dict
+    hash8: bytes
+    hash_hex: str
 
     def lane_index(self, lane_id):
         try:
@@ -163,45 +181,45 @@ def _game_table(doc):
     the file.  Raises for a disagreement."""
     game = _need(doc, "game", "the top level")
     if not _is_str(game):
-        _fail("malformed file: 'game' is not a string")
+        raise SensorMapError("malformed file: 'game' is not a string")
     builtin = GAMES.get(game)
     fseats = doc.get("seats")
     ftracks = doc.get("tracks")
     if fseats is not None:
         if not isinstance(fseats, list) or not fseats:
-            _fail("malformed file: 'seats' is not a non-empty list")
+            raise SensorMapError("malformed file: 'seats' is not a non-empty list")
         for s in fseats:
             if not _is_str(s):
-                _fail("malformed file: seat %r is not a string" % (s,))
+                raise SensorMapError("malformed file: seat %r is not a string" % (s,))
     tracks = None
     if ftracks is not None:
         if not isinstance(ftracks, dict):
-            _fail("malformed file: 'tracks' is not an object")
+            raise SensorMapError("malformed file: 'tracks' is not an object")
         tracks = {}
         for t in ftracks:
             e = ftracks[t]
             kind = _need(e, "kind", "track %r" % (t,))
             n = _need(e, "spaces", "track %r" % (t,))
             if not _is_str(kind) or not _is_int(n) or n < 1:
-                _fail("malformed file: track %r needs a string kind and spaces >= 1" % (t,))
+                raise SensorMapError("malformed file: track %r needs a string kind and spaces >= 1" % (t,))
             if n > MAX_LANE_SPACES:
-                _fail("track %r: %d spaces, but a lane holds at most %d (its state is one 32-bit "
+                raise SensorMapError("track %r: %d spaces, but a lane holds at most %d (its state is one 32-bit "
                       "mask on the wire)" % (t, n, MAX_LANE_SPACES))
             tracks[t] = (kind, n)
     if builtin is None:
         if fseats is None or tracks is None:
-            _fail("unknown game %r: the map must carry 'seats' and 'tracks'" % (game,))
+            raise SensorMapError("unknown game %r: the map must carry 'seats' and 'tracks'" % (game,))
         return tuple(fseats), tracks
     if fseats is not None:
         for s in fseats:
             if s not in builtin["seats"]:
-                _fail("seats: unknown seat %r for game %r" % (s, game))
+                raise SensorMapError("seats: unknown seat %r for game %r" % (s, game))
     if tracks is not None:
         for t in tracks:
             if t not in builtin["tracks"]:
-                _fail("tracks: unknown track %r for game %r" % (t, game))
+                raise SensorMapError("tracks: unknown track %r for game %r" % (t, game))
             if tuple(builtin["tracks"][t]) != tracks[t]:
-                _fail("tracks: track %r is %s/%d here but %s/%d for game %r" % (
+                raise SensorMapError("tracks: track %r is %s/%d here but %s/%d for game %r" % (
                     t, tracks[t][0], tracks[t][1], builtin["tracks"][t][0],
                     builtin["tracks"][t][1], game))
     return builtin["seats"], builtin["tracks"]
@@ -219,16 +237,16 @@ def parse(data):
     except Exception as e:  # ValueError (CPython, MicroPython), UnicodeError
         raise SensorMapError("malformed file: not JSON (%s)" % (e,))
     if not isinstance(doc, dict):
-        _fail("malformed file: the top level is not an object")
+        raise SensorMapError("malformed file: the top level is not an object")
     fmt = _need(doc, "format", "the top level")
     if fmt != FORMAT or not _is_int(fmt):
-        _fail("format %r is not supported (this loader reads format %d)" % (fmt, FORMAT))
+        raise SensorMapError("format %r is not supported (this loader reads format %d)" % (fmt, FORMAT))
     seats, tracks = _game_table(doc)
 
     chain = _need(doc, "chain", "the top level")
     regs = _need(chain, "registers", "'chain'")
     if not _is_int(regs) or regs < 1 or regs > MAX_REGISTERS:
-        _fail("chain: registers must be an integer 1..%d, not %r" % (MAX_REGISTERS, regs))
+        raise SensorMapError("chain: registers must be an integer 1..%d, not %r" % (MAX_REGISTERS, regs))
     nbits = regs * 8
     used = bytearray(nbits)      # 0 = free, else 1 + lane index (lanes < 255) / 255 spare
 
@@ -236,31 +254,31 @@ def parse(data):
     m.game = doc["game"]
     m.variant = doc.get("variant", "")
     if not _is_str(m.variant):
-        _fail("malformed file: 'variant' is not a string")
+        raise SensorMapError("malformed file: 'variant' is not a string")
     m.chain_registers = regs
     m.tail_level = chain.get("tail_level", 0)
     m.spare_level = chain.get("spare_level", 1)
     if not _is_int(m.tail_level) or not _is_int(m.spare_level) \
             or m.tail_level not in (0, 1) or m.spare_level not in (0, 1):
-        _fail("chain: tail_level and spare_level must be the integer 0 or 1")
+        raise SensorMapError("chain: tail_level and spare_level must be the integer 0 or 1")
 
     spare = chain.get("spare_bits", [])
     if not isinstance(spare, list):
-        _fail("malformed file: chain.spare_bits is not a list")
+        raise SensorMapError("malformed file: chain.spare_bits is not a list")
     for b in spare:
         if not _is_int(b) or b < 0 or b >= nbits:
-            _fail("chain.spare_bits: bit %r is beyond the chain of %d registers (bits 0..%d)"
+            raise SensorMapError("chain.spare_bits: bit %r is beyond the chain of %d registers (bits 0..%d)"
                   % (b, regs, nbits - 1))
         if used[b]:
-            _fail("chain.spare_bits: bit %d listed twice" % b)
+            raise SensorMapError("chain.spare_bits: bit %d listed twice" % b)
         used[b] = 255
     m.spare_bits = tuple(spare)
 
     lanes = _need(doc, "lanes", "the top level")
     if not isinstance(lanes, list) or not lanes:
-        _fail("malformed file: 'lanes' is not a non-empty list")
+        raise SensorMapError("malformed file: 'lanes' is not a non-empty list")
     if len(lanes) > 254:
-        _fail("malformed file: more than 254 lanes")
+        raise SensorMapError("malformed file: more than 254 lanes")
     ids = []
     ltracks = []
     lseats = []
@@ -272,37 +290,37 @@ def parse(data):
         where = "lanes[%d]" % k
         lid = _need(lane, "id", where)
         if not _is_str(lid):
-            _fail("malformed file: %s id is not a string" % where)
+            raise SensorMapError("malformed file: %s id is not a string" % where)
         where = "lane %r (lanes[%d])" % (lid, k)
         if lid in ids:
-            _fail("%s: duplicate lane id (also lanes[%d])" % (where, ids.index(lid)))
+            raise SensorMapError("%s: duplicate lane id (also lanes[%d])" % (where, ids.index(lid)))
         track = _need(lane, "track", where)
         seat = _need(lane, "seat", where)
         if not _is_str(track) or not _is_str(seat):
-            _fail("malformed file: %s track and seat must be strings" % where)
+            raise SensorMapError("malformed file: %s track and seat must be strings" % where)
         if track not in tracks:
-            _fail("%s: unknown track %r" % (where, track))
+            raise SensorMapError("%s: unknown track %r" % (where, track))
         if seat not in seats:
-            _fail("%s: unknown seat %r (seats: %s)" % (where, seat, ", ".join(seats)))
+            raise SensorMapError("%s: unknown seat %r (seats: %s)" % (where, seat, ", ".join(seats)))
         if lid != "%s.%s" % (track, seat):
-            _fail("%s: id must be %r" % (where, "%s.%s" % (track, seat)))
+            raise SensorMapError("%s: id must be %r" % (where, "%s.%s" % (track, seat)))
         kind, nsp = tracks[track]
         lk = lane.get("kind", kind)
         if not _is_str(lk):
-            _fail("malformed file: %s kind is not a string" % where)
+            raise SensorMapError("malformed file: %s kind is not a string" % where)
         if lk != kind:
-            _fail("%s: kind %r, but track %r is %r" % (where, lk, track, kind))
+            raise SensorMapError("%s: kind %r, but track %r is %r" % (where, lk, track, kind))
         bits = _need(lane, "bits", where)
         if not isinstance(bits, list):
-            _fail("malformed file: %s bits is not a list" % where)
+            raise SensorMapError("malformed file: %s bits is not a list" % where)
         for i in range(len(bits)):
             b = bits[i]
             if b is None:
-                _fail("%s: gap at space %d (no bit)" % (where, i))
+                raise SensorMapError("%s: gap at space %d (no bit)" % (where, i))
             if not _is_int(b):
-                _fail("%s space %d: bit %r is not an integer" % (where, i, b))
+                raise SensorMapError("%s space %d: bit %r is not an integer" % (where, i, b))
             if b < 0 or b >= nbits:
-                _fail("%s space %d: bit %d is beyond the chain of %d registers (bits 0..%d)"
+                raise SensorMapError("%s space %d: bit %d is beyond the chain of %d registers (bits 0..%d)"
                       % (where, i, b, regs, nbits - 1))
             if used[b]:
                 if used[b] == 255:
@@ -313,10 +331,10 @@ def parse(data):
                         other = "space %d of the same lane" % bits.index(b)
                     else:
                         other = "lane %r space %d" % (ids[j], lanes[j]["bits"].index(b))
-                _fail("%s space %d: duplicate bit %d, already used by %s" % (where, i, b, other))
+                raise SensorMapError("%s space %d: duplicate bit %d, already used by %s" % (where, i, b, other))
             used[b] = k + 1
         if len(bits) != nsp:
-            _fail("%s: %d bits but track %r has %d spaces (wrong length)" % (
+            raise SensorMapError("%s: %d bits but track %r has %d spaces (wrong length)" % (
                 where, len(bits), track, nsp))
         ids.append(lid)
         ltracks.append(track)
@@ -332,7 +350,7 @@ def parse(data):
 
     wells = _need(doc, "wells", "the top level")
     if not isinstance(wells, list):
-        _fail("malformed file: 'wells' is not a list")
+        raise SensorMapError("malformed file: 'wells' is not a list")
     wids = []
     wbus = []
     waddr = []
@@ -342,49 +360,49 @@ def parse(data):
         wid = _need(w, "id", "wells[%d]" % k)
         where = "well %r (wells[%d])" % (wid, k)
         if not _is_str(wid):
-            _fail("malformed file: wells[%d] id is not a string" % k)
+            raise SensorMapError("malformed file: wells[%d] id is not a string" % k)
         if wid in wids:
-            _fail("%s: duplicate well id" % where)
+            raise SensorMapError("%s: duplicate well id" % where)
         bus = _need(w, "bus", where)
         if not _is_int(bus) or bus < 0:
-            _fail("%s: bus %r is not a bus number" % (where, bus))
+            raise SensorMapError("%s: bus %r is not a bus number" % (where, bus))
         addr = w.get("addr", 0x29)
         if not _is_int(addr) or addr < 0 or addr > 127:
-            _fail("%s: addr %r is not an I2C address" % (where, addr))
+            raise SensorMapError("%s: addr %r is not an I2C address" % (where, addr))
         for j in range(len(wids)):
             if wbus[j] == bus and waddr[j] == addr:
-                _fail("%s: bus %d address 0x%02x already used by well %r" % (where, bus, addr, wids[j]))
+                raise SensorMapError("%s: bus %d address 0x%02x already used by well %r" % (where, bus, addr, wids[j]))
         chip = w.get("ids", [0x44, 0x4D])
         if not isinstance(chip, list) or not chip or len(chip) > 8:
-            _fail("%s: ids must be a list of 1..8 chip ID bytes" % where)
+            raise SensorMapError("%s: ids must be a list of 1..8 chip ID bytes" % where)
         for x in chip:
             if not _is_int(x) or x < 0 or x > 255:
-                _fail("%s: chip ID %r is not a byte" % (where, x))
+                raise SensorMapError("%s: chip ID %r is not a byte" % (where, x))
         wids.append(wid)
         wbus.append(bus)
         waddr.append(addr)
         wchip.append(tuple(chip))
 
     if len(wids) > 255:
-        _fail("malformed file: more than 255 wells")
+        raise SensorMapError("malformed file: more than 255 wells")
     snap = SNAPSHOT_HEAD + SNAPSHOT_ITEM * (len(ids) + len(wids))
     if snap > MAX_PAYLOAD:
-        _fail("lanes and wells: %d lanes and %d wells make a SNAPSHOT of %d bytes, over the "
+        raise SensorMapError("lanes and wells: %d lanes and %d wells make a SNAPSHOT of %d bytes, over the "
               "frame limit of %d (at most %d lanes and wells together)" % (
                   len(ids), len(wids), snap, MAX_PAYLOAD,
                   (MAX_PAYLOAD - SNAPSHOT_HEAD) // SNAPSHOT_ITEM))
 
     om = doc.get("omittable", {})
     if not isinstance(om, dict):
-        _fail("malformed file: 'omittable' is not an object")
+        raise SensorMapError("malformed file: 'omittable' is not an object")
     omittable = {}
     for g in om:
         if not isinstance(om[g], list) or not om[g]:
-            _fail("omittable %r: not a non-empty list of lane ids" % (g,))
+            raise SensorMapError("omittable %r: not a non-empty list of lane ids" % (g,))
         idx = []
         for lid in om[g]:
             if not _is_str(lid) or lid not in ids:
-                _fail("omittable %r: unknown lane %r" % (g, lid))
+                raise SensorMapError("omittable %r: unknown lane %r" % (g, lid))
             idx.append(ids.index(lid))
         # an omitted group must be a tail of the chain: its lanes after all kept lanes,
         # each of its bits after every kept bit
@@ -399,9 +417,9 @@ def parse(data):
         for k in idx:
             for j in range(len(ids)):
                 if j not in idx and j > k:
-                    _fail("omittable %r: lane %r must come after kept lane %r" % (g, ids[k], ids[j]))
+                    raise SensorMapError("omittable %r: lane %r must come after kept lane %r" % (g, ids[k], ids[j]))
         if (om_min >> 3) <= (keep_max >> 3):
-            _fail("omittable %r: its bits must start in a register after the last kept bit %d"
+            raise SensorMapError("omittable %r: its bits must start in a register after the last kept bit %d"
                   % (g, keep_max))
         omittable[g] = tuple(idx)
 
@@ -428,11 +446,11 @@ def check_profile(m, profile):
     entry it cannot serve: a well on an I2C bus the profile does not define."""
     buses = profile.get("i2c") if isinstance(profile, dict) else None
     if not isinstance(buses, list):
-        _fail("board profile: 'i2c' is not a list of buses")
+        raise SensorMapError("board profile: 'i2c' is not a list of buses")
     for k in range(m.n_wells):
         bus = m.well_buses[k]
         if bus >= len(buses):
-            _fail("well %r (wells[%d]): bus %d is missing from the board profile %r (its I2C "
+            raise SensorMapError("well %r (wells[%d]): bus %d is missing from the board profile %r (its I2C "
                   "buses are 0..%d)" % (m.well_ids[k], k, bus, profile.get("board", "?"),
                                         len(buses) - 1))
     return m

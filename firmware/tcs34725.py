@@ -11,14 +11,18 @@ the data registers always hold the last completed cycle. AVALID is 0 until the f
 after AEN has completed; a burst with AVALID 0 is ignored. The caller reads once per
 integration period (``integration_ms``).
 """
+TYPE_CHECKING = False  # true for the type checker only (the board's stubs)
+if TYPE_CHECKING:
+    from machine import I2C
+
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:
     def const(x):
         return x
 
 try:
-    from time import sleep_ms
+    from time import sleep_ms  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython (virtual board): the simulated chip models the warm-up
     def sleep_ms(ms):
         pass
@@ -48,6 +52,7 @@ class TCS34725:
     CONTROL AGAIN code (0..3 = 1x, 4x, 16x, 60x)."""
 
     def __init__(self, i2c, addr=ADDR, atime=0xF6, gain=1, ids=IDS):
+        # type: (I2C, int, int, int, tuple) -> None
         self.i2c = i2c
         self.addr = addr
         self.atime = atime

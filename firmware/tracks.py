@@ -48,7 +48,7 @@ HALL_PERIOD_MS = 100
 COMMITS_PER_SCAN = 8
 
 try:
-    from time import ticks_diff
+    from time import ticks_diff  # pyright: ignore[reportAssignmentType]
 except ImportError:
     def ticks_diff(a, b):
         return a - b

@@ -16,7 +16,7 @@ import struct
 from protocol import cobs, wire
 
 try:
-    from time import ticks_diff
+    from time import ticks_diff  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython: plain millisecond integers
     def ticks_diff(a, b):
         return a - b

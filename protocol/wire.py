@@ -15,7 +15,7 @@ import struct
 from protocol import cobs
 
 try:
-    from micropython import const
+    from micropython import const  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython
     def const(x):
         return x
