@@ -3,7 +3,8 @@ board event (virtual board) to screen updated.
 
     .venv/bin/python benchmarks/bench_app.py
 
-Needs a display; without one it starts Xvfb (like the tests). Goals: cold start <= 2 s,
+Needs a display; without one it starts Xvfb (like the tests). Goals: cold start <= 2 s and
+<= 1.3 x a bare Kivy app's start measured in the same run, flat from 0 to 100 saved games;
 resume <= 300 ms.
 """
 import json
@@ -69,6 +70,52 @@ def make_game(directory, n=1000, seed=1):
     raise RuntimeError("could not make a long enough game")
 
 
+def _start(env, cmd="coldstart", n=5):
+    """Median wall time of n process starts (python start -> first frames drawn -> exit)."""
+    walls = []
+    for _ in range(n):
+        t = time.perf_counter()
+        r = subprocess.run([sys.executable, DRIVER, cmd], env=env, capture_output=True, text=True,
+                           timeout=120)
+        walls.append(time.perf_counter() - t)
+        assert r.returncode == 0, r.stderr[-2000:]
+    return statistics.median(walls)
+
+
+def startup_vs_saves(tmp, env):
+    """Cold start to a usable home screen against a bare Kivy app's start in the same run, with
+    0, 30 and 100 saved games of 200 actions each: with the summaries stored when each game
+    closed (the normal case) and without them (the first start after they were lost: every
+    game replayed once, and the summaries written again)."""
+    from companion import save_summary
+
+    bare = _start(env, "barekivy")
+    src_dir = os.path.join(tmp, "src")
+    one = make_game(src_dir, 200, seed=7)
+    print(f"start-up against a bare Kivy app (same window, first frames drawn, median of 5): "
+          f"bare Kivy {bare:.2f} s")
+    for n in (0, 30, 100):
+        e = dict(env)
+        e["TABLETOP_COMPANION_DATA"] = os.path.join(tmp, f"saves{n}")
+        games = os.path.join(e["TABLETOP_COMPANION_DATA"], "games")
+        os.makedirs(games)
+        for i in range(n):
+            dst = os.path.join(games, f"game{i:03d}.journal")
+            shutil.copy(one, dst)
+            shutil.copy(save_summary.sidecar_path(one), save_summary.sidecar_path(dst))
+        with_summaries = _start(e)
+        line = (f"  {n:3d} saved games: home {with_summaries:.2f} s = "
+                f"{with_summaries / bare:.2f} x bare (goal <= 1.3)")
+        if n:
+            for i in range(n):
+                os.unlink(save_summary.sidecar_path(os.path.join(games, f"game{i:03d}.journal")))
+            without = _start(e, n=1)  # replays every game once and stores the summaries again
+            again = _start(e, n=3)
+            line += (f"; summaries lost: {without:.2f} s ({without / bare:.2f} x) once, then "
+                     f"{again:.2f} s ({again / bare:.2f} x)")
+        print(line)
+
+
 def main():
     xv = _display()
     tmp = tempfile.mkdtemp(prefix="bench-app-")
@@ -89,6 +136,7 @@ def main():
               f"median {statistics.median(walls):.2f} s (goal <= 2 s); "
               f"inside the process {statistics.median(inner):.2f} s")
         print(f"memory in use at the home screen: RSS {statistics.median(rss) / 1024:.0f} MiB")
+        startup_vs_saves(tmp, env)
 
         from companion.gui.controller import GameController
 

@@ -169,7 +169,7 @@ def bench_micropython():
     print("  encode one TRACK_CHANGE (BoardLink.track_change): %8.0f fuel" % enc_per)
     print("  decode one host command (BoardLink.feed, CMD_CALIBRATE): %8.0f fuel" % dec_per)
     print("  heap allocated per event in the steady state: %.1f bytes"
-          " (all of it the long int returned by binascii.crc32; everything else is preallocated)" % alloc)
+          " (buffers preallocated; the CRC-32 is computed in 16-bit halves, no long int)" % alloc)
 
 
 def bench_soak(resets, unplugs):

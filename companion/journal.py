@@ -868,6 +868,16 @@ class Journal:
         with self._lock:
             return len(self._effective)
 
+    def summary(self) -> "JournalSummary":
+        """What list_journals would say of this file now, from memory (no re-read)."""
+        with self._lock:
+            m = self._meta
+            return JournalSummary(
+                path=str(self._path), game=m["game"], setup=m["setup"], created=m["created"],
+                updated=self._rows[-1][2] if self._rows else m["created"],
+                action_count=len(self._effective), app_version=m["app_version"],
+                schema_version=m["schema_version"], data_version=m.get("data_version", 1))
+
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self)} actions"
         return f"<Journal {str(self._path)!r} {self._meta['game']} {state}>"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from companion import games as registry
 from companion import journal as J
+from companion import save_summary
 from companion.engine.errors import Rejected  # noqa: F401  (re-exported for the screens)
 
 APP_VERSION = "0.1.0"
@@ -108,6 +109,10 @@ class GameController:
         return cls(_session_cls().resume(path, game_for=game_for), found[0])
 
     def close(self):
+        try:  # what the saved-games list will show, so it need not replay this game
+            save_summary.write(self.journal.summary(), APP_VERSION, self.module.view.round(self.state))
+        except Exception:  # noqa: BLE001 - a cache: the list replays when it is missing
+            pass
         self.session.close()
 
     @property
@@ -295,6 +300,18 @@ class SavedGame:
     @property
     def path(self):
         return self.summary.path
+
+
+def saved_round(summary: J.JournalSummary) -> tuple:
+    """(round reached or None, why it cannot be resumed or ""): from the summary stored with
+    the save when it is fresh, else by replaying it once (and storing the result)."""
+    got = save_summary.read(summary, APP_VERSION)
+    if got is not None:
+        return got
+    rnd, problem = replay_summary(summary)
+    if not problem:
+        save_summary.write(summary, APP_VERSION, rnd)
+    return rnd, problem
 
 
 def summary_round(summary: J.JournalSummary) -> int | None:

@@ -159,7 +159,7 @@ class HomeScreen(Screen):
                 box.add_widget(BrokenGameRow(path=it.path, message=(
                     f"{it.title}: {names} ({name}) cannot be resumed - {it.unavailable}.")))
                 continue
-            rnd, problem = C.replay_summary(summ)
+            rnd, problem = C.saved_round(summ)
             if problem:
                 name = it.path.rsplit("/", 1)[-1]
                 box.add_widget(BrokenGameRow(path=it.path, message=(

@@ -6,6 +6,7 @@ benchmark (one Kivy window per process):
     python tests/app/app_driver.py play N      # boot, play N touch actions, print state, hang
     python tests/app/app_driver.py report      # boot (auto-resumes), print state, exit
     python tests/app/app_driver.py coldstart   # boot to the first drawn frame, print seconds
+    python tests/app/app_driver.py barekivy    # the same for a bare Kivy app (the reference)
 
 Environment: DISPLAY, TABLETOP_COMPANION_DATA and KIVY_HOME must be set by the caller.
 """
@@ -242,6 +243,24 @@ def _main(argv):
     if cmd == "boardlatency":
         print(json.dumps(board_latency(int(argv[1]) if len(argv) > 1 else 20)), flush=True)
         os._exit(0)
+    if cmd == "barekivy":  # the reference: a bare Kivy app, same window, to its first frames
+        from companion import app as appmod
+
+        appmod.configure_kivy((1280, 800))
+        from kivy.app import App
+        from kivy.base import runTouchApp
+        from kivy.uix.label import Label
+
+        class Bare(App):
+            def build(self):
+                return Label(text="bare")
+        bare = Bare()
+        bare._run_prepare()
+        runTouchApp(embedded=True)
+        pump(3)
+        print(json.dumps({"seconds": time.perf_counter() - T0, "screen": "bare",
+                          "rss_kib": _rss_kib()}), flush=True)
+        return 0
     if cmd == "coldstart":
         app = boot()
         print(json.dumps({"seconds": time.perf_counter() - T0, "screen": app.root.current,

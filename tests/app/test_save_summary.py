@@ -1,0 +1,97 @@
+"""The saved-games list reads a summary stored with each save (issue 18 item 6) instead of
+replaying every game at start-up: written when a game closes and after a replay, keyed on the
+journal's own state, so a save that moved on (a kill -9 before close), a damaged, foreign or
+huge summary file, or a save that cannot be resumed is replayed, never shown stale."""
+import json
+import os
+
+import pytest
+
+from companion import journal as J
+from companion import save_summary
+from companion.gui import controller as C
+
+
+def _step(ctrl):
+    """One more action: the roll when one is awaited, else 'done with this step', else the
+    first legal action."""
+    if ctrl.module.roll_awaited(ctrl.state):
+        ctrl.roll_virtual()
+        return
+    legal = ctrl.game.legal_actions(ctrl.state)
+    ends = [a for a in legal if a.type == "end_step"]
+    ctrl.dispatch((ends or legal)[0])
+
+
+def _played(tmp_path, steps=4):
+    ctrl = C.GameController.new(str(tmp_path), ("Ana", "Ben"), ("blue", "green"), seed=4)
+    for _ in range(steps):
+        _step(ctrl)
+    return ctrl
+
+
+def _summary(path):
+    [s] = [x for x in J.list_journals(os.path.dirname(path)) if x.path == path]
+    return s
+
+
+@pytest.fixture
+def replays(monkeypatch):
+    calls = []
+    real = C.replay_summary
+
+    def counting(summary):
+        calls.append(summary.path)
+        return real(summary)
+    monkeypatch.setattr(C, "replay_summary", counting)
+    return calls
+
+
+def test_a_closed_game_is_listed_without_a_replay(tmp_path, replays):
+    ctrl = _played(tmp_path)
+    path, rnd = ctrl.path, ctrl.module.view.round(ctrl.state)
+    ctrl.close()
+    assert save_summary.sidecar_path(path).exists()
+    assert C.saved_round(_summary(path)) == (rnd, "")
+    assert replays == []
+
+
+def test_a_game_that_moved_on_after_its_summary_is_replayed_once(tmp_path, replays):
+    ctrl = _played(tmp_path)
+    path = ctrl.path
+    ctrl.close()
+    ctrl = C.GameController.open(path)
+    _step(ctrl)  # then the tablet dies: no close, the summary is stale
+    want = ctrl.module.view.round(ctrl.state)
+    ctrl.session.close()
+    assert C.saved_round(_summary(path)) == (want, "")
+    assert replays == [path]
+    assert C.saved_round(_summary(path)) == (want, "")  # stored again by that replay
+    assert replays == [path]
+
+
+@pytest.mark.parametrize("content", [
+    b"", b"{not json", b"[]", json.dumps({"format": "other"}).encode(),
+    b"x" * 100_000, None])
+def test_a_damaged_or_foreign_summary_means_a_replay(tmp_path, replays, content):
+    ctrl = _played(tmp_path)
+    path, rnd = ctrl.path, ctrl.module.view.round(ctrl.state)
+    ctrl.close()
+    side = save_summary.sidecar_path(path)
+    doc = json.loads(side.read_text())
+    if content is None:  # right key, impossible round
+        doc["round"] = "seven"
+        content = json.dumps(doc).encode()
+    side.write_bytes(content)
+    assert C.saved_round(_summary(path)) == (rnd, "")
+    assert replays == [path]
+
+
+def test_a_save_that_cannot_be_resumed_is_never_cached(tmp_path, replays):
+    p = os.path.join(str(tmp_path), "odd.journal")
+    J.Journal.create(p, "civmint", {"players": {"p1": {"colour": "blue"}}, "map": "x"}, "t").close()
+    for _ in range(2):
+        rnd, problem = C.saved_round(_summary(p))
+        assert rnd is None and problem
+    assert replays == [p, p]
+    assert not save_summary.sidecar_path(p).exists()
