@@ -19,7 +19,7 @@ KV_FILE = GUI_DIR / "companion.kv"  # shared styles first, the kit, every other 
 KIT_KV = Path(__file__).with_name("kit.kv")
 DEFAULT_SIZE = (1280, 800)
 # screen name -> "module:Class" (each screen's layout is in its own gui/*.kv)
-SCREENS = (
+SCREENS = (  # (name, module:class, built at start); the others are built when first shown
     ("home", "companion.gui.screens:HomeScreen"),
     ("new_game", "companion.gui.new_game:NewGameScreen"),
     ("game", "companion.gui.screens:GameScreen"),
@@ -27,6 +27,7 @@ SCREENS = (
     ("game_end", "companion.gui.summary:GameEndScreen"),
     ("settings", "companion.gui.settings_screen:SettingsScreen"),
 )
+LAZY_SCREENS = ("new_game", "game_end", "settings")
 
 
 def _parse(argv):
@@ -69,6 +70,27 @@ def _make_app_class():
     from companion.gui.board_port import ENV_VAR as BOARD_ENV
     from companion.gui.board_port import ManualBoard, open_board
 
+    class LazyScreens(ScreenManager):
+        """Screens nobody needs at start (no board events, no game state) are built the
+        first time they are asked for, which keeps the home screen's start short."""
+
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.later = {}
+
+        def build(self, name, ref):
+            mod, _, cls = ref.partition(":")
+            self.add_widget(getattr(importlib.import_module(mod), cls)(name=name))
+
+        def get_screen(self, name):
+            ref = self.later.pop(name, None)
+            if ref is not None:
+                self.build(name, ref)
+            return super().get_screen(name)
+
+        def has_screen(self, name):
+            return name in self.later or super().has_screen(name)
+
     class CompanionApp(App):
         title = "Tabletop companion"
 
@@ -92,10 +114,12 @@ def _make_app_class():
             for m in games.modules():  # each game's own layouts (its folder)
                 for kv in m.kv_files:
                     Builder.load_file(str(kv))
-            sm = ScreenManager(transition=NoTransition())
+            sm = LazyScreens(transition=NoTransition())
             for name, ref in SCREENS:
-                mod, _, cls = ref.partition(":")
-                sm.add_widget(getattr(importlib.import_module(mod), cls)(name=name))
+                if name in LAZY_SCREENS:
+                    sm.later[name] = ref
+                else:
+                    sm.build(name, ref)
             self._sm = sm
             resumed = self._auto_resume()
             if not resumed:

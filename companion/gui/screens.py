@@ -559,9 +559,12 @@ class GameScreen(Screen):
         acts = self.ctrl.legal_actions()
         self._end_step = next((a for a in acts if a.get("type") == "end_step"), None)
         self.end_step_text = self.ctrl.action_label(self._end_step) if self._end_step else ""
+        self.ids.end_step.action = self._end_step  # what the pinned button stands for
         dice = self.awaiting_dice
         grid.cols = 6 if dice and len(acts) > 6 else (3 if dice else 1)
         for a in acts:
+            if a is self._end_step:
+                continue  # it has its own pinned button, never a second one in the list
             text = self.ctrl.action_label(a)
             if dice and "player" not in a:  # one button per outcome: the values say enough
                 text = text.split(":", 1)[-1].strip()

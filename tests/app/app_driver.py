@@ -56,6 +56,16 @@ def press(widget, frames=2):
     pump(frames)
 
 
+def legal_buttons(scr):
+    """The game screen's buttons for the legal actions, each with its .action: the list, then
+    the pinned 'done with this step' (never repeated in the list) when it is legal."""
+    out = list(reversed(scr.ids.action_grid.children))
+    assert not [b for b in out if b.action.get("type") == "end_step"], "'done' twice on screen"
+    if scr.end_step_text:
+        out.append(scr.ids.end_step)
+    return out
+
+
 def find(root, cls_name=None, text=None):
     """All widgets under root (walk) matching a class name and/or exact text."""
     out = []
@@ -124,7 +134,7 @@ def play(app, n, seed=0):
         if scr.awaiting_dice:
             press(scr.ids.roll_virtual)
         else:
-            buttons = list(reversed(scr.ids.action_grid.children))
+            buttons = legal_buttons(scr)
             assert buttons, "no legal action buttons on the game screen"
             other = [b for b in buttons if b.action["type"] != "end_step"]
             ends = [b for b in buttons if b.action["type"] == "end_step"]

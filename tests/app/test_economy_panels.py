@@ -63,7 +63,7 @@ def _press_logged(app, drv, button, expect_type):
 def _end_step(app, drv):
     """Through the generic action list (the manual fallback): 'done' + Confirm."""
     scr = drv.game_screen(app)
-    done = [b for b in scr.ids.action_grid.children if b.action["type"] == "end_step"]
+    done = [b for b in drv.legal_buttons(scr) if b.action["type"] == "end_step"]
     drv.press(done[0])
     drv.press(scr.ids.confirm)
 

@@ -65,7 +65,7 @@ def _act_until(app, drv, scr, predicate, limit=400, seed=2):
         if scr.awaiting_dice:
             drv.press(scr.ids.roll_virtual)
             continue
-        buttons = list(reversed(scr.ids.action_grid.children))
+        buttons = drv.legal_buttons(scr)
         other = [b for b in buttons if b.action["type"] != "end_step"]
         pick = rng.choice(other) if other and rng.random() < 0.6 else buttons[-1] if not other else (
             [b for b in buttons if b.action["type"] == "end_step"] or buttons)[0]
@@ -224,7 +224,7 @@ def scenario_full_game_on_the_virtual_board(app, drv):
             drv.wait_for(lambda: len(app.ctrl.journal) > n, 5, "the roll read from the wells")
             rolls += 1
         else:
-            buttons = list(reversed(scr.ids.action_grid.children))
+            buttons = drv.legal_buttons(scr)
             ends = [b for b in buttons if b.action["type"] == "end_step"]
             other = [b for b in buttons if b.action["type"] != "end_step"]
             pick = rng.choice(other) if other and (not ends or rng.random() < 0.6) else (ends or buttons)[0]

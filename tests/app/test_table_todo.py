@@ -30,8 +30,8 @@ def scenario_todo_lists_dice_and_cubes_and_survives_restart(app, drv):
         if scr.awaiting_dice:
             drv.press(scr.ids.roll_virtual)
             continue
-        buttons = [b for b in reversed(scr.ids.action_grid.children) if b.action["type"] != "end_step"] \
-            or list(reversed(scr.ids.action_grid.children))
+        buttons = [b for b in drv.legal_buttons(scr) if b.action["type"] != "end_step"] \
+            or drv.legal_buttons(scr)
         drv.press(buttons[0])
         drv.press(scr.ids.confirm)
     rows = drv.find(scr, "TodoRow")
@@ -84,7 +84,7 @@ def scenario_log_of_a_moved_unit_reads_the_same_later(app, drv):
         if scr.awaiting_dice:
             drv.press(scr.ids.roll_virtual)
             continue
-        buttons = list(reversed(scr.ids.action_grid.children))
+        buttons = drv.legal_buttons(scr)
         moves = [b for b in buttons if b.action["type"] == "move"]
         pick = moves[0] if moves else next((b for b in buttons if b.action["type"] == "end_step"), buttons[0])
         drv.press(pick, frames=1)
@@ -146,12 +146,12 @@ def scenario_action_area_at_800x480(app, drv):
     for _ in range(10):  # to a step that can be ended
         if scr.end_step_text:
             break
-        drv.press(list(reversed(scr.ids.action_grid.children))[0])
+        drv.press(drv.legal_buttons(scr)[0])
         drv.press(scr.ids.confirm)
     n = len(app.ctrl.journal)
     sv.scroll_y = 0
     drv.pump(3)
-    buttons = list(reversed(scr.ids.action_grid.children))
+    buttons = drv.legal_buttons(scr)
     y_list = buttons[0].to_window(*buttons[0].pos)[1]
     # the pinned "done with this step" is always there, large, and asks for Confirm
     assert scr.end_step_text and scr.ids.end_step.height >= 48
