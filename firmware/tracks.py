@@ -258,7 +258,7 @@ class TrackScanner:
             else:
                 need = hold
             if c >= need and not frozen and nch < budget:  # over budget: the next scan
-                # _commit inlined (the hand-sweep worst case)
+                # commit, inline (this loop is the hand-sweep worst case)
                 old = stable[k]
                 stable[k] = raw
                 arrived = raw & ~old
