@@ -436,25 +436,10 @@ def hall_latency(period, n=40, seed=4):
     sampling the field once per `period` ms at its own phase (tests/firmware/test_table_sensing.py)."""
     import tempfile as tf
     from tests.firmware.harness import Rig
-    from tests.firmware.test_table_sensing import HallSwitches, run, changes
+    from tests.firmware.test_table_sensing import HallSwitches, placements
     r = Rig(tf.mkdtemp())
-    hall = HallSwitches(r.world, r.clock, max(period, 1), random.Random(seed))
-    rng = random.Random(8)
-    lat = []
-    for _ in range(n):
-        k = rng.randrange(r.smap.n_lanes)
-        pos = rng.randrange(r.smap.n_spaces(k))
-        r.clear()
-        t0 = r.clock.t
-        r.world.tokens[k] = {pos}
-        for _ in range(period + 200):
-            run(r, hall, 1)
-            if changes(r, k):
-                break
-        lat.append(r.clock.t - t0)
-        r.world.tokens[k] = set()
-        run(r, hall, period + 200)
-    return lat
+    HallSwitches(r, max(period, 1), random.Random(seed))
+    return [t for t, _, _ in placements(r, n, period + 200, period + 200)]
 
 
 def main():

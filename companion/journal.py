@@ -871,12 +871,7 @@ class Journal:
     def summary(self) -> "JournalSummary":
         """What list_journals would say of this file now, from memory (no re-read)."""
         with self._lock:
-            m = self._meta
-            return JournalSummary(
-                path=str(self._path), game=m["game"], setup=m["setup"], created=m["created"],
-                updated=self._rows[-1][2] if self._rows else m["created"],
-                action_count=len(self._effective), app_version=m["app_version"],
-                schema_version=m["schema_version"], data_version=m.get("data_version", 1))
+            return _summary(self._path, self._meta, self._rows, self._effective)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self)} actions"
@@ -1023,11 +1018,14 @@ def _summarise(path: Path) -> JournalSummary | BrokenJournal:
                              getattr(exc, "last_good_seq", 0))
     except Exception as exc:  # never let one file hide the others
         return BrokenJournal(str(path), f"{path}: cannot be read ({exc})", type(exc).__name__)
-    meta = scan.meta
+    return _summary(path, scan.meta, scan.rows, scan.effective)
+
+
+def _summary(path, meta: dict, rows, effective) -> JournalSummary:
     return JournalSummary(
         path=str(path), game=meta["game"], setup=meta["setup"], created=meta["created"],
-        updated=scan.rows[-1][2] if scan.rows else meta["created"],
-        action_count=len(scan.effective), app_version=meta["app_version"],
+        updated=rows[-1][2] if rows else meta["created"],
+        action_count=len(effective), app_version=meta["app_version"],
         schema_version=meta["schema_version"], data_version=meta.get("data_version", 1))
 
 

@@ -10,14 +10,15 @@ import json
 import os
 from pathlib import Path
 
+from companion import sidecar
+
 FORMAT = "tabletop-save-summary"
 VERSION = 1
 MAX_BYTES = 4096  # a larger file is not one this app wrote
 
 
 def sidecar_path(save_path) -> Path:
-    p = Path(save_path)
-    return p.with_name(p.stem + ".summary.json")
+    return sidecar.path(save_path, "summary")
 
 
 def _key(summary, app_version) -> list:
@@ -50,13 +51,7 @@ def write(summary, app_version, rnd):
     next start replays again."""
     path = sidecar_path(summary.path)
     doc = {"format": FORMAT, "version": VERSION, "key": _key(summary, app_version), "round": rnd}
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-        os.replace(tmp, path)
+        sidecar.write_json(path, doc, durable=False)
     except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass

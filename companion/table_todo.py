@@ -15,8 +15,9 @@ starts again from "nothing done" and `problem` says why; the game itself is neve
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from companion import sidecar
 
 FORMAT = "tabletop-table-list"
 VERSION = 1
@@ -24,8 +25,7 @@ MAX_KEYS = 100_000  # a larger file is not one this app wrote
 
 
 def sidecar_path(save_path) -> Path:
-    p = Path(save_path)
-    return p.with_name(p.stem + ".table.json")
+    return sidecar.path(save_path, "table")
 
 
 class TableTodo:
@@ -51,12 +51,8 @@ class TableTodo:
         self.done = set(keys)
 
     def _save(self):
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump({"format": FORMAT, "version": VERSION, "done": sorted(self.done)}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        sidecar.write_json(self.path, {"format": FORMAT, "version": VERSION,
+                                       "done": sorted(self.done)}, durable=True)
 
     @staticmethod
     def key(seq: int, i: int) -> str:

@@ -16,6 +16,8 @@ import json
 import hashlib
 import binascii
 
+from firmware.tracks import mask_bit  # the board keeps tracks; this loader is dropped
+
 FORMAT = 1
 MAX_REGISTERS = 256       # lane_byte holds byte offsets in one byte each
 INPUTS = "HGFEDCBA"       # input letter of chain bit (b & 7)
@@ -164,16 +166,6 @@ class SensorMap:
         if b in self.spare_bits:
             return "spare bit %d (%s)" % (b, self.bit_location(b))
         return "unmapped bit %d (%s)" % (b, self.bit_location(b))
-
-
-def mask_bit(mask):
-    """Input index 0-7 (0 = MSB = input H) of a one-bit byte mask."""
-    p = 0
-    m = 0x80
-    while m and m != mask:
-        m >>= 1
-        p += 1
-    return p
 
 
 def _game_table(doc):

@@ -33,8 +33,8 @@ changed) for ``stuck_ms`` is reported as stuck on. A token that never moves is n
 
 
 def mask_bit(mask):
-    """Input index 0-7 (0 = MSB = input H) of a one-bit byte mask (as firmware/sensormap.py;
-    a copy, so the board can drop the map loader after start-up)."""
+    """Input index 0-7 (0 = MSB = input H) of a one-bit byte mask (here rather than in
+    firmware/sensormap.py, which the board drops after start-up)."""
     p = 0
     m = 0x80
     while m and m != mask:

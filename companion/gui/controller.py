@@ -314,11 +314,6 @@ def saved_round(summary: J.JournalSummary) -> tuple:
     return rnd, problem
 
 
-def summary_round(summary: J.JournalSummary) -> int | None:
-    """Round reached by a saved game (replays it; None when it cannot be replayed)."""
-    return replay_summary(summary)[0]
-
-
 def replay_summary(summary: J.JournalSummary) -> tuple:
     """(round reached or None, why it cannot be resumed or ""), by replaying the save."""
     try:

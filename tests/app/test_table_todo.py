@@ -13,15 +13,24 @@ from gui_process import run_scenario  # noqa: E402
 pytestmark = pytest.mark.timeout(240)
 
 
-def scenario_todo_lists_dice_and_cubes_and_survives_restart(app, drv):
+def _rolled_game_on_screen(app, drv, seed, frames=2):
+    """A new game (Ana blue, Ben green, no round limit), its first-player roll made, resumed
+    on the game screen; its save's path."""
     from companion.gui.controller import GameController
+    from economy_games import resume_in_app
 
-    c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=3)
+    c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=seed,
+                           max_rounds=None)
     c.roll_virtual()  # first player
     path = c.path
-    c.close()
-    assert app.resume_game(path)
-    drv.pump(2)
+    resume_in_app(app, c)
+    drv.pump(frames)
+    return path
+
+
+def scenario_todo_lists_dice_and_cubes_and_survives_restart(app, drv):
+
+    path = _rolled_game_on_screen(app, drv, seed=3)
     scr = app.root.get_screen("game")
     # play until an action moved a cube or a die
     for _ in range(40):
@@ -68,14 +77,8 @@ def test_todo_lists_dice_and_cubes_and_survives_restart(xdisplay, tmp_path):
 
 
 def scenario_log_of_a_moved_unit_reads_the_same_later(app, drv):
-    from companion.gui.controller import GameController
 
-    c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=5, max_rounds=None)
-    c.roll_virtual()
-    path = c.path
-    c.close()
-    assert app.resume_game(path)
-    drv.pump(2)
+    _rolled_game_on_screen(app, drv, seed=5)
     scr = app.root.get_screen("game")
     moved = None
     for _ in range(400):
@@ -120,14 +123,8 @@ def _tap(drv, w):
 
 def scenario_action_area_at_800x480(app, drv):
     from kivy.core.window import Window
-    from companion.gui.controller import GameController
 
-    c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=3)
-    c.roll_virtual()
-    path = c.path
-    c.close()
-    assert app.resume_game(path)
-    drv.pump(3)
+    _rolled_game_on_screen(app, drv, seed=3, frames=3)
     scr = app.root.get_screen("game")
     assert Window.size == (800, 480)
     n = len(app.ctrl.journal)

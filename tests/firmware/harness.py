@@ -62,6 +62,7 @@ class Rig:
         self.stream = MemStream()
         self.flash = str(tmp_path) + os.sep
         self.stuck_ms = stuck_ms
+        self.each_ms = []  # called every simulated ms, after the world's own events
         self.boot()
         self.msgs = []
         info = {"version": (0, 1, 0), "board_id": "tablet", "profile": "test",
@@ -83,6 +84,8 @@ class Rig:
         for _ in range(ms):
             self.clock.t += 1
             self.world.run_due()
+            for fn in self.each_ms:
+                fn()
             self.board.step()
             if self.stream.out:
                 d = bytes(self.stream.out)

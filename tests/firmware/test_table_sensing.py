@@ -16,16 +16,19 @@ from tests.firmware.harness import Rig
 
 class HallSwitches:
     """Each switch of the chain samples the true field every `period` ms, at its own phase,
-    and holds its output in between (spare inputs and stuck bits included)."""
+    and holds its output in between (spare inputs and stuck bits included). Runs with the
+    rig's clock (Rig.each_ms)."""
 
-    def __init__(self, world, clock, period, rng):
+    def __init__(self, rig, period, rng):
+        world = rig.world
         self.truth = world._inputs
-        self.clock = clock
+        self.clock = rig.clock
         self.period = period
         n = world.chain.registers
         self.latched = bytearray(self.truth())
-        self.wake = [clock.t + rng.randrange(period) for _ in range(n * 8)]
+        self.wake = [self.clock.t + rng.randrange(period) for _ in range(n * 8)]
         world.chain.inputs = self.read
+        rig.each_ms.append(self.update)
 
     def update(self):
         now = self.clock.t
@@ -42,17 +45,25 @@ class HallSwitches:
         return bytearray(self.latched)
 
 
-def run(r, hall, ms):
-    for _ in range(ms):
-        r.clock.t += 1
-        r.world.run_due()
-        hall.update()
-        r.board.step()
-        if r.stream.out:
-            d = bytes(r.stream.out)
-            r.stream.out.clear()
-            r.host.feed(d)
-        r.host.poll()
+def placements(r, n, wait_ms, rest_ms, seed=8):
+    """n tokens placed one at a time on random lanes and spaces, each lifted again after:
+    [(ms until its first TRACK_CHANGE or wait_ms, the masks reported, the space)]."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        k = rng.randrange(r.smap.n_lanes)
+        pos = rng.randrange(r.smap.n_spaces(k))
+        r.clear()
+        t0 = r.clock.t
+        r.world.tokens[k] = {pos}
+        for _ in range(wait_ms):
+            r.tick()
+            if changes(r, k):
+                break
+        out.append((r.clock.t - t0, changes(r, k), pos))
+        r.world.tokens[k] = set()
+        r.tick(rest_ms)
+    return out
 
 
 def bits(mask):
@@ -66,20 +77,20 @@ def changes(r, k):
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_slow_slide_and_resting_between_spaces_never_two_tokens(tmp_path, seed):
     r = Rig(tmp_path, seed=seed)
-    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(seed))
+    HallSwitches(r, HALL_PERIOD_MS, random.Random(seed))
     k = r.smap.lane_index("technology.p2")
     r.world.tokens[k] = {0}
-    run(r, hall, 400)
+    r.tick(400)
     assert changes(r, k) == [1]
     r.clear()
     rng = random.Random(seed * 7)
     for p in range(7):
         # the magnet crosses the gap: both switches see it, then only the next one
         r.world.tokens[k] = {p, p + 1}
-        run(r, hall, rng.randint(30, 400) if p != 3 else 3000)  # rests between 3 and 4 for 3 s
+        r.tick(rng.randint(30, 400) if p != 3 else 3000)  # rests between 3 and 4 for 3 s
         r.world.tokens[k] = {p + 1}
-        run(r, hall, rng.randint(30, 300))
-    run(r, hall, 500)
+        r.tick(rng.randint(30, 300))
+    r.tick(500)
     got = changes(r, k)
     assert got and got[-1] == 1 << 7
     assert all(bits(m) == 1 for m in got), [bin(m) for m in got]
@@ -88,26 +99,26 @@ def test_slow_slide_and_resting_between_spaces_never_two_tokens(tmp_path, seed):
 
 def test_token_placed_straddling_two_spaces_waits_until_it_rests_on_one(tmp_path):
     r = Rig(tmp_path)
-    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(9))
+    HallSwitches(r, HALL_PERIOD_MS, random.Random(9))
     k = r.smap.lane_index("culture.p1")
     r.clear()
     r.world.tokens[k] = {2, 3}
-    run(r, hall, 2000)
+    r.tick(2000)
     assert changes(r, k) == []  # between two spaces: not a position yet, never two tokens
     r.world.tokens[k] = {3}
-    run(r, hall, 300)
+    r.tick(300)
     assert changes(r, k) == [1 << 3]
 
 
 def test_two_tokens_apart_are_reported_as_they_are(tmp_path):
     r = Rig(tmp_path)
-    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(5))
+    HallSwitches(r, HALL_PERIOD_MS, random.Random(5))
     k = r.smap.lane_index("food.p1")
     r.world.tokens[k] = {1}
-    run(r, hall, 300)
+    r.tick(300)
     r.clear()
     r.world.tokens[k] = {1, 6}
-    run(r, hall, 600)
+    r.tick(600)
     assert changes(r, k) == [(1 << 1) | (1 << 6)]
 
 
@@ -115,23 +126,11 @@ def test_debounce_outlasts_the_switch_period_and_placement_stays_fast(tmp_path):
     r = Rig(tmp_path)
     sc = r.board.scanner
     assert sc.hold_scans * r.board.scan_ms > HALL_PERIOD_MS  # stale outputs are outlasted
-    hall = HallSwitches(r.world, r.clock, HALL_PERIOD_MS, random.Random(4))
-    rng = random.Random(8)
-    lat = []
-    for i in range(40):
-        k = rng.randrange(r.smap.n_lanes)
-        pos = rng.randrange(r.smap.n_spaces(k))
-        r.clear()
-        t0 = r.clock.t
-        r.world.tokens[k] = {pos}
-        for _ in range(HALL_PERIOD_MS + 100):
-            run(r, hall, 1)
-            if changes(r, k):
-                break
-        assert changes(r, k) == [1 << pos]
-        lat.append(r.clock.t - t0)
-        r.world.tokens[k] = set()
-        run(r, hall, HALL_PERIOD_MS + sc.hold_scans * r.board.scan_ms + 20)
+    HallSwitches(r, HALL_PERIOD_MS, random.Random(4))
+    done = placements(r, 40, HALL_PERIOD_MS + 100,
+                      HALL_PERIOD_MS + sc.hold_scans * r.board.scan_ms + 20)
+    assert all(masks == [1 << pos] for _, masks, pos in done), done
+    lat = [t for t, _, _ in done]
     # the switch's own sampling (0..period) + 4 scans + the link; never the long window
     assert max(lat) <= HALL_PERIOD_MS + sc.stable_scans * r.board.scan_ms + 10, lat
     assert statistics.median(lat) < HALL_PERIOD_MS / 2 + sc.stable_scans * r.board.scan_ms + 10

