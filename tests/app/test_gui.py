@@ -195,8 +195,17 @@ def _small_window_800x480_still_usable(app, drv):
     drv.pump(3)
     assert not scr.wide  # player panels stack in one column
     assert scr.ids.home.height >= 48 and scr.ids.undo.height >= 48
+    # the list may be empty right now (dice awaited, or only 'done' legal): play on until it is not
+    for _ in range(60):
+        if drv.find(scr, "LegalActionButton"):
+            break
+        drv.play(app, 1, seed=7)
+        scr.refresh()
+        drv.pump(2)
     buttons = drv.find(scr, "LegalActionButton")
     assert buttons and all(b.height >= 48 and b.width > 200 for b in buttons)
+    if scr.end_step_text:
+        assert scr.ids.end_step.height >= 48
     shot(drv, "06-dashboard-800x480")
     Window.size = (1280, 800)
     drv.pump(5)
