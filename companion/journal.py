@@ -1029,12 +1029,30 @@ def _summary(path, meta: dict, rows, effective) -> JournalSummary:
         schema_version=meta["schema_version"], data_version=meta.get("data_version", 1))
 
 
-def list_journals(directory, pattern: str = "*" + JOURNAL_SUFFIX
+def file_stamp(path) -> list | None:
+    """[size, mtime_ns, ctime_ns, inode] of a journal at rest, or None while a rollback journal
+    or write-ahead log lies beside it (or it cannot be read): an equal stamp later means the
+    file was not written in between (the change time cannot be set back by a program)."""
+    p = Path(path)
+    try:
+        if any(os.path.lexists(f"{p}{tail}") for tail in ("-journal", "-wal")):
+            return None
+        st = os.stat(p)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def list_journals(directory, pattern: str = "*" + JOURNAL_SUFFIX, known=None
                   ) -> list[JournalSummary | BrokenJournal]:
     """Every journal file (``pattern``, default ``*.journal``) in ``directory``, read-only.
 
     Healthy journals come first, most recently updated first; broken ones (BrokenJournal,
-    with a human ``reason``) follow, by name. A missing directory gives an empty list."""
+    with a human ``reason``) follow, by name. A missing directory gives an empty list.
+    ``known(path)`` may return a JournalSummary stored for that very file (see file_stamp),
+    which is then listed without opening it; opening it later verifies it in full."""
     directory = Path(directory)
     try:
         paths = sorted(p for p in directory.glob(pattern) if not p.name.startswith("."))
@@ -1042,7 +1060,7 @@ def list_journals(directory, pattern: str = "*" + JOURNAL_SUFFIX
         return []
     good, broken = [], []
     for p in paths:
-        item = _summarise(p)
+        item = (known and known(str(p))) or _summarise(p)
         (good if isinstance(item, JournalSummary) else broken).append(item)
     good.sort(key=lambda s: (s.updated, s.path), reverse=True)
     return good + broken

@@ -110,10 +110,12 @@ class GameController:
 
     def close(self):
         try:  # what the saved-games list will show, so it need not replay this game
-            save_summary.write(self.journal.summary(), APP_VERSION, self.module.view.round(self.state))
+            summary, rnd = self.journal.summary(), self.module.view.round(self.state)
         except Exception:  # noqa: BLE001 - a cache: the list replays when it is missing
-            pass
+            summary = None
         self.session.close()
+        if summary is not None:  # stamped once the file is at rest
+            save_summary.write(summary, APP_VERSION, rnd)
 
     @property
     def path(self) -> str:
@@ -335,7 +337,7 @@ def list_games(directory) -> list:
     if not os.path.isdir(directory):
         return []
     out = []
-    for it in J.list_journals(directory):
+    for it in J.list_journals(directory, known=lambda p: save_summary.listed(p, APP_VERSION)):
         if isinstance(it, J.BrokenJournal):
             out.append(it)
             continue

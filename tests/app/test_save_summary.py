@@ -95,3 +95,75 @@ def test_a_save_that_cannot_be_resumed_is_never_cached(tmp_path, replays):
         assert rnd is None and problem
     assert replays == [p, p]
     assert not save_summary.sidecar_path(p).exists()
+
+
+@pytest.fixture
+def verified(monkeypatch):
+    """Paths the list opened and verified itself (journal._summarise)."""
+    calls = []
+    real = J._summarise
+
+    def counting(path):
+        calls.append(str(path))
+        return real(path)
+    monkeypatch.setattr(J, "_summarise", counting)
+    return calls
+
+
+def test_a_closed_game_is_listed_without_opening_its_journal(tmp_path, verified, replays):
+    ctrl = _played(tmp_path)
+    path = ctrl.path
+    want = ctrl.journal.summary()
+    ctrl.close()
+    [item] = C.list_games(str(tmp_path))
+    assert item.summary == want
+    assert verified == [] and replays == []
+
+
+def test_a_save_damaged_after_its_summary_is_verified_and_listed_broken(tmp_path, verified):
+    ctrl = _played(tmp_path, steps=6)
+    path = ctrl.path
+    ctrl.close()
+    data = bytearray(open(path, "rb").read())
+    i = data.rfind(b"end_step")
+    assert i > 0
+    data[i:i + 3] = b"XYZ"  # same size: only the stamp's times tell
+    with open(path, "r+b") as f:
+        f.write(data)
+    [item] = C.list_games(str(tmp_path))
+    assert isinstance(item, J.BrokenJournal) and verified == [path]
+
+
+def test_a_save_copied_with_its_summary_is_verified_once_where_it_lands(tmp_path, verified):
+    import shutil
+
+    ctrl = _played(tmp_path / "a")
+    path = ctrl.path
+    ctrl.close()
+    os.makedirs(tmp_path / "b")
+    dst = str(tmp_path / "b" / os.path.basename(path))
+    shutil.copy2(path, dst)  # same times, another file
+    shutil.copy2(save_summary.sidecar_path(path), save_summary.sidecar_path(dst))
+    [item] = C.list_games(str(tmp_path / "b"))
+    assert isinstance(item, C.SavedGame) and verified == [dst]
+
+
+@pytest.mark.parametrize("change", ["summary-type", "summary-extra", "stamp", "app"])
+def test_a_forged_or_stale_stored_summary_is_not_trusted(tmp_path, verified, change):
+    ctrl = _played(tmp_path)
+    path = ctrl.path
+    want = ctrl.journal.summary()
+    ctrl.close()
+    side = save_summary.sidecar_path(path)
+    doc = json.loads(side.read_text())
+    if change == "summary-type":
+        doc["summary"]["action_count"] = "999"
+    elif change == "summary-extra":
+        doc["summary"]["evil"] = 1
+    elif change == "stamp":
+        doc["stamp"][0] += 1
+    else:
+        doc["app"] = "0.0.0-other"
+    side.write_text(json.dumps(doc))
+    [item] = C.list_games(str(tmp_path))
+    assert item.summary == want and verified == [path]
