@@ -20,14 +20,14 @@ KIT_KV = Path(__file__).with_name("kit.kv")
 DEFAULT_SIZE = (1280, 800)
 # screen name -> "module:Class" (each screen's layout is in its own gui/*.kv)
 SCREENS = (  # (name, module:class, built at start); the others are built when first shown
-    ("home", "companion.gui.screens:HomeScreen"),
+    ("home", "companion.gui.home:HomeScreen"),
     ("new_game", "companion.gui.new_game:NewGameScreen"),
     ("game", "companion.gui.screens:GameScreen"),
     ("board", "companion.gui.board_screen:BoardScreen"),
     ("game_end", "companion.gui.summary:GameEndScreen"),
     ("settings", "companion.gui.settings_screen:SettingsScreen"),
 )
-LAZY_SCREENS = ("new_game", "game_end", "settings")
+LAZY_SCREENS = ("new_game", "game", "board", "game_end", "settings")
 
 
 def _parse(argv):
@@ -62,17 +62,17 @@ def _make_app_class():
     from kivy.lang import Builder
     from kivy.uix.screenmanager import NoTransition, ScreenManager
 
-    from companion import games
+    from companion import games, kit
     from companion.gui import controller as C
     from companion.gui import paths
-    from companion.gui import screens as S
     from companion.gui import settings as settings_mod
     from companion.gui.board_port import ENV_VAR as BOARD_ENV
     from companion.gui.board_port import ManualBoard, open_board
 
     class LazyScreens(ScreenManager):
-        """Screens nobody needs at start (no board events, no game state) are built the
-        first time they are asked for, which keeps the home screen's start short."""
+        """Every screen but home is built the first time it is asked for, which keeps the
+        home screen's start short (a screen not built yet misses no board event: it reads
+        the board when shown)."""
 
         def __init__(self, **kw):
             super().__init__(**kw)
@@ -110,9 +110,6 @@ def _make_app_class():
             Builder.load_file(str(KIT_KV))
             for kv in sorted(GUI_DIR.glob("*.kv")):
                 if kv != KV_FILE:
-                    Builder.load_file(str(kv))
-            for m in games.modules():  # each game's own layouts (its folder)
-                for kv in m.kv_files:
                     Builder.load_file(str(kv))
             sm = LazyScreens(transition=NoTransition())
             for name, ref in SCREENS:
@@ -167,7 +164,7 @@ def _make_app_class():
 
         @staticmethod
         def colour_rgba(name):
-            return S.rgba(name)
+            return kit.rgba(name)
 
         @staticmethod
         def refused_games() -> list:

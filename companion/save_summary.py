@@ -48,18 +48,20 @@ def _load(save_path):
 
 
 def listed(save_path, app_version):
-    """The journal summary stored for this save when the file is still the one it was stored
-    for (same stamp, same app version), else None: then the list reads the journal itself."""
+    """(journal summary, game title) stored for this save when the file is still the one they
+    were stored for (same stamp, same app version), else None: then the list reads the journal
+    itself. The same app version means the same games, so the save's game was there and could
+    open it (a save that cannot be resumed is never stored)."""
     doc = _load(save_path)
     stamp = J.file_stamp(save_path)
     if doc is None or stamp is None or doc.get("stamp") != stamp or doc.get("app") != app_version:
         return None
-    fields = doc.get("summary")
+    fields, title = doc.get("summary"), doc.get("title")
     if not isinstance(fields, dict) or set(fields) != set(_FIELDS) or not all(
-            type(fields[k]) is t for k, t in _FIELDS.items()):
+            type(fields[k]) is t for k, t in _FIELDS.items()) or not isinstance(title, str):
         return None
     summary = J.JournalSummary(path=str(save_path), **fields)
-    return summary if read(summary, app_version) is not None else None
+    return (summary, title) if read(summary, app_version) is not None else None
 
 
 def read(summary, app_version):
@@ -74,14 +76,15 @@ def read(summary, app_version):
     return rnd, ""
 
 
-def write(summary, app_version, rnd):
-    """Store the round of this journal state; a folder that cannot be written only means the
-    next start replays again."""
+def write(summary, app_version, rnd, title):
+    """Store the round of this journal state (and its game's title); a folder that cannot be
+    written only means the next start reads and replays it again."""
     path = sidecar_path(summary.path)
     fields = dataclasses.asdict(summary)
     del fields["path"]
     doc = {"format": FORMAT, "version": VERSION, "key": _key(summary, app_version), "round": rnd,
-           "app": app_version, "stamp": J.file_stamp(summary.path), "summary": fields}
+           "app": app_version, "stamp": J.file_stamp(summary.path), "summary": fields,
+           "title": title}
     try:
         sidecar.write_json(path, doc, durable=False)
     except OSError:

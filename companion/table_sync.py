@@ -26,10 +26,14 @@ MOVE, MISMATCH = "move", "mismatch"
 
 
 class TableSync:
-    def __init__(self, sensing, binding, seat_label=lambda seat: seat):
+    def __init__(self, sensing, binding, seat_label=lambda seat: seat, seat_name=None):
+        """`seat_label(seat)`: the colour of the seat's tokens ("Blue"); `seat_name(seat)`: the
+        player's name, so a token is named as the table knows it ("Ben - Food", the blue
+        token); without it the colour names the token."""
         self.sensing = sensing
         self.binding = binding
         self.seat_label = seat_label
+        self.seat_name = seat_name
         self.known = set(binding.lanes)
         self.table: dict[str, int | None] = {}   # lane -> sensed position (None: unknown)
         self.engine: dict[str, int] = {}         # lane -> position the engine wants
@@ -156,8 +160,14 @@ class TableSync:
         return self.sensing.value_text(c.id, value)
 
     def _who(self, lane):
+        """(what the token is called, the token): ("Ben - Food", "the blue token"), or
+        ("Food", "Blue") without names, ("Round", "the token") for a counter nobody owns."""
         c = self.binding.counter_of(lane)
-        return c.name, (self.seat_label(c.seat) if c.seat else "the token")
+        if not c.seat:
+            return c.name, "the token"
+        if self.seat_name is None:
+            return c.name, self.seat_label(c.seat)
+        return f"{self.seat_name(c.seat)} - {c.name}", f"the {self.seat_label(c.seat).lower()} token"
 
     def item(self, lane: str) -> dict:
         track, who = self._who(lane)

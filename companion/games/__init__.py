@@ -14,29 +14,40 @@ from .contract import ContractError, GameModule, GameView, Option, check_module 
 
 _modules: dict = {}
 _refused: dict = {}
-_discovered = False
+_packages: list | None = None  # the game folders found (names), read once
+_tried: set = set()             # folders already imported (or refused)
+
+
+def _folders() -> list:
+    global _packages
+    if _packages is None:
+        _packages = [info.name for info in pkgutil.iter_modules(__path__)
+                     if info.ispkg and not info.name.startswith("_")]
+    return _packages
+
+
+def _load(name: str) -> None:
+    """Import one game folder and register it, or note why it is refused (once)."""
+    if name in _tried:
+        return
+    _tried.add(name)
+    try:
+        pkg = importlib.import_module(f"{__name__}.{name}")
+        module = getattr(pkg, "MODULE", None)
+        if module is None:
+            raise ContractError(f"game package {name!r} is refused: it exports no MODULE")
+        if getattr(module, "id", None) != name:
+            raise ContractError(f"game package {name!r} is refused: MODULE.id is "
+                                f"{getattr(module, 'id', None)!r}, not the folder name")
+        register(module)
+    except Exception as exc:  # noqa: BLE001 - one broken game never hides the others
+        _refused[name] = str(exc) if isinstance(exc, ContractError) else (
+            f"game package {name!r} is refused: it fails to load ({type(exc).__name__}: {exc})")
 
 
 def _discover():
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    for info in pkgutil.iter_modules(__path__):
-        if not info.ispkg or info.name.startswith("_"):
-            continue
-        try:
-            pkg = importlib.import_module(f"{__name__}.{info.name}")
-            module = getattr(pkg, "MODULE", None)
-            if module is None:
-                raise ContractError(f"game package {info.name!r} is refused: it exports no MODULE")
-            if getattr(module, "id", None) != info.name:
-                raise ContractError(f"game package {info.name!r} is refused: MODULE.id is "
-                                    f"{getattr(module, 'id', None)!r}, not the folder name")
-            register(module)
-        except Exception as exc:  # noqa: BLE001 - one broken game never hides the others
-            _refused[info.name] = str(exc) if isinstance(exc, ContractError) else (
-                f"game package {info.name!r} is refused: it fails to load ({type(exc).__name__}: {exc})")
+    for name in _folders():
+        _load(name)
 
 
 def register(module) -> GameModule:
@@ -71,7 +82,9 @@ def refused() -> dict:
 
 
 def get_module(game_id: str) -> GameModule:
-    _discover()
+    """One game, importing only its own folder (a saved game does not load every game)."""
+    if game_id not in _modules and isinstance(game_id, str) and game_id in _folders():
+        _load(game_id)
     m = _modules.get(game_id)
     if m is None:
         why = _refused.get(game_id)

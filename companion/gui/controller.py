@@ -115,7 +115,7 @@ class GameController:
             summary = None
         self.session.close()
         if summary is not None:  # stamped once the file is at rest
-            save_summary.write(summary, APP_VERSION, rnd)
+            save_summary.write(summary, APP_VERSION, rnd, self.module.title)
 
     @property
     def path(self) -> str:
@@ -312,7 +312,7 @@ def saved_round(summary: J.JournalSummary) -> tuple:
         return got
     rnd, problem = replay_summary(summary)
     if not problem:
-        save_summary.write(summary, APP_VERSION, rnd)
+        save_summary.write(summary, APP_VERSION, rnd, registry.get_module(summary.game).title)
     return rnd, problem
 
 
@@ -336,13 +336,28 @@ def list_games(directory) -> list:
     cannot open it) and BrokenJournal. Never raises for one bad file."""
     if not os.path.isdir(directory):
         return []
-    out = []
-    for it in J.list_journals(directory, known=lambda p: save_summary.listed(p, APP_VERSION)):
+    out, stored_titles = [], {}
+
+    def known(path):
+        got = save_summary.listed(path, APP_VERSION)
+        if got is None:
+            return None
+        stored_titles[path] = got[1]
+        return got[0]
+    for it in J.list_journals(directory, known=known):
         if isinstance(it, J.BrokenJournal):
             out.append(it)
             continue
+        if it.path in stored_titles:  # its game is not even loaded (see save_summary.listed)
+            out.append(SavedGame(it, stored_titles[it.path]))
+            continue
         try:
-            out.append(SavedGame(it, module_of_save(it.game, it.data_version).title))
+            module = module_of_save(it.game, it.data_version)
         except GameUnavailable as exc:
             out.append(SavedGame(it, exc.title, str(exc)))
+            continue
+        out.append(SavedGame(it, module.title))
+        got = save_summary.read(it, APP_VERSION)
+        if got is not None:  # verified just now, its round still fresh (a copy): stamp it again
+            save_summary.write(it, APP_VERSION, got[0], module.title)
     return out

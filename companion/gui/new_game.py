@@ -18,7 +18,7 @@ from kivy.uix.togglebutton import ToggleButton
 from companion import games
 
 from companion.kit import COLOURS
-from .step_panels import load
+from .step_panels import ensure_layouts, load
 
 
 class GameChoice(ToggleButton):
@@ -169,6 +169,7 @@ class NewGameScreen(Screen):
         self.setup_panel = None
         if m.setup_panel:
             try:
+                ensure_layouts(m)
                 self.setup_panel = load(m.setup_panel)()
                 holder.add_widget(self.setup_panel)
             except Exception as exc:  # noqa: BLE001 - a broken widget must not hide the form

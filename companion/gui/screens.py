@@ -1,10 +1,9 @@
-"""Screens of the companion app: home (saved games of every game) and the round dashboard.
+"""The round dashboard (GameScreen), the screen a game is played on.
 Layout in companion.kv; this module only moves data between `GameController` (engine + journal)
 and widgets, and asks the open game's view (contract.GameView) what to say. It names no game and
 holds no rules."""
 from __future__ import annotations
 
-import datetime as _dt
 
 from kivy.app import App
 from kivy.logger import Logger
@@ -18,7 +17,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.games.contract import dice_words
-from companion.journal import BrokenJournal, JournalError, UndoRefused
+from companion.journal import JournalError, UndoRefused
 from companion.kit import rgba
 from companion.sensing import Binding, lanes_of
 from companion.table_sync import DiceFeeder, TableSync
@@ -37,28 +36,10 @@ def _app_map():
         return None
 
 
-def _local_time(iso: str) -> str:
-    try:
-        return _dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return iso
-
-
 # ------------------------------------------------------------------------------ small widgets
 class LegalActionButton(Button):
     action = ObjectProperty(None, allownone=True)
     selected = BooleanProperty(False)
-
-
-class SavedGameRow(BoxLayout):
-    path = StringProperty("")
-    title = StringProperty("")
-    subtitle = StringProperty("")
-
-
-class BrokenGameRow(BoxLayout):
-    path = StringProperty("")
-    message = StringProperty("")
 
 
 class LeftTab(ToggleButton):
@@ -128,56 +109,6 @@ class PlayerPanel(BoxLayout):
 
 
 # ------------------------------------------------------------------------------ screens
-class HomeScreen(Screen):
-    message = StringProperty("")
-    games_count = NumericProperty(0)
-
-    def on_pre_enter(self, *a):
-        self.refresh()
-
-    def refresh(self):
-        app = App.get_running_app()
-        if app.settings_problems and not self.message:
-            self.message = "Settings: " + "; ".join(app.settings_problems)
-        box = self.ids.saved_list
-        box.clear_widgets()
-        items = C.list_games(app.games_dir)
-        self.games_count = len(items)
-        for it in items:
-            if isinstance(it, BrokenJournal):
-                name = it.path.rsplit("/", 1)[-1]
-                reason = str(it.reason).replace(str(it.path) + ": ", "")  # the name is said once
-                box.add_widget(BrokenGameRow(path=it.path, message=f"{name}: cannot be resumed - {reason}"))
-                continue
-            summ = it.summary
-            setup = summ.setup if isinstance(summ.setup, dict) else {}
-            pl = setup.get("players") if isinstance(setup.get("players"), dict) else {}
-            names = " vs ".join(f"{pl[s].get('name', s)} ({pl[s].get('colour', '?')})"
-                                for s in sorted(pl, key=str) if isinstance(pl[s], dict))
-            if it.unavailable:
-                name = it.path.rsplit("/", 1)[-1]
-                box.add_widget(BrokenGameRow(path=it.path, message=(
-                    f"{it.title}: {names} ({name}) cannot be resumed - {it.unavailable}.")))
-                continue
-            rnd, problem = C.saved_round(summ)
-            if problem:
-                name = it.path.rsplit("/", 1)[-1]
-                box.add_widget(BrokenGameRow(path=it.path, message=(
-                    f"{it.title}: {names} ({name}) cannot be resumed - "
-                    + problem.replace(str(it.path) + ": ", ""))))
-                continue
-            rtxt = f"round {rnd}" if rnd is not None else "round ?"
-            box.add_widget(SavedGameRow(
-                path=it.path, title=f"{it.title}: {names}",
-                subtitle=(f"{_local_time(summ.created)}  -  {rtxt}  -  {summ.action_count} actions  -  "
-                          f"last played {_local_time(summ.updated)}")))
-        for why in app.refused_games():
-            box.add_widget(BrokenGameRow(path="", message=why))
-        if not items:
-            box.add_widget(Label(text="No saved games yet.", size_hint_y=None, height=dp(48),
-                                 font_size="16sp", color=(0.7, 0.7, 0.7, 1)))
-
-
 class GameScreen(Screen):
     ctrl = ObjectProperty(None, allownone=True)
     header = StringProperty("")
@@ -200,6 +131,7 @@ class GameScreen(Screen):
     dice_hint = StringProperty("")
     dice_prompt = StringProperty("")   # "Ana: Event roll, 2 dice" while a roll is awaited
     dice_count = NumericProperty(0)    # dice of the touch entry (0: none shown)
+    roll_result_text = StringProperty("")  # the last roll and what it did, until OK is tapped
     left_view = StringProperty("players")
     _sync = None       # TableSync of the open game
     _feeder = None     # DiceFeeder
@@ -222,6 +154,7 @@ class GameScreen(Screen):
         self.player_panels = {}
 
     def set_controller(self, ctrl):
+        step_panels.ensure_layouts(ctrl.module)
         self.ctrl = ctrl
         self.pending = None
         self.message = ""
@@ -234,7 +167,10 @@ class GameScreen(Screen):
         self._todo = TableTodo(ctrl.path)
         if self._todo.problem:
             self.message, self.error = self._todo.problem[0].upper() + self._todo.problem[1:] + ".", True
-        self._bind_table(App.get_running_app().board)
+        board = App.get_running_app().board
+        # this screen may have been built after the board's last event
+        self._show_board_line(board, self._board_status(board))
+        self._bind_table(board)
         ctrl.subscribe(lambda c: self.refresh())
         self.refresh()
 
@@ -328,8 +264,7 @@ class GameScreen(Screen):
         """Called by the app with each batch of board events (already on the UI thread, after
         the board itself took them in, so `board.lanes()` is the table as of this batch)."""
         self._bind_table(board)  # a new board or map: bind again; a board seen: say once what it cannot hold
-        st = board.status()
-        self._board_state = st["state"] if board.mode != "manual" else "manual"
+        st = self._board_status(board)
         sync = self._sync
         for ev in events:
             t = ev.get("type")
@@ -360,6 +295,11 @@ class GameScreen(Screen):
             self._render_sync()
             self._try_board_dice()
 
+    def _board_status(self, board) -> dict:
+        st = board.status()
+        self._board_state = st["state"] if board.mode != "manual" else "manual"
+        return st
+
     def _bind_table(self, board):
         """Put the open game's counters on the board's lanes (the sensing binding) and start
         comparing; say once which counters the board cannot hold. Cheap when nothing changed."""
@@ -375,7 +315,8 @@ class GameScreen(Screen):
         if self._binding_key != key or self._sync is None:
             self._binding_key = key
             binding = Binding.bind(sensing.counters(ctrl.setup), lanes_of(smap))
-            self._sync = TableSync(sensing, binding, seat_label=lambda seat: ctrl.colour(seat).capitalize())
+            self._sync = TableSync(sensing, binding, seat_label=lambda seat: ctrl.colour(seat).capitalize(),
+                                   seat_name=ctrl.name)
             self._sync.start(ctrl.state, self._sensed_table(board))
         if board.mode != "manual" and self._unbound_said != key:
             self._unbound_said = key  # once per game and board, not on every action
@@ -629,7 +570,21 @@ class GameScreen(Screen):
             return
         self.message, self.error = f"Undone: {self.ctrl.action_label(a) if a else ''}", False
 
+    def acknowledge_roll(self):
+        self.roll_result_text = ""
+
+    def _show_roll_result(self, req):
+        """Where the roll was asked: who rolled what and what it did (the history entry, fixed
+        when it happened), until the players tap OK."""
+        entry = self.ctrl.history.entries[-1] if self.ctrl.history.entries else None
+        if entry is None:
+            return
+        who = self.ctrl.name(req["who"]) + ": " if req.get("who") else ""
+        lines = [f"[b]{who}{req['roll']}[/b] - {entry.text}"] + list(entry.effects)
+        self.roll_result_text = "\n".join(lines)
+
     def _run(self, fn, label) -> bool:
+        req = self._dice  # the roll asked for now, if any: its outcome is shown where it was asked
         try:
             a = fn()
         except C.Rejected as exc:
@@ -640,4 +595,9 @@ class GameScreen(Screen):
             return False
         done = label or self.ctrl.action_label(a.to_dict() if hasattr(a, "to_dict") else a)
         self.message, self.error = f"Done: {done}", False
+        if req is not None and self.ctrl.game.is_chance(a.to_dict() if hasattr(a, "to_dict") else a):
+            try:
+                self._show_roll_result(req)
+            except Exception:  # noqa: BLE001 - a display helper: the roll is saved
+                Logger.exception("dashboard: roll result")
         return True

@@ -15,6 +15,21 @@ from __future__ import annotations
 from importlib import import_module
 
 
+_layouts_loaded: set = set()
+
+
+def ensure_layouts(module) -> None:
+    """Load a game's own .kv layouts (GameModule.kv_files) the first time one of its widgets
+    is built, so the app does not parse every game's layouts at start."""
+    if module.id in _layouts_loaded:
+        return
+    from kivy.lang import Builder
+
+    for kv in module.kv_files:
+        Builder.load_file(str(kv))
+    _layouts_loaded.add(module.id)
+
+
 def load(ref: str):
     mod, _, cls = ref.partition(":")
     return getattr(import_module(mod), cls)
@@ -29,13 +44,17 @@ def panel_key(ctrl, snap: dict) -> str | None:
 
 
 def make_panel(ctrl, key: str | None):
-    return load(ctrl.module.panels[key])() if key else None
+    if not key:
+        return None
+    ensure_layouts(ctrl.module)
+    return load(ctrl.module.panels[key])()
 
 
 def make_tab(ctrl, key: str):
     """The game's extra left-column view `key` (GameModule.tabs); a label when it cannot load."""
     ref = next((t[2] for t in ctrl.module.tabs if t[0] == key), None)
     try:
+        ensure_layouts(ctrl.module)
         return load(ref)()
     except (ImportError, AttributeError, TypeError) as exc:
         from kivy.uix.label import Label

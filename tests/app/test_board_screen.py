@@ -2,7 +2,6 @@
 firmware on simulated chips behind a real pty, through the real link layer)."""
 import os
 import sys
-import time
 
 import pytest
 
@@ -205,10 +204,12 @@ def scenario_selftest_and_calibration(app, drv):
     spare = app.board.smap.spare_bits[0]
     vb.inject_stuck_bit(spare, level=0)
     vb.remove_sensor(0)
-    time.sleep(0.1)  # let the board scan (every 5 ms) before asking
+    # the board notices both faults itself (after its debounce): wait for that, under any load
+    drv.wait_for(lambda: "noticed by the board" in scr.selftest_text and "2 fault(s)" in scr.selftest_text,
+                 10, "the faults reported unprompted")
     drv.wait_for(lambda: not ids.run_selftest.disabled, 5, "the self-test button")
     drv.press(ids.run_selftest)
-    drv.wait_for(lambda: "on request" in scr.selftest_text and "2 fault(s)" in scr.selftest_text, 5,
+    drv.wait_for(lambda: "on request" in scr.selftest_text and "2 fault(s)" in scr.selftest_text, 10,
                  "the faults")
     assert "sensor bit stuck on - %s" % app.board.smap.bit_name(spare) in scr.selftest_text
     assert "dice sensor missing - well 1" in scr.selftest_text

@@ -123,7 +123,8 @@ def test_a_broken_game_folder_is_refused_and_hides_no_other(tmp_path, monkeypatc
     nomod.mkdir()
     (nomod / "__init__.py").write_text("X = 1\n")
     monkeypatch.setattr(games, "__path__", list(games.__path__) + [str(tmp_path)])
-    monkeypatch.setattr(games, "_discovered", False)
+    monkeypatch.setattr(games, "_packages", None)  # look at the folders again
+    monkeypatch.setattr(games, "_tried", set())
     monkeypatch.setattr(games, "_refused", {})
     try:
         refused = games.refused()
@@ -133,6 +134,8 @@ def test_a_broken_game_folder_is_refused_and_hides_no_other(tmp_path, monkeypatc
         with pytest.raises(KeyError) as ei:
             games.get_module("brokengame")
         assert "data file missing" in str(ei.value)
+        with pytest.raises(KeyError):
+            games.get_module("nosuchgame")
     finally:
         sys.modules.pop("companion.games.brokengame", None)
         sys.modules.pop("companion.games.nomodule", None)
@@ -308,3 +311,15 @@ def test_no_two_packages_define_a_widget_class_of_the_same_name():
                 where.setdefault(cls, set()).add(os.path.relpath(path, comp))
     clashes = {c: sorted(p) for c, p in where.items() if len(p) > 1}
     assert not clashes, clashes
+
+
+def test_a_saved_game_loads_only_its_own_game(monkeypatch):
+    """get_module imports one game folder; the menu (modules()) and refused() import them all."""
+    monkeypatch.setattr(games, "_packages", None)
+    monkeypatch.setattr(games, "_tried", set())
+    monkeypatch.setattr(games, "_modules", {})
+    monkeypatch.setattr(games, "_refused", {})
+    assert games.get_module("civmint").id == "civmint"
+    assert games._tried == {"civmint"}
+    assert {m.id for m in games.modules()} >= {"civmint", "civ_quest", "mint_works"}
+    assert games._tried == set(games._folders())

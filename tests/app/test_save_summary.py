@@ -112,11 +112,10 @@ def verified(monkeypatch):
 
 def test_a_closed_game_is_listed_without_opening_its_journal(tmp_path, verified, replays):
     ctrl = _played(tmp_path)
-    path = ctrl.path
     want = ctrl.journal.summary()
     ctrl.close()
     [item] = C.list_games(str(tmp_path))
-    assert item.summary == want
+    assert item.summary == want and item.title == ctrl.module.title
     assert verified == [] and replays == []
 
 
@@ -148,7 +147,7 @@ def test_a_save_copied_with_its_summary_is_verified_once_where_it_lands(tmp_path
     assert isinstance(item, C.SavedGame) and verified == [dst]
 
 
-@pytest.mark.parametrize("change", ["summary-type", "summary-extra", "stamp", "app"])
+@pytest.mark.parametrize("change", ["summary-type", "summary-extra", "stamp", "app", "title"])
 def test_a_forged_or_stale_stored_summary_is_not_trusted(tmp_path, verified, change):
     ctrl = _played(tmp_path)
     path = ctrl.path
@@ -162,6 +161,8 @@ def test_a_forged_or_stale_stored_summary_is_not_trusted(tmp_path, verified, cha
         doc["summary"]["evil"] = 1
     elif change == "stamp":
         doc["stamp"][0] += 1
+    elif change == "title":
+        doc["title"] = ["Chess"]
     else:
         doc["app"] = "0.0.0-other"
     side.write_text(json.dumps(doc))

@@ -93,7 +93,11 @@ def scenario_match_and_mismatches(app, drv):
     _act_until(app, drv, scr, lambda: bool(scr._sync.items()))
     moves = scr._sync.items()
     assert moves and all(i["kind"] == "move" and ": move " in i["text"] for i in moves)
-    assert any(("Red" in r.text or "Blue" in r.text) for r in drv.find(scr, "SyncRow"))
+    # named as the table knows them: the seat, the track, the colour of the token
+    names = [app.ctrl.name(s) for s in app.ctrl.seats()]
+    rows = [r.text for r in drv.find(scr, "SyncRow")]
+    assert any((" red token" in t or " blue token" in t) for t in rows), rows
+    assert any(t.startswith(n + " - ") for t in rows for n in names), (names, rows)
     drv.shot("table-moves-pending")
     _follow_moves(app, drv, scr)
     assert scr.message.startswith("Board confirms")

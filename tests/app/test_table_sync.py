@@ -181,3 +181,21 @@ def test_mismatched_cube_lifted_keeps_the_line_without_a_reading(sess):
         ts.accept(lane)  # nothing to keep
     ts.table_changed(lane, want)  # put down where the game has it
     assert ts.items() == []
+
+
+def test_tokens_are_named_as_the_table_knows_them(sess):
+    """'Ben - Food: move the green token to ...' (issue 18 item 4), in moves, mismatches and
+    confirmations."""
+    binding = Binding.bind(SENSING.counters(sess.setup), lanes_of(_default_smap()))
+    ts = TableSync(SENSING, binding, seat_label=lambda seat: {"p1": "Blue", "p2": "Green"}[seat],
+                   seat_name={"p1": "Ana", "p2": "Ben"}.get)
+    ts.start(sess.state, _table_of(sess.state))
+    lane = "food.p2"
+    want = lane_position(sess.state, lane)
+    ts.table_changed(lane, want + 1)
+    [it] = ts.items()
+    assert it["text"].startswith("Ben - Food (the green token): the board shows "), it["text"]
+    ts.fix_table(lane)
+    [it] = ts.items()
+    assert it["text"].startswith("Ben - Food: move the green token to "), it["text"]
+    assert ts.confirmation_text(lane).startswith("Ben - Food: the green token on ")

@@ -110,6 +110,70 @@ def test_log_of_a_moved_unit_reads_the_same_later(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_log_of_a_moved_unit_reads_the_same_later", tmp_path)
 
 
+def scenario_earthquake_that_kills_a_cavalry(app, drv):
+    """Ana rolls an Earthquake with a Cavalry on the map: the roll's outcome stays where the
+    roll was asked until OK, and the table is told to take Ana's Cavalry die off the map."""
+    import random
+
+    from companion.games import civmint
+    from companion.gui.controller import GameController
+    from economy_games import resume_in_app
+
+    c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=1, max_rounds=None)
+    rng = random.Random(1)
+    for _ in range(3000):  # seeded play (cavalry built whenever it can be) up to Ana's event roll
+        req = c.dice_request() if c.awaiting_dice() else None
+        if req and req["roll"] == "Event roll" and req["who"] == "p1" and any(
+                u.owner == "p1" and u.kind == "cavalry" for u in c.state.units.values()):
+            break
+        if req:
+            c.roll_virtual()
+            continue
+        acts = c.legal_actions()
+        cav = [a for a in acts if "cavalry" in str(a.values())]
+        ends = [a for a in acts if a["type"] == "end_step"]
+        c.dispatch(cav[0] if cav else ends[0] if ends and rng.random() < 0.5 else rng.choice(acts))
+    else:
+        raise AssertionError("no event roll for Ana with a Cavalry")
+    [cav] = [u.id for u in c.state.units.values() if u.owner == "p1" and u.kind == "cavalry"]
+    events = c.game.data.events["events"]
+    quake = next(int(n) for n, e in events.items() if e["name"] == "Earthquake")
+    total = quake - civmint.bonuses(c.state.players["p1"])["event_bonus"]
+    dice = [min(6, total - 1), total - min(6, total - 1)]
+    ctrl = resume_in_app(app, c)
+    drv.pump(2)
+    scr = app.root.get_screen("game")
+    assert scr.dice_prompt.startswith("Ana: Event roll") and scr.roll_result_text == ""
+    for _ in range(200):  # the table has caught up with the game so far
+        rows = drv.find(scr, "TodoRow")
+        if not rows:
+            break
+        drv.press(rows[0].ids.done)
+    entry = scr.ids.dice_entry
+    entry.value1, entry.value2 = dice
+    drv.press(entry.ids.enter)
+    assert "Earthquake" in scr.roll_result_text and scr.roll_result_text.startswith("[b]Ana: Event roll")
+    if cav in ctrl.state.units:  # Ana chooses the unit she loses: the Cavalry
+        [pick] = [b for b in drv.legal_buttons(scr)
+                  if b.action["type"] == "event_lose" and b.action.get("units") == [cav]]
+        drv.press(pick)
+        drv.press(scr.ids.confirm)
+    assert cav not in ctrl.state.units
+    todo = [r.text for r in drv.find(scr, "TodoRow")]
+    assert any("Ana's Cavalry" in t and "off the map" in t for t in todo), todo
+    assert not any("Settler" in t for t in todo), todo
+    assert "Earthquake" in scr.roll_result_text  # still there after the next action
+    assert scr.ids.roll_result.height > 0 and not scr.ids.roll_ok.disabled
+    drv.shot("earthquake-kills-cavalry")
+    drv.press(scr.ids.roll_ok)
+    drv.pump(2)
+    assert scr.roll_result_text == "" and scr.ids.roll_result.height == 0 and scr.ids.roll_ok.disabled
+
+
+def test_earthquake_that_kills_a_cavalry(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_earthquake_that_kills_a_cavalry", tmp_path, timeout=180)
+
+
 def _tap(drv, w):
     """A real touch at the centre of w (through the window, as a finger would)."""
     from kivy.tests.common import UnitTestTouch

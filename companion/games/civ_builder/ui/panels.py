@@ -7,9 +7,7 @@ validated and journaled path as the dashboard's Confirm; the generic action list
 from __future__ import annotations
 
 from kivy.clock import Clock
-from kivy.metrics import dp
 from kivy.properties import NumericProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 
