@@ -201,3 +201,43 @@ def test_end_reason_texts():
         H.end_reason_text("p1:top_development", names)
     assert H.end_reason_text("p2:holds_capital_of_p1", names) == "Bob holds the Capital of Ann."
     assert "Cities" in H.end_reason_text("p1:six_cities", names)
+
+
+def test_unit_changes_add_up_to_the_net_change(short_game):
+    """Counted action by action, what happened to units (new, taken, turned into, lost) adds up,
+    kind by kind, to the difference between the round's start and end."""
+    c, _ = short_game
+    h = H.build(c)
+    seen_any = False
+    for r in h.rounds:
+        for seat in h.seats:
+            d = H.delta(r, seat)
+            net = {}
+            for key, n in d["unit_changes"].items():
+                seen_any = True
+                if key[0] in ("new", "took"):
+                    net[key[1]] = net.get(key[1], 0) + n
+                elif key[0] == "lost":
+                    net[key[1]] = net.get(key[1], 0) - n
+                else:
+                    net[key[1]] = net.get(key[1], 0) - n
+                    net[key[2]] = net.get(key[2], 0) + n
+            assert {k: n for k, n in net.items() if n} == d["units"], (r.round, seat, d["unit_changes"])
+    assert seen_any
+
+
+def test_a_settler_that_became_a_cavalry_and_died_reads_as_a_lost_cavalry():
+    """The wording players act on at the table: not "-1 Settler" (the net) but what happened."""
+    settler = Unit(7, "p1", "settler", "r1c1")
+    rounds_units = [{7: settler}, {7: settler._replace(kind="cavalry")}, {}]
+    changes = {}
+    for old, new in zip(rounds_units, rounds_units[1:]):
+        H._count_unit_changes(old, new, changes)
+    assert changes == {"p1": {("became", "settler", "cavalry"): 1, ("lost", "cavalry"): 1}}
+    assert H.unit_change_words(changes["p1"]) == "1 Settler became a Cavalry; lost 1 Cavalry"
+    # a capital conquered: lost for its owner, taken by the conqueror
+    cap = Unit(1, "p2", "capital", "r3c3")
+    changes = {}
+    H._count_unit_changes({1: cap}, {1: cap._replace(owner="p1")}, changes)
+    assert H.unit_change_words(changes["p1"]) == "took 1 Capital"
+    assert H.unit_change_words(changes["p2"]) == "lost 1 Capital"

@@ -40,6 +40,7 @@ class RoundRecord:
     gained: dict = field(default_factory=dict)   # seat -> {resource: total increase over the round's actions}
     spent: dict = field(default_factory=dict)    # seat -> {resource: total decrease}
     events: dict = field(default_factory=dict)   # seat -> {"number", "name"}; {} when not rolled this round
+    units_changed: dict = field(default_factory=dict)  # seat -> {("lost"|"new"|"took", kind) or ("became", a, b): n}
     actions: list = field(default_factory=list)  # (index in the history, action dict, source)
 
 
@@ -71,6 +72,27 @@ def _snaps(game, state, seats):
     return {seat: _snap(state, sc, seat) for seat in seats}
 
 
+def _count_unit_changes(old: dict, new: dict, into: dict) -> None:
+    """Each unit, action by action: lost (with the kind it had when it went), new, or turned into
+    another kind - so a Settler that became a Cavalry and then died reads "lost 1 Cavalry"."""
+    def bump(seat, key):
+        into.setdefault(seat, {})
+        into[seat][key] = into[seat].get(key, 0) + 1
+
+    for uid, u in old.items():
+        v = new.get(uid)
+        if v is None or v.owner != u.owner:
+            bump(u.owner, ("lost", u.kind))
+        elif v.kind != u.kind:
+            bump(u.owner, ("became", u.kind, v.kind))
+    for uid, v in new.items():
+        u = old.get(uid)
+        if u is None:
+            bump(v.owner, ("new", v.kind))
+        elif u.owner != v.owner:
+            bump(v.owner, ("took", v.kind))
+
+
 def build(source) -> GameHistory:
     """History of a GameController or engine Session (anything with .session or .history/.game/.setup)."""
     sess = getattr(source, "session", source)
@@ -88,6 +110,8 @@ def build_from(game, setup, history) -> GameHistory:
     prev_res = {s: dict(state.players[s].res) for s in seats}
     for i, (action, src) in enumerate(history):
         new = game.apply(state, action)
+        if new.units is not state.units:
+            _count_unit_changes(state.units, new.units, cur.units_changed)
         cur.actions.append((i, action.to_dict(), src))
         if cur.first is None:
             cur.first = new.first
@@ -122,7 +146,8 @@ def build_from(game, setup, history) -> GameHistory:
 # ---------------------------------------------------------------------------------------- deltas
 def delta(rec: RoundRecord, seat) -> dict:
     """What changed for `seat` over the round: score (total and per item), resources gained/spent,
-    development moves (track -> (from, to)), aspect moves, units by kind (+ gained, - lost)."""
+    development moves (track -> (from, to)), aspect moves, units by kind (net: + gained, - lost)
+    and `unit_changes`: what happened to units, counted as it happened (lost, new, turned into)."""
     a, b = rec.start[seat], rec.end[seat]
     items = {k: v - a.score["items"].get(k, 0) for k, v in b.score["items"].items()}
     before, after = {}, {}
@@ -139,6 +164,7 @@ def delta(rec: RoundRecord, seat) -> dict:
         "development": {t: (a.development[t], p) for t, p in b.development.items() if p != a.development[t]},
         "aspects": {t: (a.aspects[t], v) for t, v in b.aspects.items() if v != a.aspects[t]},
         "units": {k: n for k, n in units.items() if n},
+        "unit_changes": dict(rec.units_changed.get(seat, {})),
         "event": rec.events.get(seat),
     }
 
@@ -166,11 +192,25 @@ def delta_lines(rec: RoundRecord, seat) -> list:
     moves += [f"{nice(t)} {x}->{y}" for t, (x, y) in d["aspects"].items()]
     if moves:
         out.append("Tracks: " + ", ".join(moves))
-    if d["units"]:
-        out.append("Units: " + ", ".join(f"{_signed(n)} {nice(k)}" for k, n in d["units"].items()))
     if d["event"]:
         out.append(f"Event {d['event']['number']}: {d['event']['name']}")
+    units = unit_change_words(d["unit_changes"])
+    if units:
+        out.append("Units: " + units)
     return out
+
+
+def unit_change_words(changes: dict) -> str:
+    """{("lost", "cavalry"): 1, ("became", "settler", "cavalry"): 1, ...} -> "1 Settler became a
+    Cavalry; lost 1 Cavalry" (upgrades, new, taken from another player, lost)."""
+    became = [f"{n} {nice(k[1])} became {'a ' if n == 1 else ''}{nice(k[2])}"
+              for k, n in changes.items() if k[0] == "became"]
+    new = [f"{n} {nice(k[1])}" for k, n in changes.items() if k[0] == "new"]
+    took = [f"{n} {nice(k[1])}" for k, n in changes.items() if k[0] == "took"]
+    lost = [f"{n} {nice(k[1])}" for k, n in changes.items() if k[0] == "lost"]
+    parts = became + [f"{word} {', '.join(items)}" for word, items in
+                      (("new", new), ("took", took), ("lost", lost)) if items]
+    return "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------------------- game end
