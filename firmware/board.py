@@ -14,8 +14,9 @@ from protocol import wire
 from protocol.link import BoardLink
 from firmware import calib, dice, selftest
 from firmware.hc165 import ShiftChain
+from firmware.ht16k33 import Lights, LightsMapError
 from firmware.tcs34725 import TCS34725, SensorIdError
-from firmware.tracks import TrackScanner, HALL_PERIOD_MS
+from firmware.tracks import TrackScanner, HALL_PERIOD_MS, mask_bit
 
 # The type checker reads TYPE_CHECKING as true (tests/firmware/test_typecheck.py checks the
 # firmware against the RP2040 and ESP32 stubs); on a board it is a False constant.
@@ -55,13 +56,17 @@ def mem_free():
 
 
 def map_heap_bytes(smap):
-    """Heap the board's tables for this map take (scanner, chain buffer, per-space times, wells),
-    an upper estimate: the CivMint map's TrackScanner holds 3.3 KB on the MicroPython VM, this
-    gives 3.7 KB for its 28 lanes, 244 spaces and 34 registers (+ 400 per well)."""
+    """Heap the board's tables for this map take (scanner, chain buffer, per-space times, wells,
+    guidance lights), an upper estimate: the CivMint map's TrackScanner holds 3.3 KB on the
+    MicroPython VM, this gives 3.7 KB for its 28 lanes, 244 spaces and 34 registers (+ 400 per
+    well); its lights (3 HT16K33 images and a count per lane) hold 0.5 KB on the VM, 112 bytes a
+    chip + 160 + one per lane here."""
     spaces = 0
     for bs in smap.lane_byte:
         spaces += len(bs)
-    return 60 * smap.n_lanes + 8 * spaces + 2 * smap.chain_registers + 400 * smap.n_wells
+    chips = (smap.chain_registers + 15) // 16
+    return 61 * smap.n_lanes + 8 * spaces + 2 * smap.chain_registers + 400 * smap.n_wells \
+        + 112 * chips + 160
 
 
 class MapTables:
@@ -133,23 +138,11 @@ class Board:
                     self._config_fault(sp.get("sck"), wire.PIN_SPI_SCK)
         self.buses = {}
         self.sensors = []
-        i2c = profile.get("i2c")
         for w in range(self.n_wells):
-            bus = smap.well_buses[w]
-            if bus not in self.buses:
-                self.buses[bus] = None
-                c = i2c[bus] if isinstance(i2c, list) and bus < len(i2c) else None
-                if c is None:
-                    self._config_fault(None, wire.PIN_I2C_SDA)
-                elif self._pins_of(c, ("sda", "scl"), (wire.PIN_I2C_SDA, wire.PIN_I2C_SCL)):
-                    try:
-                        self.buses[bus] = m.I2C(c["id"], sda=m.Pin(c["sda"]), scl=m.Pin(c["scl"]),
-                                                freq=c["freq"])
-                    except (ValueError, TypeError, KeyError, OSError):
-                        self._config_fault(c.get("sda"), wire.PIN_I2C_SDA)
-            b = self.buses[bus]
+            b = self._bus(profile, smap.well_buses[w])
             self.sensors.append(None if b is None else TCS34725(
                 b, smap.well_addrs[w], atime, gain, smap.well_chip_ids[w]))
+        self._init_lights(profile, smap)
         led = profile.get("led")
         self.led = None
         if led and self._pin(profile, led.get("pin"), wire.PIN_LED, True) is not None:
@@ -253,6 +246,52 @@ class Board:
     def _pins(self, profile, key, keys, roles):
         entry = profile.get(key)
         return entry if self._pins_of(entry, keys, roles) else None
+
+    def _bus(self, profile, bus):
+        """The I2C object of the profile's bus number `bus` (made once), or None and a fault."""
+        if bus not in self.buses:
+            m = self.machine
+            if TYPE_CHECKING:
+                m = machine_api
+            self.buses[bus] = None
+            i2c = profile.get("i2c")
+            c = i2c[bus] if isinstance(i2c, list) and bus < len(i2c) else None
+            if c is None:
+                self._config_fault(None, wire.PIN_I2C_SDA)
+            elif self._pins_of(c, ("sda", "scl"), (wire.PIN_I2C_SDA, wire.PIN_I2C_SCL)):
+                try:
+                    self.buses[bus] = m.I2C(c["id"], sda=m.Pin(c["sda"]), scl=m.Pin(c["scl"]),
+                                            freq=c["freq"])
+                except (ValueError, TypeError, KeyError, OSError):
+                    self._config_fault(c.get("sda"), wire.PIN_I2C_SDA)
+        return self.buses[bus]
+
+    def _init_lights(self, profile, smap):
+        """Guidance lights: HT16K33 chips from 0x70 on the profile's `lights` bus (default the
+        first I2C bus), one per 16 chain registers (firmware/ht16k33.py). No chip answering is
+        a board built without lights (not a fault); some missing, or a chain too long for 8
+        chips, is FAULT_LIGHTS. The lit positions are chain bits; lane_lit counts per lane."""
+        self.lights = None
+        self.lights_dirty = False
+        self.lane_lit = bytearray(smap.n_lanes)
+        cfg = profile.get("lights")
+        if cfg is False:  # the profile says this board has none: not even probed
+            return
+        bus = cfg.get("bus", 0) if isinstance(cfg, dict) else 0
+        addr = cfg.get("addr", 0x70) if isinstance(cfg, dict) else 0x70
+        i2c = self._bus(profile, bus) if profile.get("i2c") else None
+        if i2c is None:
+            return
+        try:
+            lights = Lights(i2c, smap.chain_registers, addr)
+        except LightsMapError:
+            self.config_faults.append((wire.FAULT_LIGHTS, 0xFFFF, min(smap.chain_registers, 0xFFFF)))
+            return
+        if not lights.present():
+            return
+        for c in lights.missing:
+            self.config_faults.append((wire.FAULT_LIGHTS, c, addr + c))
+        self.lights = lights
 
     def _fits(self, smap):
         """Do the map's run-time tables fit the free heap (with room for the loop)?"""
@@ -362,14 +401,93 @@ class Board:
             return
         n = sc.scan(ch.read(), now)
         pend = self.pending
+        lit = self.lane_lit
         for i in range(n):
             k = sc.changes[i]
             if not pend[k]:
                 pend[k] = 1
                 self.n_pending += 1
+            if lit[k]:
+                self._token_arrived(k)
         if sc.chain_suspect != self.chain_reported:
             self.chain_reported = sc.chain_suspect
             self.report(selftest.TEST_UNPROMPTED)
+
+    # ------------------------------------------------------------------ lights
+    def _light_bit(self, k, i):
+        """Chain bit of lane k space i: the position's LED (firmware/ht16k33.py)."""
+        return self.smap.lane_byte[k][i] * 8 + mask_bit(self.smap.lane_mask[k][i])
+
+    def _token_arrived(self, k):
+        """Lane k committed a new mask: a lit space that now holds a token goes out (no round
+        trip to the tablet). Small ints and preallocated tables only."""
+        lights = self.lights
+        if lights is None:
+            self.lane_lit[k] = 0
+            return
+        m = self.scanner.stable[k] if self.scanner is not None else 0
+        for i in range(len(self.smap.lane_byte[k])):
+            if (m >> i) & 1:
+                c = self._light_bit(k, i)
+                if lights.is_lit(c):
+                    lights.set(c, False)
+                    self.lane_lit[k] -= 1
+                    self.lights_dirty = True
+
+    def set_lights(self, pairs):
+        """CMD_LIGHTS: the lit set becomes exactly `pairs` ((lane, position)), less the spaces
+        that already hold a token. Returns None, or why the whole command is refused (a lane
+        or position out of range; nothing changes then)."""
+        smap = self.smap
+        for lane, pos in pairs:
+            if lane >= smap.n_lanes:
+                return "light %d/%d: lane %d, the map has lanes 0-%d" % (lane, pos, lane, smap.n_lanes - 1)
+            n = len(smap.lane_byte[lane])
+            if pos >= n:
+                return "light %d/%d: lane %d has positions 0-%d" % (lane, pos, lane, n - 1)
+        self.clear_lights()
+        lights = self.lights
+        if lights is None:
+            return None  # a board without lights takes the command and lights nothing
+        stable = self.scanner.stable if self.scanner is not None else None
+        for lane, pos in pairs:
+            if stable is not None and (stable[lane] >> pos) & 1:
+                continue  # the token is already there
+            c = self._light_bit(lane, pos)
+            if not lights.is_lit(c) and lights.set(c, True):
+                self.lane_lit[lane] += 1
+        self.lights_dirty = True
+        return None
+
+    def clear_lights(self):
+        lit = self.lane_lit
+        for k in range(len(lit)):
+            lit[k] = 0
+        if self.lights is not None:
+            self.lights.clear()
+            self.lights_dirty = True
+
+    def lit_positions(self):
+        """[(lane, position)] lit now (for the REPL and the tests; allocates)."""
+        out = []
+        if self.lights is None:
+            return out
+        for k in range(self.smap.n_lanes):
+            if self.lane_lit[k]:
+                for i in range(len(self.smap.lane_byte[k])):
+                    if self.lights.is_lit(self._light_bit(k, i)):
+                        out.append((k, i))
+        return out
+
+    def _flush_lights(self):
+        self.lights_dirty = False
+        lights = self.lights
+        if lights is None:
+            return
+        try:
+            lights.flush()
+        except OSError:
+            pass  # a chip lost after start-up: the next change tries again
 
     def _send_pending(self, budget):
         pend = self.pending
@@ -417,6 +535,9 @@ class Board:
         if t == "LINK_UP":
             self.link_up = True
             if not msg.get("resumed"):
+                # lights belong to the tablet's stream: a fresh one starts dark, and the tablet
+                # sends its lights again after the pairing SNAPSHOT (docs/protocol.md 3.7)
+                self.clear_lights()
                 # a fresh pairing drops the ring (boot report included): report again
                 self.pairings += 1
                 self.report(wire.TEST_AT_BOOT if self.pairings == 1 else
@@ -439,6 +560,10 @@ class Board:
         elif t == "CMD_REPL":
             self.repl_requested = True
             self.repl_at = self.now_ms()
+        elif t == "CMD_LIGHTS":
+            why = self.set_lights(msg["lights"])
+            if why is not None:
+                self.link.send_error(wire.E_BAD_ARGUMENT, wire.CMD_LIGHTS, seq, why)
         elif t == "CMD_INDICATOR":
             mode = msg.get("mode", -1)
             if not 0 <= mode <= wire.IND_IDENTIFY:
@@ -573,6 +698,8 @@ class Board:
         if ticks_diff(now, self.next_check) >= 0:
             self.next_check = ticks_add(now, CHECK_MS)
             self._check(now)
+        if self.lights_dirty:
+            self._flush_lights()
         self.link.poll()
         self._indicator(now)
         if self.wdt is not None:

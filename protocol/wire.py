@@ -45,6 +45,7 @@ CMD_SELF_TEST = const(0x21)
 CMD_CALIBRATE = const(0x22)
 CMD_REPL = const(0x23)
 CMD_INDICATOR = const(0x24)
+CMD_LIGHTS = const(0x25)
 
 TYPE_NAMES = {
     HELLO: "HELLO", HEARTBEAT: "HEARTBEAT", ACK: "ACK", ERROR: "ERROR",
@@ -52,6 +53,7 @@ TYPE_NAMES = {
     SELF_TEST: "SELF_TEST", CAL_STATUS: "CAL_STATUS",
     CMD_SNAPSHOT: "CMD_SNAPSHOT", CMD_SELF_TEST: "CMD_SELF_TEST",
     CMD_CALIBRATE: "CMD_CALIBRATE", CMD_REPL: "CMD_REPL", CMD_INDICATOR: "CMD_INDICATOR",
+    CMD_LIGHTS: "CMD_LIGHTS",
 }
 TYPE_CODES = {}
 for _code in TYPE_NAMES:
@@ -94,6 +96,7 @@ FAULT_SENSOR_SATURATED = const(5)  # index = well, value = clear channel reading
 FAULT_CAL_DEFAULTS = const(6)  # index = 0, value = 0: calibration file missing/corrupt
 FAULT_PROFILE_PIN = const(7)  # index = the pin (0xFFFF: not a number), value = its PIN_* role
 FAULT_MAP_TOO_LARGE = const(8)  # index = KB the map's tables need, value = KB of heap free
+FAULT_LIGHTS = const(9)  # index = light driver number (0xFFFF: the map cannot be lit), value = its I2C address
 # FAULT_PROFILE_PIN roles: which entry of the board profile names the pin
 PIN_SPI_SCK = const(1)
 PIN_SPI_MOSI = const(2)
@@ -111,6 +114,7 @@ FAULT_NAMES = {
     FAULT_SENSOR_SATURATED: "dice sensor saturated", FAULT_CAL_DEFAULTS: "calibration defaults in use",
     FAULT_PROFILE_PIN: "board profile names a pin this board lacks",
     FAULT_MAP_TOO_LARGE: "sensor map too large for the board's memory",
+    FAULT_LIGHTS: "guidance-light driver missing",
 }
 
 def fault_where(code, index, value):
@@ -120,6 +124,10 @@ def fault_where(code, index, value):
         return "profile %s: %s" % (role, "not a pin number" if index == 0xFFFF else "pin %d" % index)
     if code == FAULT_MAP_TOO_LARGE:
         return "its tables need %d KB, %d KB of heap free" % (index, value)
+    if code == FAULT_LIGHTS:
+        if index == 0xFFFF:
+            return "the sensor map has more positions than the light drivers can reach (%d registers)" % value
+        return "HT16K33 number %d at I2C address 0x%02X does not answer" % (index, value)
     return ""
 
 
@@ -144,6 +152,9 @@ IND_OFF = const(1)
 IND_ON = const(2)
 IND_BLINK = const(3)
 IND_IDENTIFY = const(4)
+
+# CMD_LIGHTS: the lit set becomes exactly the n (lane, position) pairs of the payload
+MAX_LIT = const(8)  # at most this many guidance lights at once (hardware/docs/power_budget.md)
 
 # ERROR codes (also the keys of the receive counters)
 E_BAD_CRC = const(1)
@@ -180,6 +191,7 @@ FIXED = {
     CMD_REPL: ("<", ()),
     CMD_INDICATOR: ("<B", ("mode",)),
 }
+LIGHTS_HEAD = const(1)  # n u8, then n x (lane u8, position u8)
 HELLO_FMT = "<BBBBBH8sBB"
 HELLO_LEN = const(17)
 SNAP_HEAD_FMT = "<BHBB"
@@ -255,6 +267,18 @@ def encode_payload(mtype, fields):
         for f in faults:
             out += struct.pack(FAULT_FMT, f[0], f[1], f[2])
         return bytes(out)
+    if mtype == CMD_LIGHTS:
+        lights = fields["lights"]
+        if len(lights) > MAX_LIT:
+            raise ProtocolError(E_BAD_PAYLOAD, "CMD_LIGHTS of %d lights, at most %d"
+                                % (len(lights), MAX_LIT))
+        out = bytearray((len(lights),))
+        try:
+            for lane, pos in lights:
+                out += struct.pack("<BB", lane, pos)
+        except (struct.error, OverflowError, TypeError, ValueError) as exc:
+            raise ProtocolError(E_BAD_PAYLOAD, "cannot encode CMD_LIGHTS: %s" % (exc,))
+        return bytes(out)
     if mtype == ERROR:
         t = _text(fields.get("detail", ""))
         return struct.pack("<BBH", fields["code"], fields["ref_type"], fields["ref_seq"]) + t
@@ -308,6 +332,18 @@ def decode_payload(mtype, payload):
         for i in range(payload[2]):
             faults.append(struct.unpack(FAULT_FMT, payload[3 + 5 * i:8 + 5 * i]))
         return {"trigger": payload[0], "registers": payload[1], "faults": faults}
+    if mtype == CMD_LIGHTS:
+        if n < LIGHTS_HEAD or n != LIGHTS_HEAD + 2 * payload[0]:
+            raise ProtocolError(E_BAD_PAYLOAD, "CMD_LIGHTS payload length %d inconsistent" % n)
+        if payload[0] > MAX_LIT:
+            raise ProtocolError(E_BAD_PAYLOAD, "CMD_LIGHTS of %d lights, at most %d"
+                                % (payload[0], MAX_LIT))
+        lights = []
+        for i in range(payload[0]):
+            lights.append((payload[1 + 2 * i], payload[2 + 2 * i]))
+        msg = {}  # type: dict
+        msg["lights"] = lights
+        return msg
     if mtype == ERROR:
         if n < 4:
             raise ProtocolError(E_BAD_PAYLOAD, "ERROR payload too short")

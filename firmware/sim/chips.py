@@ -14,6 +14,7 @@ CDATAL..BDATAH; the command byte (bit 7 CMD, type 00 repeated byte / 01 auto-inc
 (after the 2.4 ms warm-up) the ADC integrates continuously; each cycle of (256 - ATIME) *
 2.4 ms latches a new reading from ``source(now_ms, cycles, gain)`` and sets AVALID.
 """
+import collections
 import errno
 
 GAINS = (1, 4, 16, 60)
@@ -197,3 +198,55 @@ class TCS34725Sim:
             out[i] = self._read_reg(self.pointer)
             self._next()
         return out
+
+
+class HT16K33Sim:
+    """HT16K33 at command level: a write's first byte is the command; 0x00-0x0F set the
+    display-RAM pointer and the bytes after it fill the RAM (auto-increment, wrapping at 16);
+    0x2x system setup (bit 0 oscillator), 0x8x display setup (bit 0 on, bits 1-2 blink),
+    0xAx ROW/INT set, 0xEx dimming. Reads return RAM from the pointer. The LED at ROW r, COM c
+    is lit when the oscillator and the display are on and RAM bit r & 7 of address
+    2c + (r >> 3) is set."""
+
+    def __init__(self):
+        self.ram = bytearray(16)
+        self.pointer = 0
+        self.osc = False
+        self.display = False
+        self.blink = 0
+        self.dim = 15
+        self.row_int = None
+        self.present = True
+        self.writes = collections.deque(maxlen=256)  # the latest writes, as bytes (for tests)
+
+    def write(self, data):
+        data = bytes(data)
+        self.writes.append(data)
+        if not data:
+            return
+        cmd = data[0]
+        hi = cmd & 0xF0
+        if cmd <= 0x0F:
+            self.pointer = cmd
+            for b in data[1:]:
+                self.ram[self.pointer] = b
+                self.pointer = (self.pointer + 1) & 0x0F
+        elif hi == 0x20:
+            self.osc = bool(cmd & 1)
+        elif hi == 0x80:
+            self.display = bool(cmd & 1)
+            self.blink = (cmd >> 1) & 3
+        elif hi == 0xA0:
+            self.row_int = cmd & 0x0F
+        elif hi == 0xE0:
+            self.dim = cmd & 0x0F
+
+    def read(self, n):
+        out = bytearray(n)
+        for i in range(n):
+            out[i] = self.ram[self.pointer]
+            self.pointer = (self.pointer + 1) & 0x0F
+        return out
+
+    def lit(self, row, com):
+        return self.osc and self.display and bool((self.ram[2 * com + (row >> 3)] >> (row & 7)) & 1)

@@ -1,13 +1,16 @@
 """The physical world of the virtual board (CPython only): tokens on lanes, dice in wells,
-the 74HC165 chain and TCS34725 sensors that read them, pins, faults.
+the 74HC165 chain and TCS34725 sensors that read them, the HT16K33 guidance lights, pins,
+faults.
 
 All methods are called with the owner's lock held (companion/virtual_board.py), or from a
 single thread (tests). Positions are lane space indexes; wells are indexes into the map.
 """
 import random
 
+from firmware import ht16k33
 from firmware.sim import optics
-from firmware.sim.chips import HC165Chain, TCS34725Sim
+from firmware.sim.chips import HC165Chain, HT16K33Sim, TCS34725Sim
+from firmware.tracks import mask_bit
 
 
 class WellOptics:
@@ -89,6 +92,18 @@ class World:
             self.sensors.append(s)
             bus_id = profile["i2c"][smap.well_buses[w]]["id"]
             self.devices[(bus_id, smap.well_addrs[w])] = s
+        # guidance lights: one HT16K33 per 16 chain registers from 0x70 on the first I2C bus
+        # (firmware/ht16k33.py); lights=False builds a board without them
+        self.lights = []
+        lcfg = profile.get("lights")
+        if lcfg is not False and profile.get("i2c"):
+            lbus = lcfg.get("bus", 0) if isinstance(lcfg, dict) else 0
+            laddr = lcfg.get("addr", 0x70) if isinstance(lcfg, dict) else 0x70
+            bus_id = profile["i2c"][lbus]["id"]
+            for c in range(min(ht16k33.chips_for(smap.chain_registers), ht16k33.MAX_CHIPS)):
+                chip = HT16K33Sim()
+                self.lights.append(chip)
+                self.devices[(bus_id, laddr + c)] = chip
         self.removed = set()  # wells whose sensor is unplugged
         self.timeline = []  # (at_ms, callable)
         self.wdt_timeout = None
@@ -135,6 +150,20 @@ class World:
         if spi_id != self.spi_id:
             return bytearray(b"\xff" * n)
         return self.chain.transfer(n, polarity, phase)
+
+    def lit_positions(self):
+        """{(lane index, position)} whose guidance LED is lit now (decoded from the chips'
+        RAM through the same chain-bit wiring the firmware drives)."""
+        out = set()
+        smap = self.smap
+        for k in range(smap.n_lanes):
+            bs = smap.lane_byte[k]
+            ms = smap.lane_mask[k]
+            for i in range(len(bs)):
+                chip, row, com = ht16k33.led_of(bs[i] * 8 + mask_bit(ms[i]))
+                if chip < len(self.lights) and self.lights[chip].lit(row, com):
+                    out.add((k, i))
+        return out
 
     # -------------------------------------------------------------------- I2C
     def i2c_device(self, bus_id, addr):

@@ -82,6 +82,10 @@ def frame_vectors():
         message_vector("cmd-calibrate", wire.CMD_CALIBRATE, 2, 10, T, B, {"step": 2, "well": 1, "face": 4}),
         message_vector("cmd-repl", wire.CMD_REPL, 3, 10, T, B, {}),
         message_vector("cmd-indicator", wire.CMD_INDICATOR, 4, 10, T, B, {"mode": 4}),
+        message_vector("cmd-lights", wire.CMD_LIGHTS, 5, 10, T, B, {"lights": [[9, 3], [27, 10]]}),
+        message_vector("cmd-lights-all-off", wire.CMD_LIGHTS, 6, 10, T, B, {"lights": []}),
+        message_vector("cmd-lights-eight", wire.CMD_LIGHTS, 7, 10, T, B,
+                       {"lights": [[k, k % 6] for k in range(8)]}),
         message_vector("seq-wrap", wire.TRACK_CHANGE, 65535, 65535, B, T, {"lane": 0, "mask": 4294967295}),
         message_vector("track-change-other-session", wire.TRACK_CHANGE, 1, 0, 0x0BADCAFE, T,
                        {"lane": 12, "mask": 32}),
@@ -109,6 +113,10 @@ def frame_vectors():
                      "bad_payload"),
         error_vector("error-hello-board-id-over-64", raw(long_hello), "bad_payload"),
         error_vector("error-detail-over-64", raw(long_detail), "bad_payload"),
+        error_vector("error-lights-nine", raw(wire.build_body(
+            wire.CMD_LIGHTS, 8, 10, bytes([9]) + bytes(18), T, B)), "bad_payload"),
+        error_vector("error-lights-length", raw(wire.build_body(
+            wire.CMD_LIGHTS, 8, 10, bytes([2, 9, 3, 27]), T, B)), "bad_payload"),
     ]
     return v
 
@@ -182,6 +190,16 @@ def link_cases():
              [1, binascii.hexlify(raw(wire.build_body(wire.ACK, 0, 1, b"\x01", T, B1))).decode()],
              [150, f(wire.DICE, 0, 1, T, B1, {"well": 0, "state": 1, "value": 0,
                                              "confidence": 0, "roll": 0})],
+         ]},
+        {"name": "board-takes-lights-and-refuses-nine",
+         "note": "paired; CMD_LIGHTS with two lights is delivered to the board; one with nine "
+                 "(over MAX_LIT) is consumed, acknowledged and answered ERROR bad_payload",
+         "side": "board", "session": B1,
+         "steps": [
+             [0, f(wire.HELLO, 0, 0, T, 0, th)],
+             [1, f(wire.CMD_LIGHTS, 0, 1, T, B1, {"lights": [[1, 0], [0, 5]]})],
+             [2, binascii.hexlify(raw(wire.build_body(wire.CMD_LIGHTS, 1, 1, bytes([9]) + bytes(18),
+                                                      T, B1))).decode()],
          ]},
     ]
 

@@ -99,3 +99,24 @@ def test_link_cases_say_what_the_spec_says():
     s = _steps("board-answers-bad-frames")
     assert s[1]["sent"] == ["ERROR 0 0 12345678 cafebabe"]
     assert s[2]["sent"][0].startswith("ERROR")
+    s = _steps("board-takes-lights-and-refuses-nine")
+    assert s[1]["delivered"] == ["CMD_LIGHTS 0"]  # the board's command handler gets it
+    assert s[2]["delivered"] == []  # nine lights: never delivered ...
+    assert [f.split()[0] for f in s[2]["sent"]] == ["ERROR", "ACK"]  # ... but consumed and answered
+
+
+def test_lights_vectors_say_what_the_spec_says():
+    """docs/protocol.md 3.7: n u8 then n x (lane u8, position u8), n at most MAX_LIT (8)."""
+    v = {x["name"]: x for x in _vectors()}
+    body = bytes.fromhex(v["cmd-lights"]["frame"])
+    msg = wire.decode_frame(body)
+    assert msg["type"] == "CMD_LIGHTS" and msg["lights"] == [(9, 3), (27, 10)]
+    assert wire.encode_payload(wire.CMD_LIGHTS, {"lights": [(9, 3), (27, 10)]}) == bytes([2, 9, 3, 27, 10])
+    assert wire.decode_frame(bytes.fromhex(v["cmd-lights-all-off"]["frame"]))["lights"] == []
+    assert len(wire.decode_frame(bytes.fromhex(v["cmd-lights-eight"]["frame"]))["lights"]) == wire.MAX_LIT
+    assert v["error-lights-nine"]["expect_error"] == "bad_payload"
+    with pytest.raises(wire.ProtocolError) as exc:  # the tablet never sends nine
+        wire.encode_payload(wire.CMD_LIGHTS, {"lights": [(0, 0)] * (wire.MAX_LIT + 1)})
+    assert exc.value.code == wire.E_BAD_PAYLOAD
+    with pytest.raises(wire.ProtocolError):
+        wire.encode_payload(wire.CMD_LIGHTS, {"lights": [(256, 0)]})
