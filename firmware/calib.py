@@ -3,7 +3,13 @@
 File (``calibration.json``)::
 
     {"format": "tabletop-cal", "version": 1, "atime": 246, "gain": 1,
-     "wells": [{"faces": [[c, r, g, b] x 6 (top value 1..6)], "captured": [0/1 x 6]}, ...]}
+     "wells": [{"faces": [[c, r, g, b] x 6 (top value 1..6)], "captured": [0/1 x 6],
+                "empty": [c, r, g, b]}, ...]}
+
+``empty`` is the empty-well reference (optional: a file without it gets ``DEFAULT_EMPTY``). In
+memory a well is a list of 8: the six faces, the empty reference, and the live empty-well mean
+[c, r, g, b, n] that the dice.Well keeps while the well reads dark (never written to the file;
+the Store keeps one such list per well for good, so the classifier built on it stays bound).
 
 Written atomically: the whole file goes to ``<path>.tmp``, then ``os.rename`` over the old
 one (LittleFS replaces the target; where rename refuses an existing target, the old file
@@ -15,6 +21,11 @@ Guided procedure (``Session``), driven by CMD_CALIBRATE steps from the tablet: B
 copies that well's centroids; CAPTURE (well, face) takes the stable mean of the die lying
 with ``face`` on top; SAVE writes the file; CANCEL drops the copy; DEFAULTS resets the well
 (255 = every well) to the defaults and saves.
+
+Empty-well reference: the tablet begins a session only once the player has emptied the well and
+the board reports it empty (companion/gui/board_port.py), so BEGIN takes the well's live
+empty-well mean as the session's new reference (``empty_captured``); SAVE stores it with the
+faces. A reference that is not darker than every face is not used (dice.Classifier.set).
 """
 import json
 import os
@@ -33,6 +44,10 @@ DEFAULT_FACES = (
     (4037, 2212, 1586, 401),  # top 5: bottom mark 2 yellow
     (1825, 1509, 232, 154),  # top 6: bottom mark 1 red
 )
+# Empty well (c, r, g, b) at the same settings: the LED's light that comes back from the window
+# and the hood with no die (firmware/sim/optics.py DARK). A calibration replaces it.
+DEFAULT_EMPTY = (40, 12, 12, 12)
+LIVE_MIN = 3  # dark samples the live empty-well mean needs before BEGIN takes it
 
 
 # Plausibility of a capture (CAL_IMPLAUSIBLE): every two faces at least this far apart in the
@@ -74,7 +89,8 @@ def closest_faces(faces):
     classifier's distance (both directions, the smaller)."""
     from firmware.dice import _dist, _sum
     feats = []
-    for c, r, g, b in faces:
+    for i in range(6):
+        c, r, g, b = faces[i][0], faces[i][1], faces[i][2], faces[i][3]
         s = _sum(r, g, b)
         feats.append((c if c > 0 else 1, r * 1000 // s, g * 1000 // s, b * 1000 // s))
     best = (0, 0, 0x3FFFFFFF)
@@ -95,10 +111,19 @@ def check_faces(faces):
 
 
 def defaults(n_wells):
+    """Default faces and empty reference per well (7 lists each)."""
     out = []
     for _ in range(n_wells):
-        out.append([list(f) for f in DEFAULT_FACES])
+        out.append([list(f) for f in DEFAULT_FACES] + [list(DEFAULT_EMPTY)])
     return out
+
+
+def _counts(v, what):
+    if not isinstance(v, list) or len(v) != 4:
+        raise ValueError("%s is [c, r, g, b]" % what)
+    for x in v:
+        if type(x) is not int or x < 0 or x > 65535:
+            raise ValueError("a count is an integer 0..65535")
 
 
 def path_exists(path):
@@ -132,14 +157,13 @@ def parse(text, n_wells):
             raise ValueError("a well needs 6 captured flags")
         fl = []
         for f in faces:
-            if not isinstance(f, list) or len(f) != 4:
-                raise ValueError("a face is [c, r, g, b]")
-            for v in f:
-                if type(v) is not int or v < 0 or v > 65535:
-                    raise ValueError("a count is an integer 0..65535")
+            _counts(f, "a face")
             if f[0] == 0 or f[1] + f[2] + f[3] == 0:
                 raise ValueError("a face centroid is dark")
             fl.append(list(f))
+        empty = w.get("empty", list(DEFAULT_EMPTY))
+        _counts(empty, "the empty-well reference")
+        fl.append(list(empty))
         wells.append(fl)
         caps.append([1 if x else 0 for x in cap])
     return wells, caps
@@ -148,7 +172,9 @@ def parse(text, n_wells):
 def dumps(wells, captured):
     ws = []
     for i in range(len(wells)):
-        ws.append({"faces": wells[i], "captured": captured[i]})
+        w = wells[i]
+        ws.append({"faces": [list(w[j]) for j in range(6)], "captured": captured[i],
+                   "empty": list(w[6]) if len(w) > 6 else list(DEFAULT_EMPTY)})
     return json.dumps({"format": FORMAT, "version": VERSION, "atime": ATIME, "gain": GAIN,
                        "wells": ws})
 
@@ -158,10 +184,23 @@ class Store:
         self.path = path
         self.tmp = path + ".tmp"
         self.n_wells = n_wells
-        self.wells = defaults(n_wells)
+        # the live empty-well mean of each well: made once, kept by every (re)load and save
+        self.live = [[0, 0, 0, 0, 0] for _ in range(n_wells)]
+        self.wells = self._bind(defaults(n_wells))
         self.captured = [[0] * 6 for _ in range(n_wells)]
         self.defaults_in_use = True
         self.problem = "not loaded"
+
+    def _bind(self, wells):
+        """Wells as the board keeps them: 6 faces, empty reference, this Store's live list."""
+        out = []
+        for i in range(len(wells)):
+            w = wells[i]
+            faces = [list(w[j]) for j in range(6)]
+            faces.append(list(w[6]) if len(w) > 6 else list(DEFAULT_EMPTY))
+            faces.append(self.live[i])
+            out.append(faces)
+        return out
 
     def _read(self, path):
         with open(path) as f:
@@ -175,7 +214,8 @@ class Store:
             if not path_exists(path):
                 continue
             try:
-                self.wells, self.captured = self._read(path)
+                wells, self.captured = self._read(path)
+                self.wells = self._bind(wells)
                 self.defaults_in_use = False
                 self.problem = None
                 return True
@@ -183,7 +223,7 @@ class Store:
                 self.problem = "%s: %s" % (path, exc)
         if self.problem is None or self.problem == "not loaded":
             self.problem = "no calibration file"
-        self.wells = defaults(self.n_wells)
+        self.wells = self._bind(defaults(self.n_wells))
         self.captured = [[0] * 6 for _ in range(self.n_wells)]
         self.defaults_in_use = True
         return False
@@ -203,7 +243,7 @@ class Store:
         except OSError as exc:
             self.problem = "save failed: %s" % (exc,)
             return False
-        self.wells = [[list(f) for f in w] for w in wells]
+        self.wells = self._bind(wells)
         self.captured = [list(c) for c in captured]
         self.defaults_in_use = False
         self.problem = None
@@ -216,23 +256,32 @@ class Session:
     def __init__(self, store):
         self.store = store
         self.well = -1
-        self.faces = []  # per face [c, r, g, b] while a session is active
+        self.faces = []  # per face [c, r, g, b] (then the empty reference) while active
         self.captured = []
+        self.empty_captured = 0
 
     def active(self):
         return self.well >= 0
 
     def begin(self, well):
+        """Open a session; the well is empty now (the tablet saw it so): its live empty-well
+        mean, when it has one, becomes the session's empty reference."""
         self.well = well
-        self.faces = [list(f) for f in self.store.wells[well]]
+        w = self.store.wells[well]
+        self.faces = [list(w[i]) for i in range(7)]
         self.captured = list(self.store.captured[well])
+        live = w[7]
+        self.empty_captured = 0
+        if live[4] >= LIVE_MIN:
+            self.faces[6] = [live[0], live[1], live[2], live[3]]
+            self.empty_captured = 1
 
     def capture(self, face, c, r, g, b):
         self.faces[face - 1] = [c, r, g, b]
         self.captured[face - 1] = 1
 
     def save(self):
-        wells = [[list(f) for f in w] for w in self.store.wells]
+        wells = [[list(w[i]) for i in range(7)] for w in self.store.wells]
         caps = [list(c) for c in self.store.captured]
         wells[self.well] = self.faces
         caps[self.well] = self.captured
@@ -245,3 +294,4 @@ class Session:
         self.well = -1
         self.faces = []
         self.captured = []
+        self.empty_captured = 0

@@ -13,6 +13,17 @@ Well states (protocol wire.DICE_*): EMPTY -> ROLLING (a die arrived: readings no
 ``threshold`` of one face and ``margin`` closer to it than to any other) or CROOKED (stable but
 no face qualifies: never a guess) -> ROLLING again when the readings leave the settled mean
 for two samples -> REMOVED after ``dark_n`` dark samples. Each new roll increments ``roll``.
+
+Empty well: a sample is "dark" (no die) below the classifier's ``dark_c``. With an empty-well
+reference (entry 6 of the centroids, captured by the calibration: firmware/calib.py) that is a
+third of the way from the reference up to the dimmest face, so it follows the well's own optics;
+without one it is ``DARK_C``. The readings are LED-on minus LED-off when the sensor's LED is
+switched (firmware/tcs34725.py), so room light does not lift an empty well over it. While the
+well reads dark, or steady but like no face (CROOKED: an empty well whose window reflects more
+than ``dark_c`` before it was calibrated), the Well keeps a running mean of those samples in the
+classifier's ``live`` list ([c, r, g, b, n]; entry 7 of the calibration store's list, shared),
+which the calibration takes as the well's new empty reference when a session begins with the
+well empty.
 """
 try:
     from micropython import const  # pyright: ignore[reportAssignmentType]
@@ -25,6 +36,8 @@ ROLLING = const(1)
 SETTLED = const(2)
 CROOKED = const(3)
 REMOVED = const(4)
+DARK_C = const(300)  # clear count below which a sample is "no die" when there is no reference
+LIVE_N = const(8)  # the live empty-well mean weighs its last sample 1/LIVE_N once it has this many
 
 
 def _abs(x):
@@ -58,14 +71,29 @@ class Classifier:
         self.second_d = 0
 
     def set(self, centroids):
-        """centroids: 6 sequences (c, r, g, b) for top values 1..6."""
+        """centroids: 6 sequences (c, r, g, b) for top values 1..6, then optionally the empty-well
+        reference (c, r, g, b) and the live empty-well list [c, r, g, b, n] (kept by reference)."""
+        dim = 0x3FFFFFFF
         for i in range(6):
-            c, r, g, b = centroids[i]
+            c, r, g, b = centroids[i][0], centroids[i][1], centroids[i][2], centroids[i][3]
             s = _sum(r, g, b)
             self.fc[i] = c if c > 0 else 1
             self.fr[i] = r * 1000 // s
             self.fg[i] = g * 1000 // s
             self.fb[i] = b * 1000 // s
+            if self.fc[i] < dim:
+                dim = self.fc[i]
+        self.dark_c = DARK_C
+        self.empty_c = -1  # no reference
+        if len(centroids) > 6:
+            e = centroids[6][0]
+            if 0 <= e < dim:
+                self.empty_c = e
+                self.dark_c = e + (dim - e) // 3
+        if len(centroids) > 7:
+            self.live = centroids[7]
+        elif not hasattr(self, "live"):
+            self.live = [0, 0, 0, 0, 0]
 
     def classify(self, c, r, g, b):
         """Nearest face of a reading; sets best_value (1..6), best_d, second_d."""
@@ -108,11 +136,11 @@ class Classifier:
 class Well:
     """State machine of one dice well; feed ``sample(c, r, g, b)``; True when state changed."""
 
-    def __init__(self, classifier, stable_n=3, tol=60, dark_c=300, dark_n=3, leave_n=2):
+    def __init__(self, classifier, stable_n=3, tol=60, dark_c=None, dark_n=3, leave_n=2):
         self.cl = classifier
         self.stable_n = stable_n
         self.tol = tol
-        self.dark_c = dark_c
+        self.dark_c = dark_c  # None: the classifier's (from its empty-well reference)
         self.dark_n = dark_n
         self.leave_n = leave_n
         self.roll = 0
@@ -140,7 +168,11 @@ class Well:
     def sample(self, c, r, g, b):
         self.samples += 1
         self.last_c = c
-        if c < self.dark_c:
+        dark_c = self.dark_c
+        if dark_c is None:
+            dark_c = self.cl.dark_c
+        if c < dark_c:
+            self._live(c, r, g, b)
             self.dark_count += 1
             self.stable_count = 0
             self.have_prev = False
@@ -185,6 +217,8 @@ class Well:
                     return True
             else:
                 self.leave_count = 0
+                if st == CROOKED:  # steady and no face: perhaps an empty well brighter than
+                    self._live(c, r, g, b)  # dark_c (a calibration begun now takes it)
             return False
         # ROLLING
         if self.stable_count >= self.stable_n:
@@ -207,6 +241,18 @@ class Well:
                 self.confidence = 0
             return True
         return False
+
+    def _live(self, c, r, g, b):
+        """Running mean of the readings the well gives with no die in it (see module doc)."""
+        lv = self.cl.live
+        n = lv[4]
+        if n < LIVE_N:
+            n += 1
+            lv[4] = n
+        lv[0] += (c - lv[0]) // n
+        lv[1] += (r - lv[1]) // n
+        lv[2] += (g - lv[2]) // n
+        lv[3] += (b - lv[3]) // n
 
     def _rolling(self):
         self.state = ROLLING

@@ -10,10 +10,23 @@ The sensor is configured once and left running (PON + AEN): it integrates contin
 the data registers always hold the last completed cycle. AVALID is 0 until the first cycle
 after AEN has completed; a burst with AVALID 0 is ignored. The caller reads once per
 integration period (``integration_ms``).
+
+Ambient light (``led`` given): the breakout's white LED is switched from a pin (the module's LED
+input, driven open-drain by the MCU; hardware/docs/pins_and_wiring.md) and every reported
+reading is LED-on minus LED-off, taken in two consecutive integrations. After each switch of the
+LED the integration is restarted (AEN off/on) and the reading is taken only once a whole cycle
+has passed since (``settle_ms``: the 2.4 ms start-up plus the integration time and 20 % for the
+chip's oscillator tolerance), so no cycle mixes the two states. Room light, the same in both
+halves, cancels; what remains is the LED's light reflected by whatever lies in the well.
+``ambient`` keeps the clear count of the last LED-off half. When either half is saturated the
+difference means nothing: ``read`` then reports c = ``max_count`` (the board's saturation check
+fires and the well sees no face) and sets ``saturated``. Without ``led`` the LED stays on and a
+reading is the raw counts (the simulated chip of the virtual board models no LED switching).
 """
 TYPE_CHECKING = False  # true for the type checker only (the board's stubs)
 if TYPE_CHECKING:
-    from machine import I2C
+    from typing import Callable, Optional
+    from machine import I2C, Pin
 
 try:
     from micropython import const  # pyright: ignore[reportAssignmentType]
@@ -22,10 +35,17 @@ except ImportError:
         return x
 
 try:
-    from time import sleep_ms  # pyright: ignore[reportAssignmentType]
+    from time import sleep_ms, ticks_ms, ticks_diff  # pyright: ignore[reportAssignmentType]
 except ImportError:  # CPython (virtual board): the simulated chip models the warm-up
     def sleep_ms(ms):
         pass
+
+    def ticks_ms():
+        import time
+        return int(time.time() * 1000)
+
+    def ticks_diff(a, b):
+        return a - b
 
 ADDR = const(0x29)
 CMD = const(0x80)
@@ -51,8 +71,9 @@ class TCS34725:
     """One sensor. ``atime`` register value (integration = (256 - atime) * 2.4 ms), ``gain``
     CONTROL AGAIN code (0..3 = 1x, 4x, 16x, 60x)."""
 
-    def __init__(self, i2c, addr=ADDR, atime=0xF6, gain=1, ids=IDS):
-        # type: (I2C, int, int, int, tuple) -> None
+    def __init__(self, i2c, addr=ADDR, atime=0xF6, gain=1, ids=IDS, led=None, led_on=1,
+                 now_ms=None):
+        # type: (I2C, int, int, int, tuple, Optional[Pin], int, Optional[Callable[[], int]]) -> None
         self.i2c = i2c
         self.addr = addr
         self.atime = atime
@@ -65,6 +86,18 @@ class TCS34725:
         self.one = bytearray(1)
         self.chip_id = None
         self.c = self.r = self.g = self.b = 0
+        # LED switching (None: LED always on, raw readings)
+        self.led = led
+        self.led_on = 1 if led_on else 0
+        self.now_ms = now_ms if now_ms is not None else ticks_ms
+        self.settle_ms = (self.cycles * 24 * 12 + 99) // 100 + 3  # 2.4 ms start + 1.2 x cycle
+        self.lit = True  # the LED state of the integration under way
+        self.since = 0  # when that integration was restarted
+        self.oc = self.orr = self.og = self.ob = 0  # the LED-on half of the pair under way
+        self.on_saturated = False
+        self.ambient = 0  # clear count of the last LED-off half
+        self.saturated = False  # either half of the last pair at full scale
+        self.pairs = 0
 
     def _write(self, reg, value):
         self.one[0] = value
@@ -92,17 +125,59 @@ class TCS34725:
         self._write(REG_ENABLE, PON)
         sleep_ms(3)  # 2.4 ms oscillator warm-up between PON and AEN
         self._write(REG_ENABLE, PON | AEN)
+        if self.led is not None:
+            self._switch(True)
+
+    def _switch(self, lit):
+        """LED on or off, then restart the integration so that no cycle spans the switch."""
+        self.lit = lit
+        self.led.value(self.led_on if lit else 1 - self.led_on)  # pyright: ignore[reportOptionalMemberAccess]
+        self._write(REG_ENABLE, PON)
+        self._write(REG_ENABLE, PON | AEN)
+        self.since = self.now_ms()
 
     def read(self):
-        """One burst read; True and .c/.r/.g/.b set when AVALID, else False. No allocation."""
+        """True and .c/.r/.g/.b set when a reading is complete, else False. No allocation.
+
+        Without ``led``: one burst read, complete when AVALID. With ``led``: complete every
+        second call that finds a settled integration (LED-on half, then LED-off half)."""
         b = self.burst
+        if self.led is not None and ticks_diff(self.now_ms(), self.since) < self.settle_ms:
+            return False
         self.i2c.readfrom_mem_into(self.addr, CMD | AUTO_INC | REG_STATUS, b)
         if not b[0] & AVALID:
             return False
-        self.c = b[1] | (b[2] << 8)
-        self.r = b[3] | (b[4] << 8)
-        self.g = b[5] | (b[6] << 8)
-        self.b = b[7] | (b[8] << 8)
+        c = b[1] | (b[2] << 8)
+        r = b[3] | (b[4] << 8)
+        g = b[5] | (b[6] << 8)
+        bl = b[7] | (b[8] << 8)
+        if self.led is None:
+            self.c = c
+            self.r = r
+            self.g = g
+            self.b = bl
+            return True
+        full = self.max_count - (self.max_count >> 5)
+        if self.lit:
+            self.oc = c
+            self.orr = r
+            self.og = g
+            self.ob = bl
+            self.on_saturated = c >= full
+            self._switch(False)
+            return False
+        self.ambient = c
+        self.saturated = self.on_saturated or c >= full
+        if self.saturated:
+            self.c = self.max_count
+            self.r = self.g = self.b = 0
+        else:
+            self.c = self.oc - c if self.oc > c else 0
+            self.r = self.orr - r if self.orr > r else 0
+            self.g = self.og - g if self.og > g else 0
+            self.b = self.ob - bl if self.ob > bl else 0
+        self.pairs += 1
+        self._switch(True)
         return True
 
     def config(self):

@@ -26,6 +26,12 @@ byte is wrong or the last register with spare inputs reads none of them right fo
 ``stable_scans`` scans, ``chain_suspect`` is set and commits are frozen (a missing board
 would otherwise read as a lane full of tokens); the board then measures the chain length.
 
+Double read (``scan_chain``): the chain is read twice back to back and the two reads compared;
+only a read its twin confirms is scanned. A disagreeing pair (a clock glitch, a bit flipped on
+the cable) is discarded and the chain read again, at most ``read_retries`` more pairs; each
+disagreement counts in ``read_mismatches``, and a scan with no agreeing pair is skipped (counted
+in ``reads_dropped``): nothing of it can commit a lane, so it can never be reported as a move.
+
 Stuck bits (``stuck_bits``): a spare input away from its level is stuck from the first scan;
 a lane bit that stayed set while the lane's token moved on (other bits of the same lane
 changed) for ``stuck_ms`` is reported as stuck on. A token that never moves is not a fault.
@@ -134,6 +140,11 @@ class TrackScanner:
         self.commits_per_scan = COMMITS_PER_SCAN
         self.n_changes = 0
         self.scans = 0
+        # double read: the twin of each chain read, compared before the scan uses it
+        self.twin = bytearray(self.nreg + 1)
+        self.read_retries = 2
+        self.read_mismatches = 0
+        self.reads_dropped = 0
         # tail and spare expectations
         self.tail_byte = 0xFF if smap.tail_level else 0x00
         if spare_level is None:
@@ -179,6 +190,31 @@ class TrackScanner:
                 m |= bit
             bit <<= 1
         return m
+
+    def read_agreed(self, chain):
+        """Read the chain (a firmware.hc165.ShiftChain) twice and return its buffer when both
+        reads agree byte for byte over the chain and the tail byte; else read the pair again, at
+        most ``read_retries`` times, and return None. Allocates nothing."""
+        twin = self.twin
+        for _ in range(self.read_retries + 1):
+            buf = chain.read()
+            chain.load.value(chain.active)  # latch again and read the twin
+            chain.load.value(chain.idle)
+            chain.spi.readinto(twin)
+            if twin == chain.scan_view:
+                return buf
+            self.read_mismatches += 1
+        self.reads_dropped += 1
+        return None
+
+    def scan_chain(self, chain, now):
+        """One scan from two agreeing chain reads (``read_agreed``); a scan whose reads never
+        agree commits nothing and returns 0."""
+        buf = self.read_agreed(chain)
+        if buf is None:
+            self.n_changes = 0
+            return 0
+        return self.scan(buf, now)
 
     def scan(self, buf, now):
         """Process one chain read; returns the number of lanes committed (see .changes)."""

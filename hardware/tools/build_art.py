@@ -118,41 +118,57 @@ def strip_svg(smap, strip):
 
 
 def well_svg(smap):
-    W, H = 190.0, 100.0
-    out = svg_open(W, H, "CivMint dice-well template (cut, fold, glue)")
-    out.append('<text x="8" y="10" font-size="4.5" font-weight="bold" %s>Dice wells - template (2 mm foam board or 1.5 mm card)</text>' % FONT)
+    """Cut template of the hooded wells: every piece at 1:1 from design.well_parts(), the clear
+    inside drawn dashed on the floor with the walls' footprints around it."""
+    parts = design.well_parts()
+    W = 200.0
     inner = design.WELL_INNER
-    wall_h = 12.0
-    floor = inner + 2 * 8.0   # 8 mm rim outside the walls
+    t = design.WALL_T
+    floor = parts[0][2]
+    H = 36.0 + floor + 3 * (design.WALL_H + 6) + 24
+    out = svg_open(W, H, "CivMint dice-well template (cut and glue, %s mm foam board)" % fmt(t))
+    out.append('<text x="8" y="10" font-size="4.5" font-weight="bold" %s>Dice wells - template, %s mm foam board, for a %s mm die</text>'
+               % (FONT, fmt(t), fmt(design.DIE_SIZE)))
+    out.append('<text x="8" y="15" font-size="2.4" %s>Per well: 1 floor, 2 long walls, 2 short walls, 1 hood. Clear inside %s x %s mm, walls %s mm high.</text>'
+               % (FONT, fmt(inner), fmt(inner), fmt(design.WALL_H)))
     for k, well in enumerate(smap["wells"]):
-        ox = 8.0 + k * 92.0
-        oy = 16.0
-        out.append('<g class="well" data-well="%s" data-bus="%d">' % (well["id"], well["bus"]))
+        ox = 8.0 + k * 96.0
+        oy = 20.0
+        out.append('<g class="well" data-well="%s" data-bus="%d" data-inner="%s" data-wall-t="%s" data-die="%s">'
+                   % (well["id"], well["bus"], fmt(inner), fmt(t), fmt(design.DIE_SIZE)))
         out.append('<text x="%s" y="%s" font-size="3.2" %s>%s (I2C bus %d)</text>' % (
             fmt(ox), fmt(oy + 3), FONT, well["id"], well["bus"]))
         fx, fy = ox, oy + 6
         cx, cy = fx + floor / 2.0, fy + floor / 2.0
-        out.append('<rect class="floor" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="black" stroke-width="0.3"/>'
-                   % (fmt(fx), fmt(fy), fmt(floor), fmt(floor)))
-        out.append('<rect class="wall-line" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888" stroke-width="0.25" stroke-dasharray="1.5 1"/>'
+        out.append('<rect class="piece floor" data-w="%s" data-h="%s" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="black" stroke-width="0.3"/>'
+                   % (fmt(floor), fmt(floor), fmt(fx), fmt(fy), fmt(floor), fmt(floor)))
+        out.append('<rect class="clear-inside" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888" stroke-width="0.25" stroke-dasharray="1.5 1"/>'
                    % (fmt(cx - inner / 2), fmt(cy - inner / 2), fmt(inner), fmt(inner)))
+        out.append('<rect class="wall-footprint" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#bbb" stroke-width="0.2"/>'
+                   % (fmt(cx - inner / 2 - t), fmt(cy - inner / 2 - t), fmt(inner + 2 * t), fmt(inner + 2 * t)))
         out.append('<circle class="window" data-well="%s" cx="%s" cy="%s" r="%s" fill="none" stroke="#c00" stroke-width="0.3"/>'
                    % (well["id"], fmt(cx), fmt(cy), fmt(design.WELL_WINDOW / 2)))
         out.append('<path d="M %s %s h 6 M %s %s v 6" stroke="#c00" stroke-width="0.15"/>' % (
             fmt(cx - 3), fmt(cy), fmt(cx), fmt(cy - 3)))
-        out.append('<text x="%s" y="%s" font-size="2" %s>floor: cut the red circle; TCS34725 chip centred under it</text>' % (
-            fmt(fx), fmt(fy + floor + 3), FONT))
-        # four walls, laid out to the right of the floor
-        wx = fx + floor + 4
-        for j in range(4):
-            wy = fy + j * (wall_h + 2)
-            out.append('<rect class="wall" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="black" stroke-width="0.3"/>'
-                       % (fmt(wx), fmt(wy), fmt(inner), fmt(wall_h)))
-        out.append('<text x="%s" y="%s" font-size="2" %s>4 walls: %s x %s mm</text>' % (
-            fmt(wx), fmt(fy + 4 * (wall_h + 2) + 2), FONT, fmt(inner), fmt(wall_h)))
+        out.append('<text x="%s" y="%s" font-size="2" %s>floor %s x %s: cut the red circle; walls stand on the grey band around the dashed square</text>' % (
+            fmt(fx), fmt(fy + floor + 3), FONT, fmt(floor), fmt(floor)))
+        y = fy + floor + 8
+        x = fx
+        for name, count, w, h in parts[1:]:
+            for j in range(count):
+                out.append('<rect class="piece %s" data-w="%s" data-h="%s" x="%s" y="%s" width="%s" height="%s" fill="none" stroke="black" stroke-width="0.3"/>'
+                           % (name.replace(" ", "-"), fmt(w), fmt(h), fmt(x), fmt(y), fmt(w), fmt(h)))
+                out.append('<text x="%s" y="%s" font-size="2" %s>%s %s x %s</text>' % (
+                    fmt(x + 1), fmt(y + 3), FONT, name, fmt(w), fmt(h)))
+                x += w + 3
+                if x > ox + 90:
+                    x = fx
+                    y += h + 4
         out.append('</g>')
-    out.append('<text x="8" y="%s" font-size="2.4" %s>Inner side %s mm for a %s mm die; glue the walls (%s mm high) inside the dashed square, on a floor of clear 0.3-0.5 mm PET over the window.</text>' % (
-        fmt(H - 12), FONT, fmt(inner), fmt(design.DIE_SIZE), fmt(wall_h)))
+    out.append('<text x="8" y="%s" font-size="2.2" %s>Glue the walls on the grey band around the dashed square: the side walls cover the ends of the back wall and the front lip, so the clear inside stays %s x %s mm.</text>' % (
+        fmt(H - 17), FONT, fmt(inner), fmt(inner)))
+    out.append('<text x="8" y="%s" font-size="2.2" %s>The roof (hood) lies on the side and back walls; roll the die in through the front opening. Clear %s mm PET under the window.</text>' % (
+        fmt(H - 13), FONT, fmt(design.PET_T)))
     out += scale_bar(8.0, H - 5)
     out.append('</svg>')
     return "\n".join(out) + "\n"

@@ -124,19 +124,152 @@ TCS_IDS = [0x44, 0x4D]   # ID register 0x12: 0x44 = TCS34721/5, 0x4D = TCS34723/
 # reports top = 7 - bottom.  Marks are chosen far apart in hue and brightness for a
 # TCS34725 lit by its white LED; an empty well reads dark (low clear count), so no
 # face is black.
+# The printed colours are the one source of the firmware's default centroids: firmware/calib.py
+# DEFAULT_FACES are these colours through the optical model of firmware/sim/optics.py (whose
+# MARKS must equal them; tests/firmware/test_dice_marks.py checks both and that every printed
+# colour classifies as its own face). Magenta is #D70096, close to process magenta (CMYK
+# 0/100/30/0), which an inkjet prints as it is; the earlier #C800C8 lies outside what CMYK inks
+# print and was never what the centroids were computed from (it read 384 from its centroid,
+# the acceptance threshold is 200).
 FACE_COLOURS = [
     # value, name, sRGB target
     (1, "red", (220, 30, 40)),
     (2, "yellow", (250, 215, 0)),
     (3, "green", (0, 155, 70)),
     (4, "blue", (25, 70, 200)),
-    (5, "magenta", (200, 0, 200)),
+    (5, "magenta", (215, 0, 150)),
     (6, "white", (255, 255, 255)),
 ]
-DIE_SIZE = 16.0          # mm, standard D6
+
+# Dice well: every dimension here; the template (build_art.py), the BOM line (bom_data.py) and
+# the assembly guide's well section (build_docs.py fills it into docs/assembly.md) derive theirs.
+DIE_SIZE = 16.0          # mm, standard D6 (the BOM's die)
 FACE_MARK = 13.0         # mm square sticker per face
-WELL_INNER = 22.0        # mm inner side of the well (die lies flat, any rotation)
+WELL_INNER = 22.0        # mm clear inside of the well: the die lies flat with 3 mm play a side
 WELL_WINDOW = 7.0        # mm hole in the well floor over the sensor
+WALL_T = 5.0             # mm foam board (floor, walls and roof all from one A4 sheet)
+WALL_H = 26.0            # mm side and back walls above the floor; the roof lies on them
+FRONT_H = 6.0            # mm front lip: the die is rolled in through the opening above it
+FLOOR_RIM = 6.0          # mm of floor outside the walls
+PET_T = 0.4              # mm clear PET glued under the window (0.3-0.5)
+SENSOR_GAP = (2.0, 4.0)  # mm from the PET to the TCS34725 chip (LED reflection vs. focus)
+
+
+def well_parts():
+    """The hooded well's pieces as (name, count per well, width mm, height mm). The side walls
+    run the full outer length and cover the ends of the back wall and the front lip, so the
+    clear inside stays WELL_INNER square; the roof (the hood) lies on the side and back walls
+    and shades the window from ceiling light; the die goes in through the front opening."""
+    outer = WELL_INNER + 2 * WALL_T
+    return [
+        ("floor", 1, outer + 2 * FLOOR_RIM, outer + 2 * FLOOR_RIM),
+        ("side wall", 2, outer, WALL_H),
+        ("back wall", 1, WELL_INNER, WALL_H),
+        ("front lip", 1, WELL_INNER, FRONT_H),
+        ("roof", 1, outer, outer),
+    ]
+
+
+def well_checks():
+    """Dimension rules of the well, (rule, ok): a failed one is a design error."""
+    play = (WELL_INNER - DIE_SIZE) / 2.0
+    return [
+        ("the die fits the clear inside", WELL_INNER > DIE_SIZE),
+        ("the window stays on the mark at full play (play + window/2 <= mark/2)",
+         play + WELL_WINDOW / 2.0 <= FACE_MARK / 2.0 + 1e-9),
+        ("the mark fits a face", FACE_MARK <= DIE_SIZE - 2.0),
+        ("the die passes the front opening (4 mm spare both ways)",
+         WALL_H - FRONT_H >= DIE_SIZE + 4 and WELL_INNER >= DIE_SIZE + 4),
+        ("the lip keeps a rolling die in", FRONT_H >= DIE_SIZE / 4.0),
+    ]
+
+
+# ---- hall switch, magnet, debounce -----------------------------------------------------
+# The switch on every position (bom_data.py U1). Its thresholds and update period could NOT be
+# read from the datasheet in this session (the reference library holds only the datasheet's
+# first page: omnipolar, medium sensitivity, micropower, open drain, 2.5-5.5 V, SC59 pin 1 VDD,
+# 2 OUTPUT, 3 GND; SIP-3L pin 1 VDD, 2 GND, 3 OUTPUT). The figures below are the design
+# envelope the magnet is chosen against: check them against Diodes' datasheet DS AH1807 table
+# "Magnetic Characteristics" before ordering; tests/hardware/test_magnet.py recomputes every
+# margin from these numbers, so a correction here re-checks the magnet.
+HALL = {
+    "part": "Diodes AH1807-W-7 (SC59)",
+    "bop_max_mt": 6.0,     # operate point, worst case (assumed envelope)
+    "bop_min_mt": 2.0,
+    "brp_min_mt": 1.0,     # release point, worst case (assumed envelope)
+    "brp_typ_mt": 2.5,
+    "period_max_ms": 100,  # output update (awake + sleep) period, worst case (assumed)
+    "verified": False,
+}
+# Stack between the magnet's face and the switch's Hall plate
+CARD_MM = 1.0            # the printed overlay in a sleeve / a thin card on the board
+PCB_MM = 1.6             # the strip PCB; the switch sits on its underside
+HALL_DEPTH_MM = 0.6      # Hall plate below the package's marked face (assumed, SC59)
+TOKEN_PLAY_MM = 2.0      # a token set down by hand lands this far off the space's centre
+# The magnet glued under each token: N35 NdFeB disc, axially magnetised
+MAGNET = {"d_mm": 3.0, "h_mm": 1.0, "grade": "N35", "br_min_t": 1.17, "br_max_t": 1.21}
+TRIP_MARGIN = 1.5        # field at the worst placement >= this x the worst-case operate point
+LIFT_CLAIM_MM = 5.0      # the bring-up test lifts the token this far: the switch must release
+
+
+def field_on_axis(br_t, d_mm, h_mm, z_mm):
+    """Flux density (T) on the axis of an axially magnetised cylinder (remanence br_t, diameter
+    d_mm, height h_mm) at distance z_mm from its face:
+    B = Br/2 * ((D+z)/sqrt(R^2+(D+z)^2) - z/sqrt(R^2+z^2))."""
+    import math
+    r = d_mm / 2.0
+    return br_t / 2.0 * ((h_mm + z_mm) / math.sqrt(r * r + (h_mm + z_mm) ** 2)
+                         - z_mm / math.sqrt(r * r + z_mm * z_mm))
+
+
+def field_off_axis(br_t, d_mm, h_mm, z_mm, x_mm, n=40):
+    """Axial flux density (T) at distance z_mm below the magnet's face and x_mm off its axis:
+    the two pole faces as discs of magnetic charge Br/mu0, summed on a polar grid (equals
+    field_on_axis at x = 0 to better than 0.1 %; the tests check that)."""
+    import math
+    r_max = d_mm / 2.0
+    dr = r_max / n
+    dt = math.pi / n
+    s = 0.0
+    for zz, sign in ((z_mm, 1.0), (z_mm + h_mm, -1.0)):
+        for i in range(n):
+            r = (i + 0.5) * dr
+            for j in range(2 * n):
+                t = (j + 0.5) * dt
+                dx = x_mm - r * math.cos(t)
+                dy = r * math.sin(t)
+                dd = math.sqrt(dx * dx + dy * dy + zz * zz)
+                s += sign * zz / (dd * dd * dd) * r * dr * dt
+    return br_t / (4 * math.pi) * s
+
+
+def trip_distance_mm():
+    return CARD_MM + PCB_MM + HALL_DEPTH_MM
+
+
+def release_lift_mm(brp_mt, br_t=None, step=0.1):
+    """How far the token must be lifted before the field on axis falls below brp_mt."""
+    br = MAGNET["br_max_t"] if br_t is None else br_t
+    z0 = trip_distance_mm()
+    lift = 0.0
+    while field_on_axis(br, MAGNET["d_mm"], MAGNET["h_mm"], z0 + lift) * 1000 > brp_mt:
+        lift += step
+    return round(lift, 1)
+
+
+def magnet_figures():
+    """The magnet against the switch (mT, mm): what the bring-up guide and the tests quote."""
+    d, h = MAGNET["d_mm"], MAGNET["h_mm"]
+    z0 = trip_distance_mm()
+    return {
+        "z_trip_mm": z0,
+        "b_trip_mt": field_on_axis(MAGNET["br_min_t"], d, h, z0) * 1000,
+        "b_trip_off_centre_mt": field_off_axis(MAGNET["br_min_t"], d, h, z0, TOKEN_PLAY_MM) * 1000,
+        "b_lift_claim_mt": field_on_axis(MAGNET["br_max_t"], d, h, z0 + LIFT_CLAIM_MM) * 1000,
+        "b_neighbour_mt": abs(field_off_axis(MAGNET["br_max_t"], d, h, z0, PITCH, 20)) * 1000,
+        "lift_typ_mm": release_lift_mm(HALL["brp_typ_mt"]),
+        "lift_worst_mm": release_lift_mm(HALL["brp_min_mt"]),
+    }
 
 
 def write_or_check(outputs, argv, script):

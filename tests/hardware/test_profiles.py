@@ -40,13 +40,23 @@ def used_pins(p):
            ("uart.tx", p["uart"]["tx"]), ("uart.rx", p["uart"]["rx"])]
     for k, b in enumerate(p["i2c"]):
         out += [("i2c[%d].sda" % k, b["sda"]), ("i2c[%d].scl" % k, b["scl"])]
+        if "well_led" in b:
+            out.append(("i2c[%d].well_led" % k, b["well_led"]))
     return out
 
 
 def outputs(p):
     """pins that must be able to drive (not input-only)."""
     return [p["spi"]["sck"], p["spi"]["mosi"], p["load_pin"], p["led"]["pin"], p["uart"]["tx"]] + \
-        [b["sda"] for b in p["i2c"]] + [b["scl"] for b in p["i2c"]]
+        [b["sda"] for b in p["i2c"]] + [b["scl"] for b in p["i2c"]] + \
+        [b["well_led"] for b in p["i2c"] if "well_led" in b]
+
+
+@pytest.mark.parametrize("name", ["pico", "esp32"])
+def test_every_dice_bus_has_its_led_pin(name):
+    """The dice readings are LED-on minus LED-off: each well's bus names the pin of its LED."""
+    p = load(name)
+    assert all(isinstance(b.get("well_led"), int) for b in p["i2c"])
 
 
 @pytest.mark.parametrize("name", ["pico", "esp32"])
