@@ -4,6 +4,8 @@ and widgets, and asks the open game's view (contract.GameView) what to say. It n
 holds no rules."""
 from __future__ import annotations
 
+import time
+
 
 from kivy.app import App
 from kivy.logger import Logger
@@ -141,6 +143,7 @@ class GameScreen(Screen):
     _binding_key = None   # (game, sensor map) the TableSync was bound for
     _unbound_said = None  # ... and for which the counters kept on the tablet were named
     _dice = None          # the roll awaited at the last refresh (controller.dice_request)
+    _last_tap = None      # (what was tapped, monotonic time, journal length after it): a double tap is taken once
     _seen = None  # (round, over) at the last refresh
     _auto_tab = False       # a game view is shown because its step began
     _auto_tab_done = False  # ... once per such step (the player may switch away)
@@ -290,6 +293,11 @@ class GameScreen(Screen):
                 sync.table_changed(ev["lane_id"], board.lanes().get(ev["lane_id"]))
             elif t == "DICE":
                 self._feeder.seen(ev["well"], ev["state"], ev["value"], ev["roll"])
+                if (self._dice is None and self.ctrl is not None and ev["state"] == "settled"
+                        and ev["well"] in self._feeder.fresh):
+                    self._feeder.fresh.discard(ev["well"])  # never kept for a roll asked later
+                    self.message, self.error = (f"No roll is asked now: the die in well {ev['well'] + 1} is not used. "
+                                                "Throw it again when the app asks for a roll."), False
         self._show_board_line(board, st)
         if self.ctrl is not None and sync is not None:
             self._render_sync()
@@ -430,14 +438,37 @@ class GameScreen(Screen):
             self.dice_hint = ""
             return
         action, hint = self._feeder.propose(self._dice["action"])
+        if action is not None and self.pending is not None:
+            self.dice_hint = "The dice wait in the wells: first tap Confirm or Cancel below."
+            return
         self.dice_hint = hint
         if action is not None:
             self._feeder.used(action)
             self.submit(action, "board", label="dice from the board: " + c.action_label(action))
 
+    DOUBLE_TAP_S = 0.4  # the same action tapped again this soon is the same tap, not a second one
+
     def submit(self, action, source="ui", label=None) -> bool:
-        """Dispatch an action built by a panel or the map (same path as Confirm). True if done."""
-        return self._run(lambda: self.ctrl.dispatch(action, source), label)
+        """Dispatch an action built by a panel or the map (same path as Confirm). True if done.
+        Refused, with the reason on screen, while another decision waits for Confirm, and a
+        repeat of the same tap within DOUBLE_TAP_S is taken once."""
+        if source == "ui" and self.pending is not None:
+            self.message, self.error = ("First tap Confirm or Cancel below (" + self.pending_text.rstrip(".")
+                                        + "); nothing else was done."), True
+            return False
+        if source == "ui" and self._tapped_twice(("submit", action)):
+            self.message, self.error = "Tapped twice: done once.", False
+            return False
+        done = self._run(lambda: self.ctrl.dispatch(action, source), label)
+        if done and source == "ui":
+            self._last_tap = (("submit", action), time.monotonic(), len(self.ctrl.journal))
+        return done
+
+    def _tapped_twice(self, key) -> bool:
+        """The same tap again within DOUBLE_TAP_S with nothing journaled in between."""
+        last = self._last_tap
+        return (last is not None and last[0] == key and time.monotonic() - last[1] < self.DOUBLE_TAP_S
+                and last[2] == len(self.ctrl.journal))
 
     def on_size(self, *a):
         self.wide = self.width >= dp(1100)
@@ -482,12 +513,18 @@ class GameScreen(Screen):
             self.message, self.error = "No dice roll is awaited now.", True
             return
         values = [d1] if req["count"] == 1 else [d1, d2]
+        if self._tapped_twice(("entry", values)):
+            # the second tap of a double tap would give the next roll (another player's) these values
+            self.message, self.error = (f"Tapped twice: the dice were entered once. Now {self.dice_prompt}: "
+                                        "set the dice and tap Enter."), False
+            return
         try:
             action = req["spec"].action_from(values)
         except ValueError as exc:
             self.message, self.error = str(exc), True
             return
-        self.submit(action, "ui", label=f"{req['roll']}: " + ", ".join(map(str, values)))
+        if self.submit(action, "ui", label=f"{req['roll']}: " + ", ".join(map(str, values))):
+            self._last_tap = (("entry", values), time.monotonic(), len(self.ctrl.journal))
 
     def _fill_actions(self):
         grid = self.ids.action_grid
@@ -523,6 +560,7 @@ class GameScreen(Screen):
             b.selected = False
         self.pending = None
         self.pending_text = ""
+        self._try_board_dice()  # dice that waited for this decision
 
     UNDO = {"type": "_undo"}  # the pending "undo" (asked first, like any decision)
 
