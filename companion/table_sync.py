@@ -16,6 +16,12 @@ mismatch by itself, and a pending move stays pending until the token is seen on 
 throw made while the app was listening counts (dice left in a well from before are not reused),
 each throw is used once, and a crooked die asks for a re-roll instead of guessing.
 
+**Guidance lights**: the target space of every pending *move* is lit on the board (an LED under
+each sensed position, docs/protocol.md 3.7) until the move is done or no longer wanted. TableSync
+only works out which spaces (`light_targets()`) and hands them to a plain function whenever they
+change: the board layer's `show_lights` (companion/gui/board_port.py), given as `lights=` or
+registered with `set_light_sink()`. No serial or protocol code here.
+
 What a lane means comes from the open game: its `Sensing` (companion/sensing.py) says which
 counters it has and what their values are, the `Binding` which lane holds which counter. No game
 is named here.
@@ -24,12 +30,25 @@ from __future__ import annotations
 
 MOVE, MISMATCH = "move", "mismatch"
 
+_light_sink = None  # where TableSyncs built without lights= send their targets (the board layer)
+
+
+def set_light_sink(fn):
+    """The board layer registers its `show_lights(targets)` here (None: no board)."""
+    global _light_sink
+    _light_sink = fn
+
+
+def light_sink():
+    return _light_sink
+
 
 class TableSync:
-    def __init__(self, sensing, binding, seat_label=lambda seat: seat, seat_name=None):
+    def __init__(self, sensing, binding, seat_label=lambda seat: seat, seat_name=None, lights=None):
         """`seat_label(seat)`: the colour of the seat's tokens ("Blue"); `seat_name(seat)`: the
         player's name, so a token is named as the table knows it ("Ben - Food", the blue
-        token); without it the colour names the token."""
+        token); without it the colour names the token. `lights(targets)`: called with
+        {lane: position} whenever the spaces to light change (default: the registered sink)."""
         self.sensing = sensing
         self.binding = binding
         self.seat_label = seat_label
@@ -41,6 +60,8 @@ class TableSync:
         self.mismatch: set[str] = set()
         self.unknown_lanes: set[str] = set()     # lanes the board has that the game does not
         self.confirmed: list[str] = []           # lanes confirmed since the last take_confirmed()
+        self.lights = lights
+        self._lit: dict[str, int] | None = None  # the targets last handed to the lights
 
     # ------------------------------------------------------------------ inputs
     def start(self, state, table: dict | None = None):
@@ -51,6 +72,7 @@ class TableSync:
         self.mismatch.clear()
         self.pending = {lane for lane, pos in self.table.items()
                         if pos is not None and pos != self.engine[lane]}
+        self._show_lights()
 
     def engine_changed(self, state):
         """After every accepted action (or undo): new moves for the lanes the game moved."""
@@ -65,6 +87,7 @@ class TableSync:
                 self.mismatch.discard(lane)
                 if lane in self.table:  # only lanes the board senses
                     self.pending.add(lane)
+        self._show_lights()
 
     def table_changed(self, lane: str, position: int | None):
         """The board reports a lane (position None: no single token there)."""
@@ -78,6 +101,7 @@ class TableSync:
             self._settle(lane, confirm=lane in self.pending or lane in self.mismatch)
         elif lane not in self.pending:
             self.mismatch.add(lane)
+        self._show_lights()
 
     def table_snapshot(self, table: dict, changed: set | None = None):
         """A whole-table report (reconnect, board reset). Lanes in `changed` (or all when None),
@@ -131,6 +155,7 @@ class TableSync:
         if lane in self.mismatch:
             self.mismatch.discard(lane)
             self.pending.add(lane)
+            self._show_lights()
 
     def accept(self, lane: str) -> dict:
         """The engine action that records the sensed reading as a correction (dispatch it with
@@ -146,6 +171,28 @@ class TableSync:
         if action is None:
             raise ValueError(f"{c.name}: this game cannot take a value from the table; put the token back")
         return action
+
+    # ------------------------------------------------------------------ lights
+    def light_targets(self) -> dict:
+        """{lane: the space its token must go to} for every pending move (not mismatches: the
+        players have not said yet whether the token goes back)."""
+        return {lane: self.engine[lane] for lane in sorted(self.pending - self.mismatch)
+                if lane in self.engine}
+
+    def _show_lights(self):
+        fn = self.lights if self.lights is not None else _light_sink
+        if fn is None:
+            return
+        targets = self.light_targets()
+        if targets != self._lit:
+            self._lit = targets
+            fn(dict(targets))
+
+    def close(self):
+        """The game is closed or left: none of its moves is wanted any more."""
+        self.pending.clear()
+        self.mismatch.clear()
+        self._show_lights()
 
     def take_confirmed(self) -> list[str]:
         out, self.confirmed = self.confirmed, []

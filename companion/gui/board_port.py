@@ -18,6 +18,13 @@ protocol and sensor map of both sides), `problem()` (why a board was refused, na
 sides), commands (`self_test()`, `calibrate()`, `identify()`, `request_snapshot()`: each returns
 None when queued, else the reason), `sensed_positions()`, `virtual` (the VirtualBoard or None),
 `port_choices()` for the port picker, `describe_fault()` and `CalibrationWizard`.
+
+Guidance lights: `show_lights({lane id: position})` is what TableSync calls with the targets of
+its pending moves (a started LinkBoard registers it with `table_sync.set_light_sink`). The board
+is sent CMD_LIGHTS with the first `MAX_LIT` of them whose space is empty, again whenever that set
+changes (a token arriving puts its light out on the board by itself, and the next waiting target
+takes its place) and after every fresh pairing (the board starts dark); `lit()` is what the app
+believes is lit, by the same rule the board applies (docs/protocol.md 3.7).
 """
 from __future__ import annotations
 
@@ -112,6 +119,12 @@ class BoardPort:
     def request_snapshot(self):
         return self._no_link()
 
+    def show_lights(self, targets: dict):
+        return self._no_link()
+
+    def lit(self) -> dict:
+        return {}
+
 
 class ManualBoard(BoardPort):
     def __init__(self, detail: str | None = None):
@@ -142,6 +155,9 @@ class LinkBoard(BoardPort):
         self.self_test_pending = False
         self._peer = None  # the board's HELLO fields, from STATE events
         self._board_protocol = None
+        self._light_want = {}  # lane id -> position: the targets TableSync asked for
+        self._lit = {}         # lane id -> position: what the board was told to light and has not put out
+        self._lit_sent = None  # the pairs of the last CMD_LIGHTS (None: none since the board's fresh start)
 
     @property
     def smap(self):
@@ -149,8 +165,13 @@ class LinkBoard(BoardPort):
 
     def start(self):
         self.conn.start()
+        from companion import table_sync
+        table_sync.set_light_sink(self.show_lights)
 
     def stop(self):
+        from companion import table_sync
+        if table_sync.light_sink() == self.show_lights:
+            table_sync.set_light_sink(None)
         try:
             self.conn.stop()
         except Exception:
@@ -174,8 +195,15 @@ class LinkBoard(BoardPort):
                 self._set_lane(lane_id, mask_positions(mask))
             for w in ev["wells"]:
                 self._wells[w["well_id"]] = (w["state"], w["value"])
+            if ev.get("reason") in ("boot", "hello"):  # a fresh stream: the board is dark
+                self._lit, self._lit_sent = {}, None
+            self._send_lights()
         elif t == "TRACK_CHANGE":
             self._set_lane(ev["lane_id"], list(ev.get("positions") or []))
+            lane = ev["lane_id"]
+            if lane in self._lit and self._lit[lane] in self._positions[lane]:
+                del self._lit[lane]  # the token arrived: the board put it out by itself
+            self._send_lights()
         elif t == "DICE":
             self._wells[ev["well_id"]] = (ev["state"], ev["value"])
         elif t == "SELF_TEST":
@@ -261,6 +289,47 @@ class LinkBoard(BoardPort):
         from protocol import wire
         return self._send(wire.CMD_SNAPSHOT)
 
+    # ------------------------------------------------------------ guidance lights
+    def show_lights(self, targets: dict):
+        """Light the spaces {lane id: position} where tokens must go (TableSync's pending moves;
+        {} puts them all out). None when sent or nothing changed, else why not (it is sent at
+        the next pairing then)."""
+        smap = self.conn.smap
+        self._light_want = {lane: pos for lane, pos in targets.items()
+                            if lane in smap.lane_ids and 0 <= pos < smap.n_spaces(smap.lane_index(lane))}
+        return self._send_lights()
+
+    def _light_pairs(self):
+        """The first MAX_LIT wanted targets (lane order) whose space the board does not show
+        occupied: the board would not light those (docs/protocol.md 3.7)."""
+        from protocol import wire
+        smap = self.conn.smap
+        out = []
+        for lane in sorted(self._light_want):
+            pos = self._light_want[lane]
+            if pos in (self._positions.get(lane) or ()):
+                continue
+            out.append((lane, pos))
+            if len(out) == wire.MAX_LIT:
+                break
+        return out, [(smap.lane_index(lane), pos) for lane, pos in out]
+
+    def _send_lights(self):
+        from protocol import wire
+        named, pairs = self._light_pairs()
+        if pairs == self._lit_sent or (not pairs and self._lit_sent is None):
+            return None  # unchanged, or nothing to light on a board that starts dark
+        if self.state != "paired":
+            return NOT_PAIRED  # the pairing's TABLE sends them
+        self.conn.command(wire.CMD_LIGHTS, {"lights": pairs})
+        self._lit_sent = pairs
+        self._lit = dict(named)
+        return None
+
+    def lit(self) -> dict:
+        """lane id -> position the board was told to light and has not put out yet."""
+        return dict(self._lit)
+
 
 def refusal_message(app: dict, board: dict | None, detail: str = "") -> str:
     """Why the link refused a board, naming both sides' versions / maps."""
@@ -300,6 +369,7 @@ FAULT_HINTS = {
     4: "a hall switch stuck on, or a token forgotten on that space",
     5: "too much light: shade the well or check the LED",
     6: "run the dice calibration",
+    9: "check the light board's HT16K33 (address pins, 5 V supply, I2C cable); the other lights still work",
 }
 
 

@@ -147,6 +147,8 @@ class BoardScreen(Screen):
     v_spaces = ListProperty([])
     v_sensed_text = StringProperty("")
     v_cable_text = StringProperty("")
+    v_strip_text = StringProperty("")   # the chosen lane's spaces: tokens in bold, a lit space glows
+    v_lights_text = StringProperty("")  # every lit guidance LED of the virtual board
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -157,9 +159,13 @@ class BoardScreen(Screen):
         Clock.schedule_interval(self._wizard_tick, 0.5)
 
     def _wizard_tick(self, _dt):
-        """A calibration step the board never answers ends with a message, even with no events."""
+        """A calibration step the board never answers ends with a message, even with no events;
+        the virtual board's lights change with no event (the app lit them): shown twice a second."""
         if self.wizard is not None and self.wizard.tick():
             self.refresh()
+        elif self.view == "virtual" and self.virtual_mode and "v_lane" in self.ids \
+                and self.manager is not None and self.manager.current == self.name:
+            self._refresh_lights(self.board, self.ids.v_lane.text)
 
     # ------------------------------------------------------------ plumbing
     @property
@@ -439,6 +445,36 @@ class BoardScreen(Screen):
             row.sensed = well_text(wells.get(row.well_id))
         self.v_cable_text = "Cable unplugged: the board keeps running, the app loses the link." if self._unplugged \
             else "Cable plugged in."
+        self._refresh_lights(board, lane)
+
+    def _refresh_lights(self, board, lane):
+        """What the virtual board's LEDs show (read from its simulated HT16K33s, so it is what
+        the firmware lit, not what the app asked): the chosen lane as a strip of spaces, a lit
+        one glowing, and a list of every lit position."""
+        vb, smap = board.virtual, board.smap
+        if vb is None or smap is None:
+            self.v_strip_text = self.v_lights_text = ""
+            return
+        lit = sorted(vb.call(lambda _b: vb.world.lit_positions()))
+        ids = smap.lane_ids
+        tokens = vb.tokens()
+        if lane in ids:
+            k = smap.lane_index(lane)
+            cells = []
+            for i in range(smap.n_spaces(k)):
+                cell = "[b]%d*[/b]" % i if i in tokens.get(lane, ()) else str(i)
+                if (k, i) in lit:
+                    cell = "[color=ffcc33][b]( %s )[/b][/color]" % cell
+                cells.append(cell)
+            self.v_strip_text = "%s:  " % lane + "  ".join(cells)
+        else:
+            self.v_strip_text = ""
+        if not lit:
+            self.v_lights_text = "[color=aaaaaa]No light is on. The app lights the space a token must go to; the board puts it out when the token arrives (* = a token).[/color]"
+            return
+        describe = _describer(board)
+        self.v_lights_text = "[color=ffcc33]Lit:[/color] " + "; ".join(
+            "%s %s" % (ids[k], space_text(ids[k], i, describe)) for k, i in lit)
 
     # ------------------------------------------------------------ connection
     def build_ports(self):
