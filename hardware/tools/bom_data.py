@@ -1,86 +1,164 @@
-"""Bill-of-materials data: parts, prices, and the rule giving each quantity.
+"""Bill-of-materials data: parts, where to order them, prices, JLCPCB's price rules.
 
-Prices are US$ estimates for the quantity bought (small-batch distributor / marketplace
-prices as known to the authors, NOT checked against a live quote; see hardware/bom.md).
-A quantity rule is a function of the build counts `c` (see build_docs.counts()).
-Variant tags: "pcb" rows go into the fab-PCB builds, "perf" rows into the perfboard build,
-"both" into all.  Rows with per_lot=True have a lot price (qty = number of lots).
+Every total in hardware/bom.md and bom.csv is computed by build_docs.py from these lines and the
+sensor maps; nothing here is a total. Each price says what it rests on (`basis`):
+
+  "rule"       JLCPCB's published assembly price rules (ASSEMBLY below, with where they are from)
+  "estimate"   the authors' estimate of the shop's price at the quantity bought: NOT a quote
+  "prior"      carried from the earlier BOM, not re-checked
+
+PRICED_ON is the date the estimates were last reviewed. The reference library had JLCPCB's
+assembly FAQ but no live price list, so no part price could be looked up: re-price every
+"estimate" line in the shop's cart before ordering (bom.md says so).
+
+Boards: one JLCPCB order per board design (track_board, resource_board), both sides' parts on
+the underside, assembled by JLCPCB: SMD parts by machine, the two 9-pin chain connectors by hand
+(JLCPCB's "manual assembly"). One population per design: the aspect strips get all 16 switches
+and lights of a track board too (their positions 7-8 are never reached by a token), which is
+cheaper than a second assembly order (a setup fee, a stencil and the extended-part fees again).
 """
 import math
 
+PRICED_ON = "2026-11-26"
+BUDGET_USD = 100.0
 
-def spares(n, pct=3, minimum=2):
-    return n + max(minimum, int(math.ceil(n * pct / 100.0)))
+# ---- JLCPCB assembly rules (support.jlcpcb.com/article/83-smt-assembly-faqs, "What does your
+# quoted price include?", read through the reference library on PRICED_ON) and the extended-part
+# feeder fee (a third-party summary gives US$1.50-3.00 per unique extended part: 3.00 used).
+ASSEMBLY = {
+    "setup_usd": 8.00,            # per order (design)
+    "stencil_usd": 1.50,          # per order
+    "smt_joint_usd": 0.0017,      # per SMT joint
+    "manual_fee_usd": 3.50,       # hand-soldering labour, per order with through-hole parts
+    "manual_joint_usd": 0.0173,   # per hand-soldered joint
+    "extended_part_usd": 3.00,    # per unique "extended" part per order
+}
+ASSEMBLY_SOURCE = ("JLCPCB assembly FAQ (support.jlcpcb.com/article/83-smt-assembly-faqs): setup "
+                   "US$8.00, stencil US$1.50, SMT US$0.0017 per joint, hand-soldering US$3.50 + "
+                   "US$0.0173 per joint; extended-part loading fee US$3.00 per unique part (upper "
+                   "end of the US$1.50-3.00 a third-party summary gives)")
 
-
-ROWS = [
-    # ref, category, item, manufacturer, mpn, variant, unit_usd, qty(c), notes
-    ("MCU1", "controller", "Raspberry Pi Pico (RP2040, non-W)", "Raspberry Pi Ltd", "SC0915", "both", 4.00,
-     lambda c: 1, "profile firmware/profiles/pico.json; ESP32-DevKitC alternative see note A"),
-    ("U1", "sensor", "Omnipolar micropower Hall switch, open-drain, SC59 (SOT-23 footprint)", "Diodes Inc.",
-     "AH1807-W-7", "pcb", 0.12, lambda c: spares(c["sensors"]), "medium sensitivity, 2.5-5.5 V; one per printed space"),
-    ("U1P", "sensor", "Omnipolar micropower Hall switch, open-drain, SIP-3L through-hole", "Diodes Inc.",
-     "AH1807-P-B", "perf", 0.14, lambda c: spares(c["sensors"]), "perfboard build"),
-    ("U2", "logic", "8-bit parallel-in shift register 74HC165, SOIC-16", "Nexperia", "74HC165D,653", "pcb", 0.14,
-     lambda c: c["registers"] + 1, "one per 8 inputs, +1 spare"),
-    ("U2P", "logic", "8-bit parallel-in shift register 74HC165, DIP-16", "Texas Instruments", "SN74HC165N", "perf", 0.45,
-     lambda c: c["registers"] + 1, "perfboard build"),
-    ("R1", "passive", "10 kOhm 1% 0603 (input pull-ups, SER pull-down)", "UNI-ROYAL", "0603WAF1002T5E", "pcb", 0.002,
-     lambda c: c["registers"] * 8 + c["boards"], "one pull-up per register input (spares too) + one tail pull-down per board"),
-    ("R1P", "passive", "10 kOhm 1/8 W carbon film, axial", "Yageo", "CFR-12JB-52-10K", "perf", 0.01,
-     lambda c: c["registers"] * 8 + c["boards"], "perfboard build"),
-    ("C1", "passive", "100 nF 50 V X7R 0603", "Samsung", "CL10B104KB8NNNC", "pcb", 0.003,
-     lambda c: c["registers"] + c["boards"], "one at each 74HC165 + one at each board's UP connector"),
-    ("C1P", "passive", "100 nF 50 V X7R radial 2.54 mm", "KEMET", "C320C104K5R5TA", "perf", 0.08,
-     lambda c: c["registers"] + c["boards"], "perfboard build"),
-    ("C2", "passive", "10 uF 10 V X5R 0805 (bulk, per board)", "Samsung", "CL21A106KPFNNNE", "pcb", 0.01,
-     lambda c: c["boards"] + 1, "+1 on the controller carrier"),
-    ("C2P", "passive", "10 uF 16 V electrolytic radial", "Panasonic", "ECA-1CM100", "perf", 0.06,
-     lambda c: c["boards"] + 1, "perfboard build"),
-    ("R2", "passive", "100 Ohm 1/4 W axial (series in SCK and LOAD at the controller)", "Yageo", "CFR-25JB-52-100R", "both", 0.02,
-     lambda c: 2, "damps ringing on the chain cable"),
-    ("R3", "passive", "10 kOhm 1/4 W axial (MISO pull-down at the controller)", "Yageo", "CFR-25JB-52-10K", "both", 0.02,
-     lambda c: 1, "no board plugged in -> chain reads 0x00, self-test reports found = 0"),
-    ("J1", "connector", "JST XH 6-pin header, 2.5 mm, vertical", "JST", "B6B-XH-A(LF)(SN)", "both", 0.10,
-     lambda c: 2 * c["boards"] + 1, "UP + DOWN on each board, one on the controller"),
-    ("W1", "cable", "6-pin JST XH cable, 300 mm, both ends crimped, straight-through", "generic", "XH2.54-6P-300mm-DE", "both", 0.40,
-     lambda c: c["boards"], "controller->first board, board->board"),
-    ("S1", "sensor", "TCS34725 RGB colour sensor breakout with white LED, 3.3 V", "generic (Adafruit 1334 = known-good alt.)",
-     "TCS34725 module (Adafruit 1334)", "both", 3.00, lambda c: c["wells"], "Adafruit 1334 is US$7.95: +US$9.90 for two"),
-    ("W2", "cable", "Dupont jumper wires female-female 200 mm, 40-pack", "generic", "DUPONT-FF-200-40", "both", 2.00,
-     lambda c: 1, "4 wires per well (3V3, GND, SDA, SCL)"),
-    ("K1", "controller", "Perfboard 70x90 mm + 2x 20-pin female header 2.54 mm (controller carrier)", "generic", "PERF-7x9 + HDR-1x20-F", "both", 1.20,
-     lambda c: 1, "Pico socket, chain connector, well wires, REPL jumper"),
-    ("J2", "connector", "2-pin header + jumper (REPL-at-boot)", "generic", "HDR-1x2-M + jumper", "both", 0.10,
-     lambda c: 1, "fit the jumper to stay in the REPL at boot"),
-    ("P1", "pcb", "Track board PCB, 2-layer 1.6 mm, 178 x 64 mm, lot of 10", "JLCPCB/PCBWay class fab", "hardware: track_board", "pcb", 18.00,
-     lambda c: 1 if c["track_boards"] else 0, "8 used (4 development + 4 aspect), 2 spare; estimate"),
-    ("P2", "pcb", "Resource board PCB, 2-layer 1.6 mm, 226 x 122 mm, lot of 5", "JLCPCB/PCBWay class fab", "hardware: resource_board", "pcb", 24.00,
-     lambda c: 1 if c["resource_boards"] else 0, "2 used, 3 spare; estimate"),
-    ("P3", "pcb", "PCB shipping, economy", "fab", "-", "pcb", 10.00, lambda c: 1, "estimate"),
-    ("PB1", "pcb", "Perfboard double-sided 90 x 150 mm", "generic", "PERF-9x15-DS", "perf", 0.80,
-     lambda c: c["track_boards"], "one per track strip"),
-    ("PB2", "pcb", "Perfboard double-sided 120 x 180 mm", "generic", "PERF-12x18-DS", "perf", 1.50,
-     lambda c: 2 * c["resource_boards"], "two halves (3 lanes each) per resource board"),
-    ("PB3", "cable", "Hook-up wire 30 AWG wire-wrap, 3 colours", "generic", "KYNAR-30AWG-3x", "perf", 4.00,
-     lambda c: 1, "perfboard build"),
-    ("M1", "token", "NdFeB N35 disc magnet 5 x 2 mm, axially magnetised, 50-pack", "generic", "N35-D5x2-50", "both", 4.00,
-     lambda c: 1 if c["tokens"] <= 45 else 2, "one glued under each token; either pole works (omnipolar)"),
-    ("T1", "token", "Tokens: the game's own stat and resource cubes, magnet glued under each", "-", "-", "both", 0.00,
-     lambda c: c["tokens"], "10 mm wooden cubes (50-pack ~US$3) if the originals must stay untouched"),
-    ("D1", "dice", "16 mm six-sided die, white, rounded corners", "Koplow or generic", "16mm-D6-white", "both", 0.40,
-     lambda c: c["wells"] + 1, "two for the wells + one spare; keeps the game's own dice unmarked"),
-    ("L1", "dice", "Matte white sticker paper A4 (one sheet), colour print of artwork/dice_face_marks.svg", "Avery or generic", "L7871-class", "both", 0.50,
-     lambda c: 1, "six colour marks per die"),
-    ("K2", "wells", "Foam board 5 mm A4 + clear PET 0.3-0.5 mm (packaging offcut) for the well floors", "generic", "FOAMBOARD-A4", "both", 1.50,
-     lambda c: 1, "template artwork/dice_well_template.svg"),
-    ("K3", "controller", "USB cable, micro-B to USB-A or C, 1 m", "generic", "USB-MICRO-1M", "both", 2.00,
-     lambda c: 1, "data-capable cable"),
+# Bare 2-layer FR-4 1.6 mm HASL boards. No JLCPCB price table was available: an ESTIMATE of
+# their calculator for boards over 100 x 100 mm, US$4 + US$0.008 per cm2 ordered.
+PCB_BASE_USD = 4.00
+PCB_USD_PER_CM2 = 0.008
+SHIPPING = [  # (ref, what, US$, basis)
+    ("SH1", "JLCPCB boards, economy/global standard shipping, one parcel", 15.00, "estimate"),
+    ("SH2", "Raspberry Pi reseller shipping (controller)", 5.00, "estimate"),
+    ("SH3", "AliExpress parcels (modules, cables, magnets, feet, OTG)", 3.00, "estimate"),
 ]
 
-NOTES = {
-    "A": "ESP32 build: replace MCU1 by Espressif ESP32-DevKitC-32E (~US$10.00; CP210x clones ~US$5) "
-         "and add a 3 mm LED + 1 kOhm on GPIO32 (~US$0.05); USB cable micro-B.",
+# ---- parts JLCPCB places on each board (per position / per register / per board) ---------
+# key: (item, manufacturer part, LCSC part, unit US$ at the quantity ordered, basis, JLCPCB
+#       library class "basic"/"extended", joints per part, through-hole)
+ONBOARD = {
+    "hall": ("Omnipolar micropower Hall switch, open drain, SC59", "Diodes AH1807-W-7", "C132217",
+             0.12, "estimate", "extended", 3, False),
+    "led": ("Guidance light: LED 0603 red", "Hubei KENTO KT-0603R", "C2286",
+            0.005, "estimate", "basic", 2, False),
+    "r10k": ("10 kOhm 1 % 0603 (input pull-ups, SER pull-down)", "UNI-ROYAL 0603WAF1002T5E",
+             "C25804", 0.001, "estimate", "basic", 2, False),
+    "r100": ("100 Ohm 1 % 0603 (light ROW resistors, buffered CLK/LOAD series)",
+             "UNI-ROYAL 0603WAF1000T5E", "C22775", 0.001, "estimate", "basic", 2, False),
+    "c100n": ("100 nF 50 V X7R 0603", "Samsung CL10B104KB8NNNC", "C1591", 0.002, "estimate",
+              "basic", 2, False),
+    "c10u": ("10 uF 25 V X5R 0805 (bulk, per board)", "Samsung CL21A106KAYNNNE", "C15850",
+             0.006, "estimate", "basic", 2, False),
+    "reg": ("8-bit parallel-in shift register, SOIC-16", "Nexperia 74HC165D,653", "C5613",
+            0.13, "estimate", "extended", 16, False),
+    "buf": ("Dual Schmitt-trigger buffer for CLK and LOAD, SOT-23-6", "TI SN74LVC2G17DBVR",
+            "C7815", 0.10, "estimate", "extended", 6, False),
+    "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN)", "JST S9B-XH-A(LF)(SN)",
+             "C157935", 0.10, "estimate", "extended", 9, True),
 }
 
-BUDGET_USD = 100.0
+
+def onboard_per_board(positions, registers):
+    """Parts per board of a design with this many sensed positions and 74HC165s (the layout in
+    hardware/docs/pins_and_wiring.md): one switch, light and pull-up per register input that
+    carries a position, a pull-up on every other input, one 100 nF per register, connector and
+    buffer, one ROW resistor per register (its lights), two series resistors after the buffer."""
+    return {
+        "hall": positions,
+        "led": positions,
+        "r10k": registers * 8 + 1,
+        "r100": registers + 2,
+        "c100n": registers + 2,
+        "c10u": 1,
+        "reg": registers,
+        "buf": 1,
+        "conn": 2,
+    }
+
+
+# ---- what the maker buys elsewhere ----------------------------------------------------------
+# ref, category, item, manufacturer / part, shop and its part, unit US$, basis, qty(c), notes
+def _magnet_packs(c):
+    return int(math.ceil((c["tokens"] + 10) / 100.0))
+
+
+MAKER = [
+    ("MCU1", "controller", "Raspberry Pi Pico H (RP2040, headers fitted)", "Raspberry Pi SC0917",
+     "The Pi Hut / any Raspberry Pi approved reseller", 5.00, "estimate", lambda c: 1,
+     "profile firmware/profiles/pico.json; ESP32-DevKitC alternative: note A"),
+    ("U3", "lights", "LED matrix driver, 16 x 8, I2C, SOP-28", "Holtek HT16K33 (28SOP)",
+     "LCSC (part number: search 'HT16K33 28SOP')", 0.60, "estimate",
+     lambda c: c["light_chips"], "one per 16 chain registers (firmware/ht16k33.py chips_for); "
+     "placed where the PCB generator puts the lights' ROW/COM lines"),
+    ("S1", "wells", "TCS34725 colour sensor module with white LED and LED-control pin",
+     "generic 'TCS34725 module' (CJMCU-34725 layout)", "AliExpress", 2.50, "estimate",
+     lambda c: c["wells"], "Adafruit 1334 (US$7.95, prior) is the known-good alternative"),
+    ("J2", "controller", "JST XH 9-pin header, vertical, for the controller carrier",
+     "JST B9B-XH-A(LF)(SN)", "LCSC (search B9B-XH-A)", 0.15, "estimate", lambda c: 1,
+     "the carrier's chain connector"),
+    ("K1", "controller", "Perfboard 50 x 70 mm + 2 x 20-pin female headers 2.54 mm",
+     "generic", "AliExpress", 1.50, "estimate", lambda c: 1,
+     "controller carrier: Pico socket, chain connector, well leads, REPL jumper"),
+    ("K4", "controller", "2-pin header + jumper (REPL-at-boot), 10 kOhm + 10 uF for the carrier",
+     "generic", "AliExpress", 0.30, "estimate", lambda c: 1, "MISO pull-down, bulk capacitor"),
+    ("W1", "cable", "JST XH 9-pin cable 300 mm, both ends crimped, pin 1 to pin 1",
+     "generic", "AliExpress", 0.60, "estimate", lambda c: c["boards"],
+     "controller -> first board, board -> board"),
+    ("W2", "cable", "Dupont jumper wires female-female 200 mm, 40-pack", "generic", "AliExpress",
+     2.00, "estimate", lambda c: 1, "6 wires per well: 5V, GND, SDA, SCL, LED, spare"),
+    ("K3", "controller", "USB cable micro-B to USB-A, 1 m, data", "generic", "AliExpress", 1.50,
+     "estimate", lambda c: 1, "board to the tablet through the OTG adapter"),
+    ("K5", "controller", "USB OTG adapter, USB-C plug to USB-A socket", "generic", "AliExpress",
+     1.50, "estimate", lambda c: 1, "a tablet with a micro-B port needs the micro-B version"),
+    ("F1", "case", "Self-adhesive silicone bumper feet 12 x 3 mm, 100-pack", "generic",
+     "AliExpress", 3.00, "estimate", lambda c: 1, "4 under every board"),
+    ("M1", "token", "NdFeB N35 disc magnet 3 x 1 mm, axially magnetised, 100-pack", "generic",
+     "AliExpress", 3.00, "estimate", _magnet_packs,
+     "one glued under each token (design.MAGNET; field figures in docs/bringup.md)"),
+    ("T1", "token", "Tokens: the game's own cubes, a magnet glued under each", "-", "-", 0.00,
+     "estimate", lambda c: c["tokens"], "10 mm wooden cubes (~US$3 for 50) to keep the originals"),
+    ("D1", "wells", lambda: die_item(), "generic", "AliExpress", 0.40,
+     "estimate", lambda c: c["wells"] + 1, "two for the wells + one spare"),
+    ("L1", "wells", "Matte white sticker paper A4 (colour print of artwork/dice_face_marks.svg)",
+     "Avery L7871-class", "any stationer", 0.50, "estimate", lambda c: 1, "six marks per die"),
+]
+
+
+def well_material_item():
+    """The well material line, from the design's dimensions (one place: tools/design.py)."""
+    import design
+    return ("Foam board %g mm, A4 + clear PET %g mm offcut (dice wells, template "
+            "artwork/dice_well_template.svg)" % (design.WALL_T, design.PET_T))
+
+
+def die_item():
+    import design
+    return "%g mm six-sided die, white, rounded corners (the wells are sized for it)" % design.DIE_SIZE
+
+
+MAKER_WELLS = ("K2", "wells", "generic", "any stationer", 1.50, "estimate", lambda c: 1,
+               "floor, walls and roof of both wells")
+
+NOTES = {
+    "A": "ESP32 build: replace MCU1 by Espressif ESP32-DevKitC-32E (~US$10.00, estimate) and add "
+         "a 3 mm LED + 1 kOhm on GPIO32 (~US$0.05); USB cable micro-B.",
+    "B": "The through-hole / perfboard build is dropped: the fab boards arrive with every switch, "
+         "register and light soldered, so hand-wiring about 4,000 joints buys nothing. (Had it "
+         "stayed: the AH1807's SIP-3L pinout is 1 VDD, 2 GND, 3 OUTPUT, not the SC59 order, and "
+         "its marked face must face the token.)",
+}

@@ -4,7 +4,9 @@
     python hardware/tools/build_docs.py --check   # exit 1 if a committed file is stale
 
 Writes hardware/docs/sensor_map.md, hardware/docs/pins_and_wiring.md,
-hardware/docs/power_budget.md, hardware/bom.csv, hardware/bom.md.
+hardware/docs/power_budget.md, hardware/bom.csv, hardware/bom.md, and the generated blocks
+(between <!-- generated:KEY --> markers) of hardware/docs/assembly.md and bringup.md: the well's
+dimensions, the magnet and the switch's figures come from tools/design.py, never by hand.
 """
 import csv
 import functools
@@ -56,6 +58,7 @@ def counts(smap):
         "wells": len(smap["wells"]),
         "lanes": len(smap["lanes"]),
         "spare_bits": len(smap["chain"]["spare_bits"]),
+        "light_chips": (smap["chain"]["registers"] + 15) // 16,  # firmware/ht16k33.py chips_for
     }
 
 
@@ -169,6 +172,8 @@ def pin_uses(p):
     for k, b in enumerate(p["i2c"]):
         u.append((b["sda"], "I2C%d SDA -> well%d TCS34725" % (b["id"], k)))
         u.append((b["scl"], "I2C%d SCL -> well%d TCS34725" % (b["id"], k)))
+        if "well_led" in b:
+            u.append((b["well_led"], "well%d TCS34725 module LED input (open drain: low = off)" % k))
     u.append((p["led"]["pin"], "status LED (%s)" % ("active high" if p["led"]["active_high"] else "active low")))
     u.append((p["repl_pin"], "REPL-at-boot jumper to GND (internal pull-up)"))
     u.append((p["uart"]["tx"], "UART%d TX (alternative link)" % p["uart"]["id"]))
@@ -209,17 +214,23 @@ def pins_md():
                 free.append(g)
         out.append("\nBudget: %d GPIOs used, %d free (%s).\n\n" % (used, len(free), ", ".join(str(g) for g in free)))
         out.append("### Wiring (controller carrier)\n\n| from (%s) | to | wire |\n|---|---|---|\n" % p["board"])
-        out.append("| 3V3 | chain connector pin 1, both wells VIN/3V3 | red |\n")
-        out.append("| GND | chain connector pins 2 and 6, both wells GND, REPL jumper | black |\n")
+        out.append("| 3V3 | chain connector 3V3 | red |\n")
+        out.append("| %s | both wells' module VIN (the module's LED needs 5 V; its regulator makes the chip's 3.3 V) | orange |\n"
+                   % ("VBUS (pin 40)" if p["mcu"] == "rp2040" else "5V pin"))
+        out.append("| GND | chain connector GND pins, both wells GND, REPL jumper | black |\n")
         out.append("| GPIO%d (SCK) | 100 Ohm -> chain connector pin 3 (CLK) | yellow |\n" % s["sck"])
         out.append("| GPIO%d (LOAD) | 100 Ohm -> chain connector pin 4 (SH/LD) | orange |\n" % p["load_pin"])
         out.append("| GPIO%d (MISO) | chain connector pin 5 (DATA, from board 0 QH); 10 kOhm to GND on the carrier | green |\n" % s["miso"])
         for k, b in enumerate(p["i2c"]):
             out.append("| GPIO%d / GPIO%d (I2C%d SDA/SCL) | well%d TCS34725 SDA / SCL | blue / white |\n" % (b["sda"], b["scl"], b["id"], k))
+            if "well_led" in b:
+                out.append("| GPIO%d (well%d LED) | well%d module LED pin | green |\n" % (b["well_led"], k, k))
         out.append("| GPIO%d (REPL) | 2-pin jumper to GND | - |\n" % p["repl_pin"])
         if p["mcu"] == "esp32":
             out.append("| GPIO%d (LED) | 1 kOhm -> LED anode, cathode to GND | - |\n" % p["led"]["pin"])
         out.append("\n")
+    out.append(WELL_MODULE_MD)
+    out.append(clock_md())
     out.append("## Chain connector (JST XH 6-pin, same pinout on UP and DOWN)\n\n"
                "| pin | signal | UP (towards the controller) | DOWN (towards the next board) |\n|---|---|---|---|\n"
                "| 1 | 3V3 | in | through |\n| 2 | GND | in | through |\n| 3 | CLK | in, to every 74HC165 CLK (pin 2) | through |\n"
@@ -240,6 +251,50 @@ def pins_md():
     return "".join(out)
 
 
+WELL_MODULE_MD = (
+    "## Dice-well modules: power and LED\n\n"
+    "The TCS34725 module (BOM S1: the common 7-pin module, or Adafruit 1334) has VIN, GND, 3V3, "
+    "SCL, SDA, INT and LED pins. Power it from **5 V on VIN**: its white LED (forward voltage about "
+    "3 V plus its series resistor) is dim or off from 3.3 V, and the module's own regulator makes "
+    "the chip's 3.3 V. Its I2C pull-ups go to that 3.3 V: before connecting SDA/SCL to the MCU, "
+    "measure them idle at 3.2-3.4 V, never 5 V. Leave 3V3 and INT open.\n\n"
+    "The module's LED pin is pulled up on the module (LED on); the firmware drives it from the "
+    "GPIO in the table above as an open-drain output: low = LED off, released = on. Each dice "
+    "reading is the LED-on integration minus the LED-off one (`firmware/tcs34725.py`), so room "
+    "light cancels; the LED is on half the time.\n\n")
+
+
+def clock_md():
+    """The chain clock rate and why the cable carries it (numbers from the profile and the map)."""
+    p = profile("pico")
+    f = p["spi"]["baudrate"]
+    m = full_map()
+    nb = len(m["strips"])
+    regs = m["chain"]["registers"]
+    cable_m = nb * 0.3
+    c_pf = cable_m * 60 + nb * 4           # ~60 pF/m of cable + one Schmitt input per board
+    tau_ns = 100 * c_pf / 1000.0           # 100 Ohm series resistor at the controller
+    rise_ns = 2.2 * tau_ns
+    half_ns = 1e9 / f / 2
+    read_ms = 2 * (regs + 1) * 8 * 1000.0 / f
+    return ("## Chain clock\n\n"
+            "SPI clock **%d Hz** (profiles `spi.baudrate`). The CLK and SH/LD lines run through the "
+            "%d chain cables (%.1f m in all) and each board's Schmitt-trigger buffer; with about "
+            "%.0f pF on the line (60 pF/m of cable, 4 pF per buffer input) behind the 100 Ohm series "
+            "resistor the edges rise in about %.0f ns (2.2 RC) and the cable's round trip is about "
+            "%.0f ns, against %.0f ns between a shifting edge and the sampling edge. The data the MCU "
+            "samples comes from the first board only (register 0's QH, under 100 ns after the "
+            "clock edge at 3.3 V); register-to-register shifts between boards see the clock arrive "
+            "later downstream, so the receiving register samples before its source changes. Edge, "
+            "round trip and data path together take %.0f ns: %.1f times less than the half period. "
+            "Each scan reads the chain twice and compares "
+            "(%d bytes twice: %.2f ms at this rate, `firmware/tracks.py` scan_chain). If the "
+            "self-test's chain length changes from test to test, halve `spi.baudrate` (500000, "
+            "then 250000) before anything else.\n\n"
+            % (f, nb, cable_m, c_pf, rise_ns, cable_m * 2 * 5, half_ns,
+               rise_ns + cable_m * 10 + 100, half_ns / (rise_ns + cable_m * 10 + 100), regs + 1, read_ms))
+
+
 # ----------------------------------------------------------------- power_budget.md
 POWER = [
     # item, per-unit mA (average), note
@@ -247,13 +302,17 @@ POWER = [
     ("pull-up of a switch that sees a magnet (3.3 V / 10 kOhm)", 0.33, "one per token on the board"),
     ("74HC165 quiescent", 0.002, "plus ~0.4 mA each while clocking at 1 MHz, a few % of the time"),
     ("TCS34725 active (ADC on)", 0.235, "datasheet typ."),
-    ("TCS34725 breakout white LED (always on)", 15.0, "estimate for the breakout's LED + resistor; measure yours"),
     ("status LED", 2.0, "on-board (Pico) or 1 kOhm (ESP32)"),
+    ("HT16K33 (oscillator and display on)", 1.0, "estimate; one per 16 registers"),
+    ("guidance light lit (0603 LED, 100 Ohm ROW resistor, 1/9 multiplex duty)", 1.5, "estimate: ~13 mA peak; at most 8 lit (CMD_LIGHTS)"),
+]
+POWER_5V = [
+    ("TCS34725 module white LED, switched on half the time", 10.0, "estimate: ~20 mA while on from VIN = 5 V; measure yours"),
 ]
 
 
 def power_md():
-    out = [HEADER, "# Power budget (3V3 rail, worst realistic case)\n\n"]
+    out = [HEADER, "# Power budget (worst realistic case)\n\n"]
     for title, smap in (("full build", full_map()), ("build without resource boards", reduced_map())):
         c = counts(smap)
         rows = [
@@ -261,61 +320,151 @@ def power_md():
             (POWER[1][0], c["tokens"], POWER[1][1], POWER[1][2]),
             (POWER[2][0], c["registers"], POWER[2][1] + 0.4 * 0.05, "incl. clocking duty ~5 %"),
             (POWER[3][0], c["wells"], POWER[3][1], POWER[3][2]),
-            (POWER[4][0], c["wells"], POWER[4][1], POWER[4][2]),
-            (POWER[5][0], 1, POWER[5][1], POWER[5][2]),
+            (POWER[4][0], 1, POWER[4][1], POWER[4][2]),
+            (POWER[5][0], c["light_chips"], POWER[5][1], POWER[5][2]),
+            (POWER[6][0], 8, POWER[6][1], POWER[6][2]),
         ]
-        out.append("## %s\n\n| consumer | count | mA each | mA total | note |\n|---|---|---|---|---|\n" % title)
+        out.append("## %s\n\n### 3V3 rail\n\n| consumer | count | mA each | mA total | note |\n|---|---|---|---|---|\n" % title)
         tot = 0.0
         for name, n, each, note in rows:
             out.append("| %s | %d | %.3f | %.2f | %s |\n" % (name, n, each, n * each, note))
             tot += n * each
         out.append("| **peripherals on 3V3** | | | **%.1f** | |\n\n" % tot)
-        out.append("Controller itself: Pico ~25 mA (MicroPython, USB), ESP32-DevKitC ~50 mA (Wi-Fi off). "
+        out.append("### 5 V (USB VBUS) rail\n\n| consumer | count | mA each | mA total | note |\n|---|---|---|---|---|\n")
+        tot5 = 0.0
+        for name, each, note in POWER_5V:
+            out.append("| %s | %d | %.1f | %.1f | %s |\n" % (name, c["wells"], each, c["wells"] * each, note))
+            tot5 += c["wells"] * each
+        out.append("\nController itself: Pico ~25 mA (MicroPython, USB), ESP32-DevKitC ~50 mA (Wi-Fi off). "
                    "USB draw: about %.0f mA (Pico) / %.0f mA (ESP32) at 5 V, far below 500 mA. The Pico's 3V3 "
-                   "regulator gives up to 300 mA, the DevKitC's about 500 mA.\n\n" % (tot + 25, tot + 50))
+                   "regulator gives up to 300 mA, the DevKitC's about 500 mA.\n\n" % (tot + tot5 + 25, tot + tot5 + 50))
     return "".join(out)
 
 
 # ---------------------------------------------------------------------- BOM
-BUILDS = [("full_pcb", "full set, fab PCBs", "pcb", "full"),
-          ("no_resources_pcb", "without resource boards, fab PCBs", "pcb", "reduced"),
-          ("full_perfboard", "full set, perfboard + through-hole", "perf", "full")]
+BUILDS = [("full", "full set (with resource boards)", "full"),
+          ("no_resources", "without resource boards", "reduced")]
+JLC_LOTS = (5, 10, 15, 20, 25, 30, 50)  # board quantities JLCPCB offers for small orders
+
+
+def board_designs(smap):
+    """Per PCB design: boards, positions and registers per board, size (from the map's strips)."""
+    out = {}
+    lanes_of = {}
+    for l in smap["lanes"]:
+        lanes_of.setdefault(l["strip"], []).append(l)
+    for st in smap["strips"]:
+        d = out.setdefault(st["board"], {"boards": 0, "positions": 0, "registers": 0,
+                                         "size_mm": st["size_mm"]})
+        d["boards"] += 1
+        d["positions"] = max(d["positions"],
+                             len(lanes_of[st["id"]]) * design.BOARD_POSITIONS[st["kind"]])
+        d["registers"] = max(d["registers"], st["registers"])
+    return out
+
+
+def jlc_lot(n):
+    for lot in JLC_LOTS:
+        if lot >= n:
+            return lot
+    return n
+
+
+def pcb_price(lot, size_mm):
+    area = size_mm[0] * size_mm[1] / 100.0 * lot
+    return round(bom_data.PCB_BASE_USD + bom_data.PCB_USD_PER_CM2 * area, 2)
+
+
+def bom_lines(smap):
+    """Every line of one build: (ref, category, item, part, shop, unit US$, basis, qty, notes).
+    Board lines and JLCPCB's fees are worked out per design from the parts on it."""
+    c = counts(smap)
+    a = bom_data.ASSEMBLY
+    lines = []
+    for k, (name, d) in enumerate(sorted(board_designs(smap).items(), reverse=True)):
+        tag = "B" + name[0].upper()  # BT track_board, BR resource_board
+        n = d["boards"]
+        lot = jlc_lot(n)
+        w, h = d["size_mm"]
+        per = bom_data.onboard_per_board(d["positions"], d["registers"])
+        lines.append((tag + ".PCB", "board", "%s PCB, 2-layer FR-4 1.6 mm HASL, %g x %g mm, lot of %d "
+                      "(%d used)" % (name, w, h, lot, n), "hardware/pcb/%s" % name, "JLCPCB",
+                      pcb_price(lot, (w, h)), "estimate", 1,
+                      "US$%.2f + US$%.3f/cm2 x %d boards" % (bom_data.PCB_BASE_USD,
+                                                             bom_data.PCB_USD_PER_CM2, lot)))
+        smt_joints = 0
+        hand_joints = 0
+        extended = 0
+        for key, q in sorted(per.items()):
+            item, mpn, lcsc, unit, basis, cls, joints, tht = bom_data.ONBOARD[key]
+            if tht:
+                hand_joints += joints * q * n
+            else:
+                smt_joints += joints * q * n
+            if cls == "extended":
+                extended += 1
+            lines.append(("%s.%s" % (tag, key), "board part", item, mpn, "JLCPCB (LCSC %s, %s)" % (lcsc, cls),
+                          unit, basis, q * n, "%d per board x %d boards" % (q, n)))
+        lines.append((tag + ".SET", "assembly", "%s assembly: setup fee + stencil" % name, "-", "JLCPCB",
+                      a["setup_usd"] + a["stencil_usd"], "rule", 1, "per order"))
+        lines.append((tag + ".SMT", "assembly", "%s assembly: SMT joints" % name, "-", "JLCPCB",
+                      a["smt_joint_usd"], "rule", smt_joints, "%d boards" % n))
+        lines.append((tag + ".EXT", "assembly", "%s assembly: extended-part loading fee" % name, "-",
+                      "JLCPCB", a["extended_part_usd"], "rule", extended, "unique extended parts"))
+        lines.append((tag + ".MAN", "assembly", "%s assembly: hand-soldering fee" % name, "-",
+                      "JLCPCB", a["manual_fee_usd"], "rule", 1 if hand_joints else 0, "per order"))
+        lines.append((tag + ".MJ", "assembly", "%s assembly: hand-soldered joints (connectors)" % name,
+                      "-", "JLCPCB", a["manual_joint_usd"], "rule", hand_joints, "%d boards" % n))
+    for ref, cat, item, part, shop, unit, basis, qty, notes in bom_data.MAKER:
+        lines.append((ref, cat, item() if callable(item) else item, part, shop, unit, basis, qty(c), notes))
+    ref, cat, part, shop, unit, basis, qty, notes = bom_data.MAKER_WELLS
+    lines.append((ref, cat, bom_data.well_material_item(), part, shop, unit, basis, qty(c), notes))
+    for ref, what, usd, basis in bom_data.SHIPPING:
+        lines.append((ref, "shipping", what, "-", "-", usd, basis, 1, ""))
+    return lines
 
 
 def bom_rows():
-    cf, cr = counts(full_map()), counts(reduced_map())
+    """Rows with a quantity per build (0 where a build lacks the line), and the totals."""
+    per_build = {}
+    order = []
+    for bid, _, which in BUILDS:
+        smap = full_map() if which == "full" else reduced_map()
+        for ln in bom_lines(smap):
+            if ln[0] not in per_build:
+                per_build[ln[0]] = {"line": ln, "qty": {}}
+                order.append(ln[0])
+            per_build[ln[0]]["qty"][bid] = ln[7]
     rows = []
-    for ref, cat, item, mfr, mpn, variant, price, qty, notes in bom_data.ROWS:
-        q = {}
-        for bid, _, kind, which in BUILDS:
-            c = cf if which == "full" else cr
-            q[bid] = qty(c) if variant in ("both", kind) else 0
-        rows.append({"ref": ref, "category": cat, "item": item, "manufacturer": mfr, "mpn": mpn,
-                     "unit_usd": price, "qty": q, "notes": notes})
-    totals = {bid: round(sum(r["unit_usd"] * r["qty"][bid] for r in rows), 2) for bid, _, _, _ in BUILDS}
+    for ref in order:
+        ref_, cat, item, part, shop, unit, basis, _, notes = per_build[ref]["line"]
+        q = {bid: per_build[ref]["qty"].get(bid, 0) for bid, _, _ in BUILDS}
+        rows.append({"ref": ref, "category": cat, "item": item, "part": part, "shop": shop,
+                     "unit_usd": unit, "basis": basis, "qty": q, "notes": notes})
+    totals = {bid: round(sum(round(r["unit_usd"] * r["qty"][bid], 2) for r in rows), 2)
+              for bid, _, _ in BUILDS}
     return rows, totals
+
+
+def bom_parts(rows, bid, pred):
+    return round(sum(round(r["unit_usd"] * r["qty"][bid], 2) for r in rows if pred(r)), 2)
 
 
 def bom_csv():
     rows, totals = bom_rows()
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    head = ["ref", "category", "item", "manufacturer", "mpn", "unit_usd"]
-    for bid, _, _, _ in BUILDS:
+    head = ["ref", "category", "item", "part", "shop", "unit_usd", "basis"]
+    for bid, _, _ in BUILDS:
         head += ["qty_" + bid, "ext_usd_" + bid]
     head.append("notes")
     w.writerow(head)
     for r in rows:
-        line = [r["ref"], r["category"], r["item"], r["manufacturer"], r["mpn"], "%.3f" % r["unit_usd"]]
-        for bid, _, _, _ in BUILDS:
-            line += [r["qty"][bid], "%.2f" % (r["qty"][bid] * r["unit_usd"])]
+        line = [r["ref"], r["category"], r["item"], r["part"], r["shop"], "%.4f" % r["unit_usd"], r["basis"]]
+        for bid, _, _ in BUILDS:
+            line += [r["qty"][bid], "%.2f" % round(r["unit_usd"] * r["qty"][bid], 2)]
         line.append(r["notes"])
         w.writerow(line)
-    line = ["TOTAL", "", "", "", "", ""]
-    for bid, _, _, _ in BUILDS:
-        line += ["", "%.2f" % totals[bid]]
-    line.append("US$ estimates; see bom.md")
-    w.writerow(line)
     return buf.getvalue()
 
 
@@ -323,28 +472,217 @@ def bom_md():
     rows, totals = bom_rows()
     cf, cr = counts(full_map()), counts(reduced_map())
     out = [HEADER, "# Bill of materials - two-player CivMint set\n\n"]
-    out.append("Counts from the sensor maps: full set %d hall switches, %d x 74HC165, %d boards (%d track boards, %d resource "
-               "boards), %d tokens, %d dice wells; without resource boards %d hall switches, %d x 74HC165, %d boards, %d tokens.\n\n"
-               % (cf["sensors"], cf["registers"], cf["boards"], cf["track_boards"], cf["resource_boards"], cf["tokens"],
-                  cf["wells"], cr["sensors"], cr["registers"], cr["boards"], cr["tokens"]))
-    out.append("**Prices are estimates** (US$, small-batch distributor / marketplace level, quantity as bought, no tax, "
-               "PCB lots and shipping as typical budget-fab quotes). They were not checked against live quotes; re-price "
-               "before ordering. Consumables (solder, CA glue, hook-up wire for the fab-PCB builds) are not included.\n\n")
-    out.append("## Totals\n\n| build | total US$ | goal US$%.0f |\n|---|---|---|\n" % bom_data.BUDGET_USD)
-    for bid, title, _, _ in BUILDS:
+    out.append("Counts from the sensor maps: full set %d sensed positions (each a hall switch and a guidance "
+               "light), %d x 74HC165, %d x HT16K33, %d boards (%d track boards, %d resource boards), %d tokens, "
+               "%d dice wells; without resource boards %d positions, %d x 74HC165, %d x HT16K33, %d boards, "
+               "%d tokens.\n\n"
+               % (cf["sensors"], cf["registers"], cf["light_chips"], cf["boards"], cf["track_boards"],
+                  cf["resource_boards"], cf["tokens"], cf["wells"], cr["sensors"], cr["registers"],
+                  cr["light_chips"], cr["boards"], cr["tokens"]))
+    out.append("## Totals\n\n| build | boards, assembly, board parts | everything else | shipping | total US$ | goal US$%.0f |\n"
+               "|---|---|---|---|---|---|\n" % bom_data.BUDGET_USD)
+    for bid, title, _ in BUILDS:
         t = totals[bid]
-        out.append("| %s | %.2f | %s |\n" % (title, t, "met" if t <= bom_data.BUDGET_USD else "**missed by %.2f**" % (t - bom_data.BUDGET_USD)))
-    out.append("\n")
-    head = "| ref | item | manufacturer | part number | unit US$ |" + "".join(" qty %s | ext %s |" % (b, b) for b, _, _, _ in BUILDS) + " notes |\n"
-    out.append(head)
-    out.append("|" + "---|" * (5 + 2 * len(BUILDS) + 1) + "\n")
+        boards = bom_parts(rows, bid, lambda r: r["ref"].startswith("B"))
+        ship = bom_parts(rows, bid, lambda r: r["category"] == "shipping")
+        rest = round(t - boards - ship, 2)
+        verdict = "met" if t <= bom_data.BUDGET_USD else "**missed by %.2f**" % (t - bom_data.BUDGET_USD)
+        out.append("| %s | %.2f | %.2f | %.2f | %.2f | %s |\n" % (title, boards, rest, ship, t, verdict))
+    out.append("\nEvery total is the sum of the lines below (computed by `tools/build_docs.py` from "
+               "`tools/bom_data.py` and the sensor maps; `tests/hardware/test_bom.py` adds them up again).\n\n")
+    out.append("## Where the prices come from (%s)\n\n" % bom_data.PRICED_ON)
+    n_rule = sum(1 for r in rows if r["basis"] == "rule")
+    n_est = sum(1 for r in rows if r["basis"] == "estimate")
+    n_prior = sum(1 for r in rows if r["basis"] == "prior")
+    out.append("- **rule** (%d lines): JLCPCB's published assembly prices: %s.\n" % (n_rule, bom_data.ASSEMBLY_SOURCE))
+    out.append("- **estimate** (%d lines): the authors' estimate of the shop's price at the quantity bought, "
+               "reviewed %s. No part price, no bare-board price and no shipping rate could be looked up "
+               "(no live shop or price list was reachable): bare boards use US$%.2f + US$%.3f per cm2 ordered, "
+               "an estimate of JLCPCB's calculator for 2-layer boards over 100 x 100 mm. Put the lines in "
+               "the shops' carts before ordering.\n" % (n_est, bom_data.PRICED_ON, bom_data.PCB_BASE_USD,
+                                                          bom_data.PCB_USD_PER_CM2))
+    if n_prior:
+        out.append("- **prior** (%d lines): carried from the earlier BOM, not re-checked.\n" % n_prior)
+    out.append("- LCSC part numbers of the board parts are those of the PCB generator's part table "
+               "(`tools/build_pcb.py`); the LED's (C2286) and the HT16K33's are ours: confirm them in "
+               "JLCPCB's parts library, which also says which parts are basic or extended.\n\n")
+    out.append("How the board lines are worked out, per design: the parts per board "
+               "(`bom_data.onboard_per_board`) x boards; SMT joints = pins of every machine-placed part; "
+               "the 9-pin connectors are hand-soldered (through-hole); one extended-part fee per unique "
+               "extended part; one setup fee and stencil per design (both strip kinds of the track board "
+               "share one population).\n\n")
+    out.append(_bom_goal(rows, totals))
+    head = "| ref | item | part | shop | unit US$ | basis |" + "".join(" qty %s | ext %s |" % (b, b) for b, _, _ in BUILDS) + " notes |\n"
+    out.append("## Lines\n\n" + head)
+    out.append("|" + "---|" * (6 + 2 * len(BUILDS) + 1) + "\n")
     for r in rows:
-        cells = "".join(" %d | %.2f |" % (r["qty"][b], r["qty"][b] * r["unit_usd"]) for b, _, _, _ in BUILDS)
-        out.append("| %s | %s | %s | %s | %.3f |%s %s |\n" % (r["ref"], r["item"], r["manufacturer"], r["mpn"], r["unit_usd"], cells, r["notes"]))
+        cells = "".join(" %d | %.2f |" % (r["qty"][b], round(r["qty"][b] * r["unit_usd"], 2)) for b, _, _ in BUILDS)
+        out.append("| %s | %s | %s | %s | %.4f | %s |%s %s |\n" % (r["ref"], r["item"], r["part"], r["shop"],
+                                                                r["unit_usd"], r["basis"], cells, r["notes"]))
     out.append("\n")
     for k, v in bom_data.NOTES.items():
         out.append("Note %s: %s\n\n" % (k, v))
     return "".join(out)
+
+
+def bom_levers(rows, totals):
+    """Savings (US$) the lines allow, per build: what it would take to reach the goal."""
+    out = {}
+    for bid, _, _ in BUILDS:
+        p = lambda pred: bom_parts(rows, bid, pred)  # noqa: E731
+        hand = p(lambda r: r["ref"].endswith(".MAN") or r["ref"].endswith(".MJ"))
+        second = p(lambda r: r["ref"].startswith("BR.") and r["ref"][3:] in ("SET", "EXT"))
+        lights = p(lambda r: r["ref"].endswith(".led") or r["ref"] == "U3")
+        ship = p(lambda r: r["category"] == "shipping")
+        out[bid] = {"hand": hand, "second_design": second, "lights": lights, "shipping": ship}
+    return out
+
+
+def _bom_goal(rows, totals):
+    """What each build costs against the goal, and what would reach it (from the lines)."""
+    goal = bom_data.BUDGET_USD
+    lv = bom_levers(rows, totals)
+    out = ["## The US$%.0f goal\n\n" % goal]
+    t, tr = totals["full"], totals["no_resources"]
+    out.append("On these prices the full set with guidance lights comes to **US$%.2f** (%s) and the set "
+               "without resource boards to **US$%.2f** (%s).\n\n"
+               % (t, "met" if t <= goal else "US$%.2f over" % (t - goal),
+                  tr, "met" if tr <= goal else "US$%.2f over" % (tr - goal)))
+    f = lv["full"]
+    best_full = round(t - f["hand"] - f["second_design"], 2)
+    best_red = round(tr - lv["no_resources"]["hand"], 2)
+    out.append("What moves the total (worked out from the lines):\n\n")
+    out.append("- Solder the 9-pin chain connectors yourself (through-hole, 9 joints each) instead of "
+               "JLCPCB's hand-soldering: saves US$%.2f (full) / US$%.2f (without resource boards).\n"
+               % (f["hand"], lv["no_resources"]["hand"]))
+    out.append("- One board design for every strip (a 2-lane x 11-position strip serving the development, "
+               "aspect and resource tracks) pays JLCPCB's per-order fees once: saves up to US$%.2f "
+               "(setup, stencil and extended-part fees of the second order), less the "
+               "larger boards.\n" % f["second_design"])
+    out.append("- The guidance lights cost only US$%.2f in parts (LEDs, HT16K33s) plus their joints: "
+               "leaving them out does not reach the goal.\n" % f["lights"])
+    out.append("- Shipping is US$%.2f of estimates; a JLCPCB coupon or a parcel shared with other "
+               "orders changes the total more than any part choice.\n\n" % f["shipping"])
+    out.append("With both savings the full set would be about US$%.2f and the set without resource "
+               "boards about US$%.2f: %s. Reaching US$%.0f for the full set also needs a cheaper switch "
+               "than the AH1807 (the %d of them are US$%.2f) or a shop coupon; it cannot be reached by "
+               "trimming the small parts.\n\n"
+               % (best_full, best_red,
+                  "the reduced set then meets the goal" if best_red <= goal else "neither meets the goal",
+                  goal, sum(r["qty"]["full"] for r in rows if r["ref"].endswith(".hall")),
+                  bom_parts(rows, "full", lambda r: r["ref"].endswith(".hall"))))
+    return "".join(out)
+
+
+# ------------------------------------------------ generated blocks in the hand-written guides
+def _tracks_constants():
+    """HALL_PERIOD_MS and the TrackScanner's windows, from firmware/tracks.py itself."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_docs_tracks", os.path.join(ROOT, "firmware", "tracks.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    scan_ms, stable = 5, 4  # firmware/board.py Board defaults
+    hold = mod.HALL_PERIOD_MS // scan_ms + 2
+    return {"period": mod.HALL_PERIOD_MS, "scan_ms": scan_ms, "one_ms": stable * scan_ms,
+            "hold_ms": max(hold, stable) * scan_ms}
+
+
+def well_block():
+    parts = design.well_parts()
+    inner = design.WELL_INNER
+    outer = inner + 2 * design.WALL_T
+    play = (inner - design.DIE_SIZE) / 2.0
+    out = ["Material: %g mm foam board (one A4 sheet does both wells) and a %g mm clear PET offcut "
+           "(BOM K2); a %g mm die (BOM D1).\n\n" % (design.WALL_T, design.PET_T, design.DIE_SIZE),
+           "| piece | per well | size (mm) |\n|---|---|---|\n"]
+    for name, n, w, h in parts:
+        out.append("| %s | %d | %g x %g |\n" % (name, n, w, h))
+    out.append("\n1. Print `../artwork/dice_well_template.svg` at 100 %% and cut the pieces; cut the "
+               "%g mm window (red circle) out of each floor.\n" % design.WELL_WINDOW)
+    out.append("2. Glue a square of the PET over the window, on the floor's top side.\n")
+    out.append("3. Glue the walls on the floor around the dashed %g x %g mm square: the two side walls "
+               "(%g mm long) cover the ends of the back wall and the front lip, so the clear inside "
+               "stays %g x %g mm - %g mm of play on each side of the die, which keeps the window on the "
+               "%g mm colour mark.\n" % (inner, inner, outer, inner, inner, play, design.FACE_MARK))
+    out.append("4. Glue the roof (hood) on the side walls and the back wall. The die goes in through "
+               "the front opening (%g mm high above the %g mm lip); the roof keeps ceiling light off "
+               "the window.\n" % (design.WALL_H - design.FRONT_H, design.FRONT_H))
+    out.append("5. Mount each TCS34725 module under its floor, sensor chip centred under the window, "
+               "%g-%g mm below the PET (foam spacers), LED up.\n" % design.SENSOR_GAP)
+    out.append("6. Wire each module with 5 leads: VIN to 5 V, GND, SDA, SCL and LED to the pins in "
+               "`pins_and_wiring.md` (well0 on I2C bus 0, well1 on bus 1).\n")
+    out.append("7. Stick the colour marks of `dice_face_marks.svg`: mark N on the face with N pips, "
+               "centred, on two dice (a spare set is on the sheet).\n")
+    return "".join(out)
+
+
+def magnet_assembly_block():
+    m = design.MAGNET
+    return ("Glue one %g x %g mm %s disc magnet (BOM M1), centred, under each token (the game's stat "
+            "and resource cubes, or 10 mm wooden cubes). Polarity does not matter (omnipolar "
+            "switches). Do not use a larger magnet: it would keep the switch on when the token is "
+            "lifted (`bringup.md`, C). Keep spare magnets away from the boards.\n"
+            % (m["d_mm"], m["h_mm"], m["grade"]))
+
+
+def magnet_bringup_block():
+    h = design.HALL
+    m = design.MAGNET
+    f = design.magnet_figures()
+    t = _tracks_constants()
+    src = ("assumed envelope, NOT yet checked against the datasheet table" if not h["verified"]
+           else "from the datasheet")
+    return ("Switch: %s; operate point at most %.1f mT, release point at least %.1f mT (typical %.1f "
+            "mT), output updated at least every %d ms (%s: `tools/design.py` HALL). Magnet: %g x %g mm "
+            "%s, Br %.2f-%.2f T. Hall plate %.1f mm below the magnet's face (card %.1f + PCB %.1f + "
+            "%.1f into the package). Field on the axis of a cylinder magnet, B = Br/2 ((D+z)/sqrt(R^2+"
+            "(D+z)^2) - z/sqrt(R^2+z^2)) (`tools/design.py`, checked by `tests/hardware/test_magnet.py`):\n\n"
+            "| situation | field | against |\n|---|---|---|\n"
+            "| token on its space, centred | %.1f mT | operate point %.1f mT: trips |\n"
+            "| token %g mm off centre | %.1f mT | operate point %.1f mT: trips |\n"
+            "| token lifted %g mm | %.1f mT | release point typ. %.1f mT: releases on a typical switch |\n"
+            "| the next space (%g mm away) | %.2f mT | release point %.1f mT: never trips |\n\n"
+            "A typical switch releases once the token is %.1f mm up; one at the worst-case release "
+            "point only at %.1f mm.\n\n"
+            "Timing: the firmware scans every %d ms; a single token is reported after %d ms of "
+            "agreeing scans, an empty lane or several bits only after %d ms, longer than the "
+            "switch's %d ms update period, so a switch that has not yet sampled never makes a "
+            "phantom token or a phantom empty lane (`firmware/tracks.py`).\n"
+            % (h["part"], h["bop_max_mt"], h["brp_min_mt"], h["brp_typ_mt"], h["period_max_ms"], src,
+               m["d_mm"], m["h_mm"], m["grade"], m["br_min_t"], m["br_max_t"], f["z_trip_mm"],
+               design.CARD_MM, design.PCB_MM, design.HALL_DEPTH_MM,
+               f["b_trip_mt"], h["bop_max_mt"], design.TOKEN_PLAY_MM, f["b_trip_off_centre_mt"],
+               h["bop_max_mt"], design.LIFT_CLAIM_MM, f["b_lift_claim_mt"], h["brp_typ_mt"],
+               design.PITCH, f["b_neighbour_mt"], h["brp_min_mt"], f["lift_typ_mm"], f["lift_worst_mm"],
+               t["scan_ms"], t["one_ms"], t["hold_ms"], h["period_max_ms"]))
+
+
+GUIDE_BLOCKS = {
+    "assembly.md": {"wells": well_block, "magnet": magnet_assembly_block},
+    "bringup.md": {"magnet": magnet_bringup_block},
+}
+
+
+def fill_blocks(text, blocks, name):
+    """Replace every `<!-- generated:KEY -->` ... `<!-- /generated:KEY -->` block of a guide."""
+    for key, fn in blocks.items():
+        a = "<!-- generated:%s (tools/build_docs.py from tools/design.py; do not edit) -->\n" % key
+        b = "<!-- /generated:%s -->" % key
+        i = text.find(a)
+        j = text.find(b)
+        if i < 0 or j < i:
+            raise SystemExit("%s: block %r missing" % (name, key))
+        text = text[:i + len(a)] + fn() + text[j:]
+    return text
+
+
+def guides():
+    out = {}
+    for name, blocks in GUIDE_BLOCKS.items():
+        path = os.path.join(HW, "docs", name)
+        with open(path) as f:
+            out[path] = fill_blocks(f.read(), blocks, name)
+    return out
 
 
 def outputs():
@@ -354,7 +692,7 @@ def outputs():
         os.path.join(HW, "docs", "power_budget.md"): power_md(),
         os.path.join(HW, "bom.csv"): bom_csv(),
         os.path.join(HW, "bom.md"): bom_md(),
-    }
+    } | guides()
 
 
 def main(argv):
