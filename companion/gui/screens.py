@@ -23,7 +23,7 @@ from companion.journal import JournalError, UndoRefused
 from companion.kit import rgba
 from companion.sensing import Binding, lanes_of
 from companion.table_sync import DiceFeeder, TableSync
-from companion.table_todo import TableTodo
+from companion.table_todo import TableTodo, setup_checklist
 
 from . import controller as C
 from . import step_panels
@@ -54,6 +54,14 @@ class TodoRow(BoxLayout):
     screen = ObjectProperty(None, allownone=True)
     key = StringProperty("")
     text = StringProperty("")
+
+
+class SetupRow(BoxLayout):
+    """One line of the setup checklist: a token to place (flagged when its track is empty)."""
+    screen = ObjectProperty(None, allownone=True)
+    key = StringProperty("")
+    text = StringProperty("")
+    empty = BooleanProperty(False)
 
 
 class SyncRow(BoxLayout):
@@ -170,6 +178,7 @@ class GameScreen(Screen):
         self._todo = TableTodo(ctrl.path)
         if self._todo.problem:
             self.message, self.error = self._todo.problem[0].upper() + self._todo.problem[1:] + ".", True
+        self._start_setup_checklist(ctrl)
         board = App.get_running_app().board
         # this screen may have been built after the board's last event
         self._show_board_line(board, self._board_status(board))
@@ -370,9 +379,61 @@ class GameScreen(Screen):
         return [it for it in todo.items(self.ctrl.history.entries)
                 if not (sensed and it["lane"] and sync.binding.counter_of(it["lane"]) is not None)]
 
+    def _start_setup_checklist(self, ctrl):
+        """A game with no player decision yet (rolls only) and no table list kept: ask the
+        players to place every counter where the game starts it."""
+        sensing = ctrl.module.sensing
+        if self._todo.kept or sensing is None:
+            return
+        if not all(ctrl.game.is_chance(e.action) for e in ctrl.journal.actions()):
+            return
+        try:
+            self._todo.start_setup(setup_checklist(sensing, ctrl.setup, ctrl.state, ctrl.name, ctrl.colour))
+        except OSError as exc:
+            self.message, self.error = f"Could not keep the setup checklist ({exc}); the game is saved.", True
+
+    def _setup_rows(self) -> list:
+        """Open setup items as rows: {key, text, empty}. On a lane the paired board senses, the
+        token seen where the game has it ticks the item; no token seen flags the track; a token
+        elsewhere is TableSync's move row (not listed twice)."""
+        todo = getattr(self, "_todo", None)
+        if todo is None or self.ctrl is None:
+            return []
+        sync = self._sync
+        sensed = sync is not None and self._board_state == "paired" and self._setting("table_checks")
+        rows, ticked = [], []
+        for it in todo.setup_items():
+            lane = sync.binding.lane_of.get(it["counter"]) if sensed else None
+            if lane is not None and lane in sync.table:
+                pos = sync.table[lane]
+                if pos is None:
+                    head, _, rest = it["text"].partition(": ")
+                    rows.append({"key": it["key"], "empty": True,
+                                 "text": f"{head}: no token is seen on this track - {rest}"})
+                elif pos == sync.engine.get(lane):
+                    ticked.append(it["key"])
+                continue
+            rows.append({"key": it["key"], "text": it["text"], "empty": False})
+        if ticked:
+            try:
+                todo.mark_done(ticked)
+            except OSError:
+                pass  # shown again next time; the board will tick them again
+        return rows
+
     def _render_todo(self):
         area = self.ids.todo_area
         area.clear_widgets()
+        setup = self._setup_rows()
+        for it in setup[:self.TODO_SHOWN]:
+            area.add_widget(SetupRow(screen=self, key=it["key"], text=it["text"], empty=it["empty"]))
+        if len(setup) > 1:
+            keys = [x["key"] for x in setup]
+            b = Button(text=f"All {len(setup)} tokens placed" + (f" ({len(setup) - self.TODO_SHOWN} more not shown)"
+                                                                 if len(setup) > self.TODO_SHOWN else ""),
+                       size_hint_y=None, height=dp(48), font_size="15sp")
+            b.bind(on_release=lambda *_: self.todo_done(keys))
+            area.add_widget(b)
         items = self._todo_items()
         for it in items[:self.TODO_SHOWN]:
             area.add_widget(TodoRow(screen=self, key=it["key"], text=it["text"]))
