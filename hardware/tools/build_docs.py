@@ -230,6 +230,7 @@ def pins_md():
             out.append("| GPIO%d (LED) | 1 kOhm -> LED anode, cathode to GND | - |\n" % p["led"]["pin"])
         out.append("\n")
     out.append(WELL_MODULE_MD)
+    out.append(ambient_md())
     out.append(clock_md())
     out.append("## Chain connector (JST XH 6-pin, same pinout on UP and DOWN)\n\n"
                "| pin | signal | UP (towards the controller) | DOWN (towards the next board) |\n|---|---|---|---|\n"
@@ -262,6 +263,26 @@ WELL_MODULE_MD = (
     "GPIO in the table above as an open-drain output: low = LED off, released = on. Each dice "
     "reading is the LED-on integration minus the LED-off one (`firmware/tcs34725.py`), so room "
     "light cancels; the LED is on half the time.\n\n")
+
+
+def ambient_md():
+    """How much room light the LED-on minus LED-off readings take (firmware constants)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_docs_calib", os.path.join(ROOT, "firmware", "calib.py"))
+    cal = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cal)
+    full = min(65535, (256 - cal.ATIME) * 1024)
+    sat = full - (full >> 5)
+    empty = cal.DEFAULT_EMPTY[0]
+    white = max(f[0] for f in cal.DEFAULT_FACES)
+    return ("Room light it takes (counts at the firmware's settings, ATIME 0x%02X, gain 4x: full "
+            "scale %d, saturation from %d): an empty well (the LED gives about %d counts off the "
+            "window) stays empty under up to %d counts of room light, where the old fixed clear "
+            "threshold (300, LED always on) already saw a die at %d; with the white face down "
+            "(%d counts) the sensor saturates from %d counts of room light at the window, reported "
+            "as fault 5 and never read as a face. The die on the window and the roof keep most room "
+            "light off it (`tests/firmware/test_dice_ambient.py`).\n\n"
+            % (cal.ATIME, full, sat, empty, sat - empty - 1, 300 - empty, white, sat - white))
 
 
 def clock_md():

@@ -80,3 +80,19 @@ def test_the_calibration_takes_the_empty_well_reference(vm):
     assert got["after_empty"] == EMPTY  # the empty well now reads empty
     assert got["die_state"] != EMPTY    # and the dimmest face still reads as a die
     assert got == json.loads(json.dumps(ds.empty_reference_from_calibration((600, 180, 200, 220))))
+
+
+def test_switched_readings_and_the_well_allocate_nothing(vm):
+    alloc, readings = on_vm(vm, "ds.alloc_of_readings()")
+    assert readings >= 25 and alloc == 0
+
+
+def test_the_ambient_figures_in_the_wiring_guide_hold(vm):
+    """pins_and_wiring.md: an empty well stays empty up to 9879 counts of room light, saturates
+    (reported) from 9880; the old fixed threshold saw a die from 260."""
+    text = open(ROOT + "/hardware/docs/pins_and_wiring.md").read()
+    assert "stays empty under up to 9879 counts" in text and "saw a die at 260" in text
+    assert on_vm(vm, "ds.empty_well(9879, True)")["state"] == EMPTY
+    assert on_vm(vm, "ds.empty_well(9880, True)")["saturated"] == 1
+    assert on_vm(vm, "ds.empty_well(259, False, dark_c=300)")["state"] == EMPTY
+    assert on_vm(vm, "ds.empty_well(260, False, dark_c=300)")["state"] != EMPTY
