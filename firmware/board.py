@@ -14,7 +14,7 @@ from protocol import wire
 from protocol.link import BoardLink
 from firmware import calib, dice, selftest
 from firmware.hc165 import ShiftChain
-from firmware.ht16k33 import Lights, LightsMapError
+from firmware.ht16k33 import Lights, LightsMapError, chip_starts
 from firmware.tcs34725 import TCS34725, SensorIdError
 from firmware.tracks import TrackScanner, HALL_PERIOD_MS, mask_bit
 
@@ -92,6 +92,9 @@ class MapTables:
     def __init__(self, smap):
         for name in self.FIELDS:
             setattr(self, name, getattr(smap, name))
+        # first chain register of each strip (board), when the loader keeps them: the guidance
+        # lights then give each board its own HT16K33 rows (firmware/ht16k33.py chip_starts)
+        self.strip_starts = getattr(smap, "strip_starts", None)
 
 
 def _session():
@@ -283,7 +286,8 @@ class Board:
         if i2c is None:
             return
         try:
-            lights = Lights(i2c, smap.chain_registers, addr)
+            starts = chip_starts(smap.chain_registers, smap.strip_starts)
+            lights = Lights(i2c, smap.chain_registers, addr, starts=starts)
         except LightsMapError:
             self.config_faults.append((wire.FAULT_LIGHTS, 0xFFFF, min(smap.chain_registers, 0xFFFF)))
             return

@@ -8,12 +8,16 @@ Commands are single bytes written as the I2C "register" with no data: 0x21 syste
 0x80 | 1 display setup (on, no blink). Writing [0x00, 16 bytes] fills the RAM from address 0.
 Address 0x70 | A2 A1 A0: 8 chips on one bus.
 
-The LED of a sensed position sits beside its hall switch and is wired like it: register r of
-the 74HC165 chain drives ROW r % 16 of chip r // 16, its input bit b (0 = H, the first bit
-shifted out) is COM b. So the LED of chain bit c is chip c >> 7, ROW (c >> 3) & 15, COM c & 7:
-the sensor map's chain bits *are* the light map (nothing to store, nothing hand-written).
-A map needing more than 8 chips (over 128 registers) cannot be lit: `check_map` names the
-first lane space beyond the last chip.
+The LED of a sensed position sits beside its hall switch and is wired like it: each chip
+drives up to 16 consecutive chain registers, register r is ROW r - start of its chip, its
+input bit b (0 = H, the first bit shifted out) is COM b. So the sensor map's chain bits *are*
+the light map (nothing stored, nothing hand-written). Where each chip starts (`chip_starts`):
+every 16 registers; or, given the first register of each strip (board) of the map, strips
+packed in chain order so that no board is split between two chips (a new chip where the next
+strip does not fit the current one's remaining ROWs). CivMint: starts 0, 16, 32 by register;
+0 (the 8 track boards), 16 (resource board p1), 25 (resource board p2) by strips. A map the
+drivers cannot light (a strip over 16 registers, more than 8 chips) is refused naming the
+entry (`check_map`, `chip_starts`).
 
 Nothing here allocates after construction: `Lights` keeps one 16-byte RAM image per chip and
 a dirty flag, and writes a chip only when its image changed (one 17-byte I2C write).
@@ -48,31 +52,71 @@ class LightsMapError(ValueError):
 
 
 def chips_for(registers):
-    """HT16K33 chips a chain of this many registers needs (one per 16 registers)."""
+    """HT16K33 chips a chain of this many registers needs, one per 16 registers."""
     return (registers + REGISTERS_PER_CHIP - 1) // REGISTERS_PER_CHIP
 
 
-def led_of(chain_bit):
+def chip_starts(registers, strip_starts=None, strip_ids=None):
+    """First chain register of each chip's ROW 0, in chain order (a list; start-up only).
+
+    Without strips: every 16 registers. With `strip_starts` (the first register of each strip,
+    any order): strips packed in chain order, a new chip where the next strip would not fit the
+    current chip's 16 ROWs, so no strip is split between chips. Raises LightsMapError naming a
+    strip longer than 16 registers; more than 8 chips is left to the caller (check_map, Lights)."""
+    if not strip_starts:
+        return list(range(0, registers, REGISTERS_PER_CHIP))
+    order = sorted(range(len(strip_starts)), key=lambda j: strip_starts[j])
+    starts = []
+    for n in range(len(order)):
+        j = order[n]
+        first = strip_starts[j]
+        end = strip_starts[order[n + 1]] if n + 1 < len(order) else registers
+        if end - first > REGISTERS_PER_CHIP:
+            raise LightsMapError("strip %s (strips[%d]) has %d registers (%d-%d); one HT16K33 lights "
+                                 "16 registers and a strip is never split between two"
+                                 % (repr(strip_ids[j]) if strip_ids else "at register %d" % first,
+                                    j, end - first, first, end - 1))
+        if not starts or end - starts[-1] > REGISTERS_PER_CHIP:
+            starts.append(first)
+    return starts
+
+
+def chip_of(register, starts):
+    """Index into `starts` of the chip that drives this register (no allocation)."""
+    c = 0
+    n = len(starts)
+    while c + 1 < n and starts[c + 1] <= register:
+        c += 1
+    return c
+
+
+def led_of(chain_bit, starts=None):
     """(chip, row, com) of the LED under the position read at this chain bit."""
-    return chain_bit >> 7, (chain_bit >> 3) & 15, chain_bit & 7
+    reg = chain_bit >> 3
+    if starts is None:
+        return reg >> 4, reg & 15, chain_bit & 7
+    c = chip_of(reg, starts)
+    return c, reg - starts[c], chain_bit & 7
 
 
-def check_map(smap):
-    """Raise LightsMapError naming the first lane space the drivers cannot light (a register
-    past chip 7); returns the number of chips the map needs. Needs the SensorMap's names."""
+def check_map(smap, strip_starts=None, strip_ids=None):
+    """Raise LightsMapError naming the first entry the drivers cannot light: a strip over 16
+    registers, or a lane space on a chip past the 8th; returns the chips the map needs."""
     from firmware.tracks import mask_bit
+    starts = chip_starts(smap.chain_registers, strip_starts, strip_ids)
+    if len(starts) <= MAX_CHIPS:
+        return len(starts)
     for k in range(smap.n_lanes):
         bs = smap.lane_byte[k]
         ms = smap.lane_mask[k]
         for i in range(len(bs)):
-            if bs[i] >= MAX_CHIPS * REGISTERS_PER_CHIP:
-                c = bs[i] * 8 + mask_bit(ms[i])
+            c = chip_of(bs[i], starts)
+            if c >= MAX_CHIPS:
                 raise LightsMapError(
                     "lane %r (lanes[%d]) space %d: chain bit %d is register %d, which needs HT16K33 "
-                    "number %d; one I2C bus holds %d (0x70-0x77), so guidance lights reach registers "
-                    "0-%d only" % (smap.lane_ids[k], k, i, c, bs[i], bs[i] // REGISTERS_PER_CHIP,
-                                   MAX_CHIPS, MAX_CHIPS * REGISTERS_PER_CHIP - 1))
-    return chips_for(smap.chain_registers)
+                    "number %d; one I2C bus holds %d (0x70-0x77)"
+                    % (smap.lane_ids[k], k, i, bs[i] * 8 + mask_bit(ms[i]), bs[i], c, MAX_CHIPS))
+    return len(starts)
 
 
 class HT16K33:
@@ -120,17 +164,20 @@ class HT16K33:
 
 
 class Lights:
-    """The guidance lights of a chain of `registers` 74HC165s: chips at ADDR.. on one bus.
+    """The guidance lights of a chain of `registers` 74HC165s: chips at ADDR.. on one bus, the
+    chip c driving the registers from starts[c] (chip_starts). A chip that does not answer at
+    start-up is None in `chips` (its lights cannot be lit; `missing` lists their numbers).
+    Positions are chain bits (sensormap: byte * 8 + bit)."""
 
-    A chip that does not answer at start-up is None in `chips` (its lights cannot be lit;
-    `missing` lists their numbers). Positions are chain bits (sensormap: byte * 8 + bit)."""
-
-    def __init__(self, i2c, registers, addr=ADDR, dim=DEFAULT_DIM):
-        # type: (I2C, int, int, int) -> None
-        n = chips_for(registers)
+    def __init__(self, i2c, registers, addr=ADDR, dim=DEFAULT_DIM, starts=None):
+        # type: (I2C, int, int, int, list | None) -> None
+        if starts is None:
+            starts = chip_starts(registers)
+        n = len(starts)
         if n > MAX_CHIPS:
             raise LightsMapError("%d registers need %d HT16K33 chips; one bus holds %d"
                                  % (registers, n, MAX_CHIPS))
+        self.starts = starts
         self.chips = []  # type: list
         self.missing = []  # type: list
         for c in range(n):
@@ -148,10 +195,12 @@ class Lights:
         return len(self.missing) < len(self.chips)
 
     def set(self, chain_bit, on):
-        chip = self.chips[chain_bit >> 7]
+        reg = chain_bit >> 3
+        c = chip_of(reg, self.starts)
+        chip = self.chips[c]
         if chip is None:
             return False
-        row = (chain_bit >> 3) & 15
+        row = reg - self.starts[c]
         com = chain_bit & 7
         if chip.get(row, com) != (1 if on else 0):
             chip.set(row, com, on)
@@ -159,8 +208,10 @@ class Lights:
         return True
 
     def is_lit(self, chain_bit):
-        chip = self.chips[chain_bit >> 7]
-        return chip is not None and chip.get((chain_bit >> 3) & 15, chain_bit & 7) == 1
+        reg = chain_bit >> 3
+        c = chip_of(reg, self.starts)
+        chip = self.chips[c]
+        return chip is not None and chip.get(reg - self.starts[c], chain_bit & 7) == 1
 
     def clear(self):
         for chip in self.chips:

@@ -95,12 +95,18 @@ class World:
         # guidance lights: one HT16K33 per 16 chain registers from 0x70 on the first I2C bus
         # (firmware/ht16k33.py); lights=False builds a board without them
         self.lights = []
+        self.light_starts = []
         lcfg = profile.get("lights")
         if lcfg is not False and profile.get("i2c"):
             lbus = lcfg.get("bus", 0) if isinstance(lcfg, dict) else 0
             laddr = lcfg.get("addr", 0x70) if isinstance(lcfg, dict) else 0x70
             bus_id = profile["i2c"][lbus]["id"]
-            for c in range(min(ht16k33.chips_for(smap.chain_registers), ht16k33.MAX_CHIPS)):
+            try:
+                self.light_starts = ht16k33.chip_starts(smap.chain_registers,
+                                                        getattr(smap, "strip_starts", None))
+            except ht16k33.LightsMapError:
+                self.light_starts = []
+            for c in range(min(len(self.light_starts), ht16k33.MAX_CHIPS)):
                 chip = HT16K33Sim()
                 self.lights.append(chip)
                 self.devices[(bus_id, laddr + c)] = chip
@@ -160,7 +166,7 @@ class World:
             bs = smap.lane_byte[k]
             ms = smap.lane_mask[k]
             for i in range(len(bs)):
-                chip, row, com = ht16k33.led_of(bs[i] * 8 + mask_bit(ms[i]))
+                chip, row, com = ht16k33.led_of(bs[i] * 8 + mask_bit(ms[i]), self.light_starts)
                 if chip < len(self.lights) and self.lights[chip].lit(row, com):
                     out.add((k, i))
         return out

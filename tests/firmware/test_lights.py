@@ -1,6 +1,8 @@
 """Guidance lights on the firmware's own Board (simulated HT16K33s, real link): CMD_LIGHTS
 lights a position, the board puts it out by itself when its switch sees the token arrive, bad
 commands are answered as docs/protocol.md 3.7 says, and a fresh pairing or a reset starts dark."""
+import pytest
+
 from protocol import wire
 from tests.firmware.harness import NO_RES_MAP_PATH, Rig
 
@@ -166,7 +168,6 @@ def test_every_sensed_position_has_its_own_led():
 
 def test_a_map_the_drivers_cannot_light_is_refused_naming_the_entry():
     import types
-    import pytest
     from firmware import ht16k33
     smap = types.SimpleNamespace(n_lanes=2, lane_ids=["a.p1", "far.p2"], chain_registers=130,
                                  lane_byte=[bytes([0, 0]), bytes([127, 129])],
@@ -175,3 +176,52 @@ def test_a_map_the_drivers_cannot_light_is_refused_naming_the_entry():
         ht16k33.check_map(smap)
     msg = str(exc.value)
     assert "'far.p2' (lanes[1]) space 1" in msg and "register 129" in msg and "HT16K33 number 8" in msg
+
+
+def _strips(path):
+    import json
+    with open(path) as f:
+        doc = json.load(f)
+    return [s["first_register"] for s in doc["strips"]], [s["id"] for s in doc["strips"]]
+
+
+def test_with_the_maps_strips_no_board_is_split_between_chips():
+    from firmware import ht16k33
+    from tests.firmware.harness import MAP_PATH, load_map
+    starts, ids = _strips(MAP_PATH)
+    smap = load_map()
+    cs = ht16k33.chip_starts(smap.chain_registers, starts, ids)
+    assert cs == [0, 16, 25]  # the 8 track boards; resource board p1; resource board p2
+    assert ht16k33.check_map(smap, starts, ids) == 3
+    leds = {ht16k33.led_of(b, cs) for k in range(smap.n_lanes) for b in smap.lane_bits(k)}
+    assert len(leds) == smap.n_sensors() and max(r for _, r, _ in leds) < 16
+    # every strip's registers on one chip
+    for n, first in enumerate(sorted(starts)):
+        last = (sorted(starts) + [smap.chain_registers])[n + 1] - 1
+        assert ht16k33.chip_of(first, cs) == ht16k33.chip_of(last, cs)
+    assert ht16k33.chip_starts(16, _strips(NO_RES_MAP_PATH)[0]) == [0]
+    # a board of 18 registers cannot be lit by one chip: refused, naming it
+    with pytest.raises(ht16k33.LightsMapError) as exc:
+        ht16k33.chip_starts(40, [0, 2, 20], ["dev", "big", "tail"])
+    assert "strip 'big' (strips[1]) has 18 registers (2-19)" in str(exc.value)
+
+
+def test_a_board_whose_map_keeps_its_strips_lights_by_board(tmp_path, monkeypatch):
+    """When the loader keeps the strips' first registers (SensorMap.strip_starts), the board
+    and the simulated chips use the board-aligned layout: resource board p2 is chip 2, ROW 0."""
+    from tests.firmware import harness
+    real = harness.load_map
+
+    def with_strips(path=harness.MAP_PATH):
+        m = real(path)
+        m.strip_starts = _strips(path)[0]
+        return m
+    monkeypatch.setattr(harness, "load_map", with_strips)
+    rig = Rig(tmp_path)
+    assert rig.board.lights.starts == [0, 16, 25] and rig.world.light_starts == [0, 16, 25]
+    k = rig.smap.lane_index("food.p2")
+    _lights(rig, [(k, 0)])
+    _settle(rig)
+    assert rig.world.lit_positions() == {(k, 0)}
+    chip = rig.world.lights[2]
+    assert chip.lit(rig.smap.lane_byte[k][0] - 25, rig.smap.lane_bits(k)[0] & 7)

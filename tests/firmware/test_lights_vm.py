@@ -167,3 +167,24 @@ def test_the_board_puts_lights_out_on_arrival_without_allocating():
     assert ok == 1 and lit0 == 8
     assert lit1 == 0 and lane_lit == 0  # all went out by themselves
     assert alloc == 0, r.stdout
+
+
+def test_board_aligned_chips_on_the_vm(session):
+    """chip_starts from the strips' first registers (CivMint: 0, 16, 25) on the VM: chain bit
+    25 * 8 + 0 (resource board p2, its first register, input H) is chip 0x72, ROW 0, COM 0."""
+    r = result(guest(session, """
+starts = ht16k33.chip_starts(34, [0, 2, 4, 6, 8, 10, 12, 14, 16, 25])
+i2c = FakeI2C()
+lights = ht16k33.Lights(i2c, 34, starts=starts)
+i2c.log = []
+lights.set(25 * 8, True)
+lights.set(24 * 8 + 7, True)
+lights.flush()
+print('RESULT' + json.dumps({'starts': starts, 'log': i2c.log}))
+"""))
+    assert r["starts"] == [0, 16, 25]
+    ram1 = [0] * 16
+    ram1[2 * 7 + 1] = 1 << (8 - 8)  # register 24 = chip 1 ROW 8, input 7 = COM 7
+    ram2 = [0] * 16
+    ram2[0] = 1  # register 25 = chip 2 ROW 0, COM 0
+    assert r["log"] == [[0x71, 0x00, ram1], [0x72, 0x00, ram2]]
