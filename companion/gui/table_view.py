@@ -1,0 +1,306 @@
+"""The virtual board drawn as the table itself: every track with its spaces and tokens, the
+guidance lights, and the two dice wells (issue 18 item 5).
+
+`TableView` knows nothing of serial or the firmware: it draws what a `TableModel` gives it and
+hands taps back to it. A token is moved by dragging it to another space or by tapping the space
+(a lane's single token slides there); tapping a token lifts it off; tapping an empty lane puts a
+token down. A well is rolled by tapping it. Lanes are named as the table knows them (the open
+game's counter and player, else the track and seat), never by their ids.
+"""
+from __future__ import annotations
+
+from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty,
+                             ObjectProperty, StringProperty)
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.widget import Widget
+
+# pips of a die face on a 3x3 grid (column, row), 0..2
+PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)],
+        5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)], 6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)]}
+
+LIGHT = (1.0, 0.8, 0.2, 1)       # a lit guidance LED
+SPACE = (0.22, 0.22, 0.25, 1)
+SPACE_EDGE = (0.45, 0.45, 0.5, 1)
+
+
+def lane_label(lane_id: str, track: str | None, seat: str | None, counter_name=None, player=None) -> str:
+    """'Ben - Food' with a game open (its counter on this lane), else 'Food (seat 2)'."""
+    if counter_name:
+        return f"{player} - {counter_name}" if player else counter_name
+    words = (track or lane_id.split(".")[0]).replace("_", " ").capitalize()
+    if seat and seat.startswith("p") and seat[1:].isdigit():
+        return f"{words} (seat {seat[1:]})"
+    return words
+
+
+def die_pips(value: int, x: float, y: float, size: float) -> list:
+    """Centres of the pips of `value` on a die of `size` at (x, y): [(cx, cy)]."""
+    step = size / 4
+    return [(x + step * (1 + c), y + size - step * (1 + r)) for c, r in PIPS.get(value, [])]
+
+
+class LaneStrip(Widget):
+    """One track: its spaces in a row, the tokens on them, the lit space."""
+    lane = StringProperty("")
+    spaces = NumericProperty(1)
+    tokens = ListProperty([])       # positions holding a token
+    lit = ListProperty([])          # positions whose light is on
+    colour = ListProperty([0.8, 0.8, 0.8, 1])
+    view = ObjectProperty(None, allownone=True)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._down = None
+        self.bind(pos=self._draw, size=self._draw, tokens=self._draw, lit=self._draw, spaces=self._draw,
+                  colour=self._draw)
+
+    def cell_width(self) -> float:
+        return self.width / max(1, int(self.spaces))
+
+    def space_at(self, x) -> int | None:
+        i = int((x - self.x) // self.cell_width())
+        return i if 0 <= i < int(self.spaces) else None
+
+    def _draw(self, *_):
+        self.canvas.clear()
+        w, pad = self.cell_width(), dp(3)
+        with self.canvas:
+            for i in range(int(self.spaces)):
+                x = self.x + i * w
+                Color(*(LIGHT if i in self.lit else SPACE))
+                Rectangle(pos=(x + pad, self.y + pad), size=(w - 2 * pad, self.height - 2 * pad))
+                Color(*SPACE_EDGE)
+                Line(rectangle=(x + pad, self.y + pad, w - 2 * pad, self.height - 2 * pad), width=1)
+            for i in self.tokens:
+                if 0 <= i < int(self.spaces):
+                    r = min(w, self.height) / 2 - dp(7)
+                    cx, cy = self.x + i * w + w / 2, self.y + self.height / 2
+                    Color(0, 0, 0, 0.6)
+                    Ellipse(pos=(cx - r - dp(1.5), cy - r - dp(1.5)), size=(2 * r + dp(3), 2 * r + dp(3)))
+                    Color(*self.colour)
+                    Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
+
+    def on_touch_down(self, touch):
+        if not self.collide_point(*touch.pos):
+            return False
+        self._down = self.space_at(touch.x)
+        touch.grab(self)
+        return True
+
+    def on_touch_up(self, touch):
+        if touch.grab_current is not self:
+            return False
+        touch.ungrab(self)
+        start, end = self._down, self.space_at(touch.x) if self.collide_point(*touch.pos) else None
+        self._down = None
+        if self.view is not None and start is not None:
+            self.view.space_gesture(self.lane, start, end)
+        return True
+
+
+class LaneRow(BoxLayout):
+    """A track's name and its strip (spaces of one width on every track, so they line up)."""
+    lane = StringProperty("")
+    label = StringProperty("")
+    colour = ListProperty([0.8, 0.8, 0.8, 1])
+    cell = NumericProperty(dp(56))
+
+
+class DieWell(Widget):
+    """A dice well seen from above: the die with its pips (or what the board says instead)."""
+    number = NumericProperty(1)        # well 1, well 2 (as the table numbers them)
+    value = NumericProperty(0)         # 0: no settled die
+    state = StringProperty("empty")    # empty / rolling / settled / crooked / removed
+    view = ObjectProperty(None, allownone=True)
+    pressed = BooleanProperty(False)
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.bind(pos=self._draw, size=self._draw, value=self._draw, state=self._draw)
+
+    def _draw(self, *_):
+        self.canvas.clear()
+        side = min(self.width, self.height) - dp(16)
+        x, y = self.center_x - side / 2, self.center_y - side / 2
+        with self.canvas:
+            Color(0.1, 0.1, 0.12, 1)  # the well
+            Ellipse(pos=(self.center_x - side / 2 - dp(8), self.center_y - side / 2 - dp(8)),
+                    size=(side + dp(16), side + dp(16)))
+            if self.state in ("settled", "crooked", "rolling") and self.value:
+                Color(*((0.95, 0.95, 0.95, 1) if self.state == "settled" else (0.8, 0.7, 0.5, 1)))
+                RoundedRectangle(pos=(x + dp(6), y + dp(6)), size=(side - dp(12), side - dp(12)), radius=[dp(8)])
+                Color(0.1, 0.1, 0.1, 1)
+                r = side / 14
+                for cx, cy in die_pips(int(self.value), x + dp(6), y + dp(6), side - dp(12)):
+                    Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
+
+    def on_touch_down(self, touch):
+        if not self.collide_point(*touch.pos):
+            return False
+        if self.view is not None:
+            self.view.roll_well(int(self.number) - 1)
+        return True
+
+
+class TableView(BoxLayout):
+    """The whole table. `model` (a TableModel) supplies lanes, tokens, lights and wells and takes
+    the gestures; `refresh()` redraws from it."""
+    model = ObjectProperty(None, allownone=True)
+    message = StringProperty("")
+    cell = NumericProperty(dp(56))   # one space: at least 48 dp (a finger), at most 64 dp
+    LABEL_W = dp(200)
+
+    def on_width(self, *_):
+        most = max((int(s.spaces) for s in getattr(self, "_strips", {}).values()), default=8)
+        self.cell = max(dp(48), min(dp(64), (self.width - self.LABEL_W - dp(12)) / most))
+
+    def on_model(self, *_):
+        self.rebuild()
+
+    def rebuild(self):
+        box = self.ids.lanes
+        box.clear_widgets()
+        self._strips = {}
+        m = self.model
+        if m is None:
+            return
+        for lane, label, spaces, colour in m.lanes():
+            row = LaneRow(lane=lane, label=label, colour=colour)
+            row.cell = self.cell
+            self.bind(cell=row.setter("cell"))
+            strip = row.ids.strip
+            strip.view, strip.spaces, strip.colour, strip.lane = self, spaces, colour, lane
+            box.add_widget(row)
+            self._strips[lane] = strip
+        wells = self.ids.wells
+        wells.clear_widgets()
+        self._wells = []
+        for i in range(m.n_wells()):
+            w = WellBox(number=i + 1)
+            w.ids.die.view = self
+            wells.add_widget(w)
+            self._wells.append(w)
+        self.on_width()
+        self.refresh()
+
+    def refresh(self):
+        m = self.model
+        if m is None or not getattr(self, "_strips", None):
+            return
+        tokens, lit = m.tokens(), m.lit()
+        for lane, strip in self._strips.items():
+            strip.tokens = sorted(tokens.get(lane, ()))
+            strip.lit = sorted(p for (ln, p) in lit if ln == lane)
+        for i, w in enumerate(self._wells):
+            state, value, words = m.well(i)
+            w.ids.die.state, w.ids.die.value, w.words = state, value, words
+
+    # gestures -> the model
+    def space_gesture(self, lane, start, end):
+        m = self.model
+        if m is None:
+            return
+        have = sorted(m.tokens().get(lane, ()))
+        if end is not None and end != start and start in have:
+            self.message = m.move(lane, start, end)           # a token dragged along its track
+        elif end == start and start in have:
+            self.message = m.remove(lane, start)              # a token lifted off
+        elif end == start and len(have) == 1:
+            self.message = m.move(lane, have[0], start)       # the lane's token slid to the tapped space
+        elif end == start:
+            self.message = m.place(lane, start)               # a token put down
+        self.refresh()
+
+    def roll_well(self, index):
+        if self.model is not None:
+            self.message = self.model.roll(index)
+            self.refresh()
+
+
+class WellBox(BoxLayout):
+    number = NumericProperty(1)
+    words = StringProperty("")
+
+
+class TableModel:
+    """What the view shows and where its gestures go, over a VirtualBoard (companion/virtual_board.py)
+    and the board's sensor map; `counter_of(lane)` -> (counter name, player name, rgba) or None
+    names a lane after the open game's counter."""
+
+    def __init__(self, board, counter_of=lambda lane: None):
+        self.board = board
+        self.counter_of = counter_of
+
+    @property
+    def vb(self):
+        return self.board.virtual
+
+    def lanes(self) -> list:
+        smap = self.board.smap
+        if smap is None:
+            return []
+        out = []
+        for k, lane in enumerate(smap.lane_ids):
+            c = self.counter_of(lane)
+            label = lane_label(lane, smap.lane_tracks[k], smap.lane_seats[k], *(c[:2] if c else ()))
+            colour = list(c[2]) if c else [0.85, 0.85, 0.85, 1]
+            out.append((lane, label, smap.n_spaces(k), colour))
+        return out
+
+    def tokens(self) -> dict:
+        vb = self.vb
+        return vb.tokens() if vb is not None else {}
+
+    def lit(self) -> set:
+        vb, smap = self.vb, self.board.smap
+        if vb is None or smap is None:
+            return set()
+        return {(smap.lane_ids[k], p) for k, p in vb.call(lambda _b: vb.world.lit_positions())}
+
+    def n_wells(self) -> int:
+        smap = self.board.smap
+        return len(getattr(smap, "well_ids", ()) or ()) or 2
+
+    def well(self, index):
+        """(state, value, words) as the app senses well `index`."""
+        smap = self.board.smap
+        ids = getattr(smap, "well_ids", None) or []
+        w = self.board.wells().get(ids[index]) if index < len(ids) else None  # (state, value)
+        if not w:
+            return "empty", 0, f"Well {index + 1}: empty - tap to throw a die"
+        state, value = w[0], w[1] or 0
+        words = {"settled": f"shows {value}", "rolling": "rolling", "crooked": "crooked: roll again",
+                 "empty": "empty - tap to throw a die", "removed": "empty - tap to throw a die"}.get(state, state)
+        return state, value, f"Well {index + 1}: {words}"
+
+    def _do(self, fn, done) -> str:
+        vb = self.vb
+        if vb is None:
+            return "Only the virtual board can be played on screen."
+        try:
+            fn(vb)
+        except (ValueError, KeyError) as exc:
+            return str(exc)
+        return done
+
+    def _name(self, lane):
+        smap = self.board.smap
+        k = smap.lane_index(lane)
+        c = self.counter_of(lane)
+        return lane_label(lane, smap.lane_tracks[k], smap.lane_seats[k], *(c[:2] if c else ()))
+
+    def place(self, lane, pos) -> str:
+        return self._do(lambda vb: vb.place(lane, pos), f"{self._name(lane)}: token put on space {pos}.")
+
+    def remove(self, lane, pos) -> str:
+        return self._do(lambda vb: vb.remove(lane, pos), f"{self._name(lane)}: token lifted off space {pos}.")
+
+    def move(self, lane, start, end) -> str:
+        return self._do(lambda vb: vb.move(lane, start, end, ms_per_space=40),
+                        f"{self._name(lane)}: token slid from space {start} to {end}.")
+
+    def roll(self, index) -> str:
+        return self._do(lambda vb: vb.roll(index), f"A die thrown into well {index + 1}.")
+

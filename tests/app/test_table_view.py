@@ -1,0 +1,95 @@
+"""The virtual board drawn as the table (companion/gui/table_view.py), on the real virtual board
+(firmware on simulated chips through the real link) under Xvfb: tracks named as the table knows
+them, tokens moved by drag and by tap, a token lifted, a well rolled by a tap, lit spaces."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from gui_process import run_scenario  # noqa: E402
+
+
+def _touch(drv, widget, x, y, to=None):
+    """A finger down at (x, y) of the window, up at `to` (a drag) or at the same place."""
+    from kivy.tests.common import UnitTestTouch
+
+    t = UnitTestTouch(x, y)
+    t.touch_down()
+    drv.pump(1)
+    if to is not None:
+        import time
+        end = time.monotonic() + 0.35  # a finger rests on the token, then slides (the scroll view's timeout)
+        while time.monotonic() < end:
+            drv.pump(1)
+        t.touch_move(*to)
+        drv.pump(1)
+    t.touch_up()
+    drv.pump(2)
+
+
+def _space_xy(strip, i):
+    w = strip.width / strip.spaces
+    return strip.to_window(strip.x + w * i + w / 2, strip.center_y)
+
+
+def scenario_table_view(app, drv):
+    from kivy.core.window import Window
+    from kivy.uix.scrollview import ScrollView
+
+    from companion.gui.table_view import TableModel, TableView
+
+    drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
+    vb, smap = app.board.virtual, app.board.smap
+    names = {smap.lane_ids[0]: ("Food", "Ana", (0.2, 0.4, 1, 1))}
+    model = TableModel(app.board, counter_of=names.get)
+    view = TableView(size_hint_y=None)
+    view.bind(minimum_height=view.setter("height"))
+    scroll = ScrollView(size=Window.size)
+    scroll.add_widget(view)
+    Window.add_widget(scroll)
+    view.model = model
+    drv.pump(3)
+    rows = drv.find(view, "LaneRow")
+    assert len(rows) == smap.n_lanes
+    assert rows[0].label == "Ana - Food"
+    assert all("." not in r.label and "_" not in r.label for r in rows), [r.label for r in rows]
+    assert all(r.height >= 48 for r in rows)
+    strip = rows[1].ids.strip
+    lane = strip.lane
+    assert strip.width / strip.spaces >= 40
+
+    # tap an empty lane: a token is put down; the board senses it
+    _touch(drv, strip, *_space_xy(strip, 2))
+    drv.wait_for(lambda: app.board.sensed_positions().get(lane) == [2], 10, "the token sensed on space 2")
+    view.refresh()
+    assert strip.tokens == [2]
+    # tap another space: the lane's token slides there
+    _touch(drv, strip, *_space_xy(strip, 4))
+    drv.wait_for(lambda: app.board.sensed_positions().get(lane) == [4], 10, "the token slid to space 4")
+    # drag it back to space 1
+    _touch(drv, strip, *_space_xy(strip, 4), to=_space_xy(strip, 1))
+    drv.wait_for(lambda: app.board.sensed_positions().get(lane) == [1], 10,
+                 "the token dragged to space 1 (%r, %r)" % (view.message, app.board.sensed_positions().get(lane)))
+    # tap the token: lifted off
+    _touch(drv, strip, *_space_xy(strip, 1))
+    drv.wait_for(lambda: app.board.sensed_positions().get(lane) == [], 10, "the token lifted")
+    assert "lifted" in view.message
+
+    # a tap on well 1 throws a die; the app sees it settle and the well draws its face
+    [die1, _die2] = [w.ids.die for w in drv.find(view, "WellBox")]
+    _touch(drv, die1, *die1.to_window(*die1.center))
+    drv.wait_for(lambda: (app.board.wells().get(smap.well_ids[0]) or ("",))[0] == "settled", 10, "the die settled")
+    view.refresh()
+    assert die1.state == "settled" and 1 <= die1.value <= 6
+    assert drv.find(view, "WellBox")[0].words == f"Well 1: shows {die1.value}"
+
+    # a guidance light the firmware lit (asked through the board layer) shows on its space
+    if hasattr(app.board, "show_lights"):
+        app.board.show_lights({lane: 3})
+        drv.wait_for(lambda: (lane, 3) in model.lit(), 10, "the space lit")
+        view.refresh()
+        assert strip.lit == [3]
+    drv.shot("virtual-board-as-table")
+
+
+def test_table_view(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_table_view", tmp_path, board="virtual")
