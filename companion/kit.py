@@ -27,6 +27,17 @@ def rgba(colour):
     return COLOUR_RGBA.get(colour, (0.5, 0.5, 0.5, 1))
 
 
+# pips of a die face on a 3x3 grid (column, row from the top), for dice drawn as dice
+PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)],
+        5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)], 6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)]}
+
+
+def die_pips(value: int, x: float, y: float, size: float) -> list:
+    """Centres of the pips of `value` on a die of `size` whose lower-left corner is (x, y)."""
+    step = size / 4
+    return [(x + step * (1 + c), y + size - step * (1 + r)) for c, r in PIPS.get(value, [])]
+
+
 class StepPanel(BoxLayout):
     """A step panel: the dashboard builds it once per step and calls `update` after every change.
     `screen` is the dashboard (it offers `submit(action, source="ui")`, `message`, `error`)."""

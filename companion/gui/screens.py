@@ -367,6 +367,7 @@ class GameScreen(Screen):
         self.board_line = f"[color={colour}]{text}[/color]"
 
     TODO_SHOWN = 6
+    SETUP_SHOWN = 3  # the setup checklist is long (every token): a few lines and "All placed"
 
     def _todo_items(self):
         """Open "do this at the table" items, less the cubes a paired board senses (TableSync's
@@ -425,12 +426,13 @@ class GameScreen(Screen):
         area = self.ids.todo_area
         area.clear_widgets()
         setup = self._setup_rows()
-        for it in setup[:self.TODO_SHOWN]:
+        setup.sort(key=lambda it: not it["empty"])  # an empty track first
+        for it in setup[:self.SETUP_SHOWN]:
             area.add_widget(SetupRow(screen=self, key=it["key"], text=it["text"], empty=it["empty"]))
         if len(setup) > 1:
             keys = [x["key"] for x in setup]
-            b = Button(text=f"All {len(setup)} tokens placed" + (f" ({len(setup) - self.TODO_SHOWN} more not shown)"
-                                                                 if len(setup) > self.TODO_SHOWN else ""),
+            b = Button(text=f"All {len(setup)} tokens placed" + (f" ({len(setup) - self.SETUP_SHOWN} more not shown)"
+                                                                 if len(setup) > self.SETUP_SHOWN else ""),
                        size_hint_y=None, height=dp(48), font_size="15sp")
             b.bind(on_release=lambda *_: self.todo_done(keys))
             area.add_widget(b)

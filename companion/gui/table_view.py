@@ -16,9 +16,7 @@ from kivy.properties import (BooleanProperty, ListProperty, NumericProperty,
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.widget import Widget
 
-# pips of a die face on a 3x3 grid (column, row), 0..2
-PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)],
-        5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)], 6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)]}
+from companion.kit import die_pips
 
 LIGHT = (1.0, 0.8, 0.2, 1)       # a lit guidance LED
 SPACE = (0.22, 0.22, 0.25, 1)
@@ -33,12 +31,6 @@ def lane_label(lane_id: str, track: str | None, seat: str | None, counter_name=N
     if seat and seat.startswith("p") and seat[1:].isdigit():
         return f"{words} (seat {seat[1:]})"
     return words
-
-
-def die_pips(value: int, x: float, y: float, size: float) -> list:
-    """Centres of the pips of `value` on a die of `size` at (x, y): [(cx, cy)]."""
-    step = size / 4
-    return [(x + step * (1 + c), y + size - step * (1 + r)) for c, r in PIPS.get(value, [])]
 
 
 class LaneStrip(Widget):

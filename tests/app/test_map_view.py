@@ -274,7 +274,12 @@ def scenario_ship_and_damage_drawn(app, drv):
         view.update(scr, ctrl, ctrl.snapshot())
         drv.pump(2)
         ship = marker_of(view, 90)
-        assert ship.text == "Sh+1"
+        # units drawn as the dice on the table: the kind's face as pips, the cargo as text
+        assert ship.face == 1 and ship.text == "+1"
+        assert len([i for i in ship.canvas.after.get_group("pips") if i.__class__.__name__ == "Ellipse"]) == 1
+        inf = marker_of(view, 93)
+        assert inf.face == 4 and inf.text == ""
+        assert len([i for i in inf.canvas.after.get_group("pips") if i.__class__.__name__ == "Ellipse"]) == 4
         carried = marker_of(view, 91)
         assert carried.carried and carried.damage == 1
         assert view._spaces[land].contested

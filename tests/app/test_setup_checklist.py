@@ -25,11 +25,11 @@ def scenario_checklist_by_touch(app, drv):
     path, scr = _new_game_on_screen(app, drv)
     counters = app.ctrl.module.sensing.counters(app.ctrl.setup)
     rows = drv.find(scr, "SetupRow")
-    assert len(rows) == min(len(counters), scr.TODO_SHOWN) and len(counters) > 1
+    assert len(rows) == min(len(counters), scr.SETUP_SHOWN) and len(counters) > 1
     assert rows[0].text.startswith("Ana - ") and ": put the blue token on " in rows[0].text, rows[0].text
     assert all(r.ids.done.height >= 48 for r in rows)
     [all_placed] = drv.find(scr, "Button", text=f"All {len(counters)} tokens placed ("
-                                                  f"{len(counters) - scr.TODO_SHOWN} more not shown)")
+                                                  f"{len(counters) - scr.SETUP_SHOWN} more not shown)")
     drv.shot("setup-checklist")
     first = rows[0].key
     drv.press(rows[0].ids.done)

@@ -11,6 +11,7 @@ Outside the Move step a tap only tells what is on a space. No rule is decided he
 """
 from __future__ import annotations
 
+from kivy.graphics import Color, Ellipse
 from kivy.metrics import dp, sp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
@@ -24,7 +25,7 @@ from companion.engine.errors import SetupError
 from companion.games.civmint.board import LETTERS, OFFSETS, Board, parse_token
 from companion.games.civmint.data_load import DATA
 
-from companion.kit import nice, rgba
+from companion.kit import die_pips, nice, rgba
 
 ABBR = {"settler": "S", "village": "V", "city": "Ct", "capital": "Cap", "infantry": "I",
         "cavalry": "Cv", "artillery": "A", "ship": "Sh"}
@@ -72,7 +73,9 @@ def layout_error(layout: dict) -> str | None:
 
 
 class UnitMarker(Label):
-    """One marker per group of identical units on a space (kind, owner, damage, ship, moved)."""
+    """One marker per group of identical units on a space (kind, owner, damage, ship, moved),
+    drawn as the die on the table: the owner's colour with the kind's face (the capital, not a
+    die, by name); the text is only the count and a ship's cargo."""
     unit_ids = ListProperty([])
     fill = ListProperty([0.5, 0.5, 0.5, 1])
     ink = ListProperty([1, 1, 1, 1])
@@ -80,6 +83,22 @@ class UnitMarker(Label):
     dimmed = BooleanProperty(False)
     carried = BooleanProperty(False)
     damage = NumericProperty(0)
+    face = NumericProperty(0)  # the die face of the kind (units.json); 0: not a die
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.bind(pos=self._pips, size=self._pips, face=self._pips, ink=self._pips)
+
+    def _pips(self, *_):
+        self.canvas.after.remove_group("pips")
+        if not self.face:
+            return
+        side = max(0.0, min(self.width, self.height) - dp(6))
+        x, y = self.center_x - side / 2, self.center_y - side / 2
+        r = max(dp(1.2), side / 11)
+        self.canvas.after.add(Color(*self.ink, group="pips"))
+        for cx, cy in die_pips(int(self.face), x, y, side):
+            self.canvas.after.add(Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r), group="pips"))
 
 
 class UnitChip(Button):
@@ -235,7 +254,9 @@ class MapView(BoxLayout):
     def _marker(self, s, grp):
         u = grp[0]
         fill = _rgba(self.ctrl.colour(u.owner))
-        text = ABBR.get(u.kind, u.kind[:2])
+        kind = DATA.units[u.kind]
+        face = (kind.get("face") or 0) if kind.get("die") else 0
+        text = "" if face else ABBR.get(u.kind, u.kind[:2])
         if len(grp) > 1:
             text += f"\u00d7{len(grp)}"
         if u.kind == "ship":
@@ -243,7 +264,7 @@ class MapView(BoxLayout):
             if cargo:
                 text += f"+{cargo}"
         ids = [x.id for x in grp]
-        return UnitMarker(text=text, unit_ids=ids, fill=fill, ink=ink_for(fill), damage=u.damage,
+        return UnitMarker(text=text, unit_ids=ids, fill=fill, ink=ink_for(fill), damage=u.damage, face=face,
                           carried=bool(u.carrier), selected=self.selected_unit in ids,
                           dimmed=self.interactive and u.owner == self.acting
                           and not self.ctrl.game.reachable(s, u))
