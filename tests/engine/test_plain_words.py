@@ -32,3 +32,20 @@ def test_every_games_step_help_is_free_of_rule_ids_and_file_names(game):
     for step in m.game.flow.steps:
         text = m.view.step_help(step)
         assert not DEVELOPER_TEXT.search(text), (game, step, text)
+
+
+def test_civmint_resources_show_an_icon_with_their_name():
+    from companion.games.civmint.data_load import DATA
+    from companion.games.civmint.labels import RESOURCE_ICONS
+
+    assert set(RESOURCE_ICONS) == set(DATA.res_ids)  # every resource has one, no stale entries
+    assert len({glyph for glyph, _ in RESOURCE_ICONS.values()}) == len(RESOURCE_ICONS)
+    setup = GAME.default_setup(players={"p1": {"colour": "blue", "name": "Ana"},
+                                        "p2": {"colour": "green", "name": "Ben"}})
+    s = GAME.initial_state(setup)
+    [res] = [text for title, text, *_ in VIEW.player_lines(GAME, s, setup, "p1") if title == "Resources"]
+    for r in DATA.res_ids:
+        glyph, colour = RESOURCE_ICONS[r]
+        name = r.replace("_", " ").capitalize()
+        # the icon in its colour, glued to the name and the count (never wrapped apart)
+        assert f"[font=DejaVuSans][color={colour}]{glyph}[/color][/font]\u00a0{name}\u00a0[b]" in res, (r, res)

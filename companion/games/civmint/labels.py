@@ -8,6 +8,18 @@ def nice(word: str) -> str:
     return str(word).replace("_", " ").capitalize()
 
 
+# each resource's icon (a glyph of the DejaVu Sans font Kivy ships; its default font has none)
+# and colour, shown before its name
+RESOURCE_ICONS = {"food": ("\u2618", "7cc35a"), "wood": ("\u2663", "b5823c"), "stone": ("\u25c6", "b0b0b8"),
+                  "metal": ("\u2699", "8fb3d9"), "money": ("\u26c1", "f2c94c"), "combat_power": ("\u2694", "e06c5a")}
+
+
+def resource_markup(res: str) -> str:
+    """Kivy markup: the resource's icon in its colour, then its name ("<icon> Food")."""
+    glyph, colour = RESOURCE_ICONS.get(res, ("\u25cf", "cccccc"))
+    return f"[font=DejaVuSans][color={colour}]{glyph}[/color][/font]\u00a0{nice(res)}"  # kept on one line
+
+
 def dev_space(track: str, pos: int) -> dict:
     sp = DATA.dev[track][pos]
     return {"position": pos, "level": sp["level"], "name": sp["name"], "top": len(DATA.dev[track]) - 1}

@@ -164,7 +164,7 @@ class CivMintView(GameView):
 
     def player_lines(self, game, state, setup, seat, player=None) -> list:
         p = player if player and "resources" in player else self.snapshot(game, state, setup)["players"][seat]
-        res = "   ".join(f"{nice(r)} [b]{v}[/b]" for r, v in p["resources"].items())
+        res = "   ".join(f"{labels.resource_markup(r)}\u00a0[b]{v}[/b]" for r, v in p["resources"].items())
         tracks = "\n".join(
             f"{nice(t)}: [b]{d['name']}[/b] (level {d['level']}, space {d['position']}/{d['top']})"
             for t, d in p["development"].items())
