@@ -32,7 +32,7 @@ LAZY_SCREENS = ("new_game", "game", "board", "game_end", "settings")
 
 def _parse(argv):
     ap = argparse.ArgumentParser(prog="tabletop-companion", description=__doc__.split("\n")[0])
-    ap.add_argument("--size", default=None, help="window size WxH (default 1280x800)")
+    ap.add_argument("--size", default=None, help="window size WxH (default: the whole screen, not fullscreen)")
     ap.add_argument("--data", default=None, help="data directory (saved games)")
     ap.add_argument("--board", default=None, help="none, auto (default: a USB board, else the virtual board), virtual, or a serial port")
     ap.add_argument("--fullscreen", action="store_true")
@@ -253,12 +253,20 @@ def main(argv=None):
     size = DEFAULT_SIZE
     if args.size:
         w, _, h = args.size.lower().partition("x")
+        if not (w.isdigit() and h.isdigit() and int(w) >= 800 and int(h) >= 480):
+            sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least 800x480, not {args.size!r}")
         size = (int(w), int(h))
     configure_kivy(size, args.fullscreen)
     app = create_app(args.board)
-    if args.exit_after is not None:
-        from kivy.clock import Clock
+    from kivy.clock import Clock
 
+    if not args.size and not args.fullscreen:
+        # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480
+        # panel or a laptop), instead of a fixed 1280x800 that may not fit
+        from kivy.core.window import Window
+
+        Clock.schedule_once(lambda dt: Window.maximize(), 0)
+    if args.exit_after is not None:
         Clock.schedule_once(lambda dt: app.stop(), args.exit_after)
     app.run()
     return 0
