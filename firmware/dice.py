@@ -23,7 +23,8 @@ well reads dark, or steady but like no face (CROOKED: an empty well whose window
 than ``dark_c`` before it was calibrated), the Well keeps a running mean of those samples in the
 classifier's ``live`` list ([c, r, g, b, n]; entry 7 of the calibration store's list, shared),
 which the calibration takes as the well's new empty reference when a session begins with the
-well empty.
+well empty. The mean restarts with every run of dark samples and every new roll, so it holds only
+the readings since the well was last emptied.
 """
 try:
     from micropython import const  # pyright: ignore[reportAssignmentType]
@@ -172,6 +173,8 @@ class Well:
         if dark_c is None:
             dark_c = self.cl.dark_c
         if c < dark_c:
+            if not self.dark_count:
+                self.cl.live[4] = 0  # a new run of empty readings: the live mean starts afresh
             self._live(c, r, g, b)
             self.dark_count += 1
             self.stable_count = 0
@@ -255,6 +258,7 @@ class Well:
         lv[3] += (b - lv[3]) // n
 
     def _rolling(self):
+        self.cl.live[4] = 0  # whatever the live mean held belonged to the last state
         self.state = ROLLING
         self.value = 0
         self.confidence = 0

@@ -73,3 +73,18 @@ def test_a_reference_brighter_than_a_face_is_not_used():
     faces[6] = [5000, 1000, 1000, 1000]  # brighter than the dimmest face (1032)
     cl = dice.Classifier(faces)
     assert cl.empty_c == -1 and cl.dark_c == dice.DARK_C
+
+
+def test_the_live_mean_holds_only_the_readings_since_the_well_was_emptied():
+    st = calib.Store("/nonexistent/calibration.json", 1)
+    cl = dice.Classifier(st.wells[0])
+    w = dice.Well(cl)
+    for _ in range(10):
+        w.sample(40, 12, 12, 12)      # empty
+    for _ in range(10):
+        w.sample(3000, 200, 900, 300)  # steady, like no face: CROOKED (a die on its edge, or an
+    assert w.state == dice.CROOKED     # empty well brighter than the threshold): the live mean
+    assert st.live[0] == [3000, 200, 900, 300, 7]  # follows it from the new roll on
+    for _ in range(4):
+        w.sample(45, 13, 13, 13)      # taken out: the mean is the empty well's again
+    assert st.live[0][:5] == [45, 13, 13, 13, 4]
