@@ -163,8 +163,11 @@ def scenario_touch_move(app, drv):
     drv.shot(f"map-readonly-{size}")
 
     # ---- the Move step
+    tapped_for = ctrl.game.actor(ctrl.state)
     advance_to(app, in_move_step)
     seat = ctrl.game.actor(ctrl.state)
+    # the map drops the previous player's selection
+    assert tapped_for == seat or view.selected_space == "", (tapped_for, seat, view.selected_space)
     legal = ctrl.legal_actions()
     movers = [u for u in ctrl.game.units_of(ctrl.state, seat) if ctrl.game.reachable(ctrl.state, u)]
     assert movers

@@ -160,6 +160,7 @@ class MapView(BoxLayout):
         self._spaces = {}       # id -> MapSpace
         self._cell_key = None
         self._seen_actions = None
+        self._last_actor = None  # who acted at the last update: a new actor starts with no selection
 
     # ------------------------------------------------------------------ feeding
     def update(self, screen, ctrl, snap):
@@ -178,8 +179,9 @@ class MapView(BoxLayout):
             self._unselect()
         else:
             self.reach = list(ctrl.game.reachable(s, u))
-        if self.selected_space and self.selected_space not in s.board.spaces:
-            self.selected_space = ""
+        if self.selected_space and (self.selected_space not in s.board.spaces or actor != self._last_actor):
+            self.selected_space = ""  # nothing of the previous player's picking carries over
+        self._last_actor = actor
         self._set_cells([s.board.spaces[i].to_dict() for i in s.board.ids], s.board.size)
         self._render()
         changed = snap.get("actions") != self._seen_actions
