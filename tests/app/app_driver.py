@@ -159,6 +159,9 @@ def state_report(app):
         "state": ctrl.state.to_dict() if ctrl else None,
         "journal_len": len(ctrl.journal) if ctrl else None,
         "path": ctrl.path if ctrl else None,
+        # "do this at the table" and the setup checklist: the keys still open
+        "todo": [r.key for r in find(scr, "TodoRow")] + [r.key for r in find(scr, "SetupRow")],
+        "todo_done": getattr(scr, "_todo_done_by_driver", None),
     }
 
 
@@ -289,6 +292,11 @@ def _main(argv):
             press(app.root.get_screen("home").ids.new_game)
             press(app.root.get_screen("new_game").ids.start)
         play(app, n, seed=int(argv[2]) if len(argv) > 2 else 0)
+        scr = game_screen(app)
+        rows = find(scr, "TodoRow")
+        if rows:  # one reminder ticked off at the table before the kill
+            scr._todo_done_by_driver = rows[0].key
+            press(rows[0].ids.done)
         print("READY " + json.dumps(state_report(app)), flush=True)
         while True:  # wait to be killed
             time.sleep(1)

@@ -54,6 +54,9 @@ def test_sigkill_then_restart_resumes_exactly(xdisplay):
     assert after["screen"] == "game"  # reopened straight into the interrupted game
     for key in ("path", "journal_len", "state", "header", "panel_p1", "panel_p2", "actions"):
         assert after[key] == before[key], key
+    # the reminders survive the kill: the same ones open, the one ticked off stays done
+    assert before["todo"] and before["todo_done"] and before["todo_done"] not in before["todo"]
+    assert after["todo"] == before["todo"]
 
 
 def test_console_entry_point_starts_and_exits(xdisplay):
