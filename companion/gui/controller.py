@@ -149,8 +149,28 @@ class GameController:
             a = self.game.action_from_dict(action)
             self.game.check(self.state, a)
         except Rejected as exc:
-            return exc.message
+            return self.refusal_text(exc)
         return None
+
+    def refusal_text(self, exc: Rejected) -> str:
+        """A refusal in the table's words. The rules' own refusals are written for players; the
+        engine's generic ones (wrong step, not this player's turn) name step and seat ids, so
+        they are said again with the step's and the player's names."""
+        s, rule = self.state, getattr(exc, "rule", "")
+        if rule == "game.over":
+            return "the game is over."
+        if rule == "engine.malformed":
+            return "the app could not read that action; nothing changed."
+        if rule == "flow.step":
+            return f"that is not part of the {self.view.step_label(s.step)} step."
+        if rule == "flow.actor":
+            who = self.game.actor(s)
+            if who == "system":
+                return "a dice roll is awaited now: roll it (or enter it) first."
+            if exc.message.startswith("no dice roll"):
+                return f"no dice roll is awaited now; it is {self.name(who)}'s decision."
+            return f"it is {self.name(who)}'s decision now."
+        return exc.message
 
     def legal_actions(self) -> list[dict]:
         return [a.to_dict() for a in self.session.legal_actions()]

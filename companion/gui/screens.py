@@ -689,7 +689,7 @@ class GameScreen(Screen):
         try:
             a = fn()
         except C.Rejected as exc:
-            self.message, self.error = f"Not allowed: {exc.message}", True
+            self.message, self.error = f"Not allowed: {self.ctrl.refusal_text(exc)}", True
             return False
         except JournalError as exc:
             self.message, self.error = f"Could not save the action (nothing changed): {exc}", True
