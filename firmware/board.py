@@ -271,7 +271,8 @@ class Board:
 
     def _init_lights(self, profile, smap):
         """Guidance lights: HT16K33 chips from 0x70 on the profile's `lights` bus (default the
-        first I2C bus), one per 16 chain registers (firmware/ht16k33.py). No chip answering is
+        first I2C bus), up to 16 chain registers each, by board when the map's strips are known
+        (firmware/ht16k33.py chip_starts). No chip answering is
         a board built without lights (not a fault); some missing, or a chain too long for 8
         chips, is FAULT_LIGHTS. The lit positions are chain bits; lane_lit counts per lane."""
         self.lights = None
@@ -710,6 +711,8 @@ class Board:
             self.wdt.feed()
         if self.repl_requested and ticks_diff(now, self.repl_at) >= REPL_FLUSH_MS:
             self.running = False
+            self.clear_lights()  # the chips keep their RAM through the reset: dark at the REPL
+            self._flush_lights()
         return self.running
 
     def until_next(self):

@@ -225,3 +225,13 @@ def test_a_board_whose_map_keeps_its_strips_lights_by_board(tmp_path, monkeypatc
     assert rig.world.lit_positions() == {(k, 0)}
     chip = rig.world.lights[2]
     assert chip.lit(rig.smap.lane_byte[k][0] - 25, rig.smap.lane_bits(k)[0] & 7)
+
+
+def test_the_board_goes_dark_before_it_stops_for_the_repl(tmp_path):
+    rig = Rig(tmp_path)
+    _lights(rig, [(3, 1)])
+    _settle(rig)
+    assert rig.world.lit_positions() == {(3, 1)}
+    rig.host.command(wire.CMD_REPL)
+    rig.run_until(lambda: not rig.board.running, 1000)
+    assert not rig.board.running and rig.world.lit_positions() == set()
