@@ -62,6 +62,7 @@ class TableSync:
         self.confirmed: list[str] = []           # lanes confirmed since the last take_confirmed()
         self.lights = lights
         self._lit: dict[str, int] | None = None  # the targets last handed to the lights
+        self._lit_fn = None                      # ... and to which function (a new board: again)
 
     # ------------------------------------------------------------------ inputs
     def start(self, state, table: dict | None = None):
@@ -184,8 +185,8 @@ class TableSync:
         if fn is None:
             return
         targets = self.light_targets()
-        if targets != self._lit:
-            self._lit = targets
+        if targets != self._lit or fn != self._lit_fn:
+            self._lit, self._lit_fn = targets, fn
             fn(dict(targets))
 
     def close(self):

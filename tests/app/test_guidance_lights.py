@@ -157,6 +157,15 @@ def test_no_board_and_no_sink_light_nothing(tmp_path):
         n = len(got)
         sync.engine_changed(sess.state)  # nothing changed: nothing sent
         assert len(got) == n
+        other = []
+        table_sync.set_light_sink(other.append)  # another board took over: it gets the set
+        try:
+            sync.lights = None  # this one follows the sink from now on
+            sync.engine_changed(sess.state)  # nothing changed, but the sink is new: sent again
+            assert other[-1] == {ln: moved[ln][1] for ln in moved}
+        finally:
+            table_sync.set_light_sink(None)
+        sync.lights = got.append
         sync.close()
         assert got[-1] == {}
         assert bp.ManualBoard().show_lights({"food.p1": 3}) is not None
