@@ -212,6 +212,8 @@ class LinkBoard(BoardPort):
                 self.self_test_pending = False
         elif t in ("ERROR", "COMMANDS_DROPPED"):
             self._errors.append(dict(ev, at=time.time()))
+            if ev.get("code") == 11:  # busy: a command (perhaps the lights) was not queued
+                self._lit_sent = None  # sent again at the next change or report
             if t == "COMMANDS_DROPPED":
                 self.self_test_pending = False
         out.append(ev)
