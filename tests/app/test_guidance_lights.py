@@ -201,6 +201,36 @@ def scenario_virtual_board_shows_lights(app, drv):
     assert "military_might.p2" not in app.board.lit()
 
 
+def scenario_game_lights_the_moves_it_asks_for(app, drv):
+    """The real game screen (its own TableSync, companion/gui/screens.py) on the virtual board:
+    an action that moves tokens lights their targets on the board; following the moves puts
+    every light out."""
+    from test_table_reconcile import _act_until, _follow_moves, _open_game, _set_table_to_game
+
+    scr = _open_game(app, drv)
+    _set_table_to_game(app, drv, scr)
+    vb = app.board.vboard
+    ids = app.board.smap.lane_ids
+
+    def lit():
+        return {(ids[k], p) for k, p in vb.call(lambda _b: vb.world.lit_positions())}
+    assert lit() == set()
+    _act_until(app, drv, scr, lambda: bool(scr._sync.items()))
+    want = {(it["lane"], it["engine"]) for it in scr._sync.items() if it["kind"] == "move"}
+    drv.wait_for(lambda: lit() == set(sorted(want)[:8]), 5, "the moves' targets lit on the board")
+    drv.shot("game-lights-lit")
+    _follow_moves(app, drv, scr)
+    drv.wait_for(lambda: lit() == set() and app.board.lit() == {}, 5, "every light out")
+
+
+def test_the_game_screen_lights_its_moves(xdisplay, tmp_path):
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gui_process import run_scenario
+    run_scenario(__file__, "scenario_game_lights_the_moves_it_asks_for", tmp_path, board="virtual")
+
+
 def test_virtual_board_screen_shows_the_lights(xdisplay, tmp_path):
     import os
     import sys
