@@ -283,12 +283,13 @@ class Board:
             return
         bus = cfg.get("bus", 0) if isinstance(cfg, dict) else 0
         addr = cfg.get("addr", 0x70) if isinstance(cfg, dict) else 0x70
+        dim = cfg.get("dim", 15) if isinstance(cfg, dict) else 15  # n + 1 sixteenths of the COM slot
         i2c = self._bus(profile, bus) if profile.get("i2c") else None
         if i2c is None:
             return
         try:
             starts = chip_starts(smap.chain_registers, smap.strip_starts)
-            lights = Lights(i2c, smap.chain_registers, addr, starts=starts)
+            lights = Lights(i2c, smap.chain_registers, addr, dim if type(dim) is int else 15, starts)
         except LightsMapError:
             self.config_faults.append((wire.FAULT_LIGHTS, 0xFFFF, min(smap.chain_registers, 0xFFFF)))
             return

@@ -235,3 +235,15 @@ def test_the_board_goes_dark_before_it_stops_for_the_repl(tmp_path):
     rig.host.command(wire.CMD_REPL)
     rig.run_until(lambda: not rig.board.running, 1000)
     assert not rig.board.running and rig.world.lit_positions() == set()
+
+
+def test_the_profile_sets_brightness_or_says_there_are_no_lights(tmp_path):
+    rig = Rig(tmp_path)
+    assert rig.world.lights[0].dim == 15
+    rig.profile["lights"] = {"dim": 7}
+    rig.boot()
+    assert [c.dim for c in rig.world.lights] == [7, 7, 7]
+    rig.profile["lights"] = False
+    before = len(rig.world.lights[0].writes)
+    rig.boot()
+    assert rig.board.lights is None and len(rig.world.lights[0].writes) == before  # not even probed
