@@ -110,7 +110,7 @@ class TableTodo:
         return f"{seq}:{i}"
 
     def items(self, entries) -> list[dict]:
-        """Open items, oldest first: {key, seq, text, kind, lane}."""
+        """Open items, oldest first: {key, seq, text, kind, lane, counter}."""
         by_seq = {e.seq: e for e in entries}
         out = []
         for e in entries:
@@ -128,7 +128,8 @@ class TableTodo:
                 k = self.key(e.seq, i)
                 if k not in self.done:
                     out.append({"key": k, "seq": e.seq, "text": item.get("text", ""),
-                                "kind": item.get("kind", ""), "lane": item.get("lane")})
+                                "kind": item.get("kind", ""), "lane": item.get("lane"),
+                                "counter": item.get("counter")})
         return out
 
     def mark_done(self, keys) -> None:

@@ -93,6 +93,10 @@ class GameModule:
     trace: str = ""           # rule -> code -> test table
     order: int = 100          # place in the game list (the flagship first)
 
+    def __post_init__(self):
+        if self.sensing is not None and getattr(self.view, "sensing", None) is None:
+            self.view.sensing = self.sensing  # the view's default table changes read its counters
+
     def seats(self, n: int) -> list:
         return [f"p{i + 1}" for i in range(n)]
 
@@ -189,8 +193,20 @@ class GameView:
         """Every physical change the table must make after `action`, as dicts: `text` (plain
         words: whose piece, what, where), `kind` ("die", "track", "card", ...) and, for a counter
         the board may sense, its `lane` id. The dashboard lists them until done ("Do this at the
-        table"). The default: nothing (a game without pieces to move)."""
-        return []
+        table"). The default: every counter of the game's sensing whose value changed
+        ("Ben - Mints: 3 -> 5: move the token."), with its `counter` id; nothing without one."""
+        sensing = getattr(self, "sensing", None)
+        if sensing is None:
+            return []
+        out = []
+        for c in sensing.counters(setup):
+            v0, v1 = sensing.value(before, c.id), sensing.value(after, c.id)
+            if v0 != v1:
+                who = f"{self.name(setup, c.seat)} - " if c.seat else ""
+                out.append({"text": f"{who}{c.name}: {sensing.value_text(c.id, v0)} -> "
+                                    f"{sensing.value_text(c.id, v1)}: move the token.",
+                             "kind": "track", "lane": c.lane, "counter": c.id})
+        return out
 
     def history_lines(self, game: Game, before, action: dict, after, setup) -> list:
         """What followed `action` by itself, in plain words, for the history (a game adds its

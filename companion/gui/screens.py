@@ -378,7 +378,8 @@ class GameScreen(Screen):
         sync = self._sync
         sensed = (sync is not None and self._board_state == "paired" and self._setting("table_checks"))
         return [it for it in todo.items(self.ctrl.history.entries)
-                if not (sensed and it["lane"] and sync.binding.counter_of(it["lane"]) is not None)]
+                if not (sensed and ((it["lane"] and sync.binding.counter_of(it["lane"]) is not None)
+                                    or (it["counter"] and it["counter"] in sync.binding.lane_of)))]
 
     def _start_setup_checklist(self, ctrl):
         """A game with no player decision yet (rolls only) and no table list kept: ask the

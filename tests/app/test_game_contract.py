@@ -323,3 +323,42 @@ def test_a_saved_game_loads_only_its_own_game(monkeypatch):
     assert games._tried == {"civmint"}
     assert {m.id for m in games.modules()} >= {"civmint", "civ_quest", "mint_works"}
     assert games._tried == set(games._folders())
+
+
+@pytest.mark.parametrize("game_id", ["civ_quest", "mint_works"])
+def test_default_table_changes_name_each_counter_that_moved(game_id):
+    """A game without its own table_changes still tells the table which tokens to move: every
+    counter of its sensing whose value an action changed, named by player."""
+    import random
+
+    from companion.games import get_module
+
+    m = get_module(game_id)
+    setup = m.sample_setup()
+    s = m.game.initial_state(setup)
+    rng = random.Random(1)
+    seen = 0
+    for _ in range(300):
+        if m.game.is_over(s):
+            break
+        if m.game.actor(s) == "system":
+            a = m.game.chance_action(s, _Dice(rng))
+        else:
+            a = rng.choice(m.game.legal_actions(s))
+        after = m.game.apply(s, a)
+        items = m.view.table_changes(m.game, s, a.to_dict(), after, setup)
+        moved = [c for c in m.sensing.counters(setup) if m.sensing.value(s, c.id) != m.sensing.value(after, c.id)]
+        assert [it["counter"] for it in items] == [c.id for c in moved]
+        for it, c in zip(items, moved):
+            assert it["text"].startswith(f"{m.view.name(setup, c.seat)} - {c.name}: ") and "move the token" in it["text"]
+        seen += len(items)
+        s = after
+    assert seen
+
+
+class _Dice:
+    def __init__(self, rng):
+        self.rng = rng
+
+    def roll(self, n=1):
+        return [self.rng.randint(1, 6) for _ in range(n)]

@@ -87,7 +87,7 @@ def scenario_mint_works_solitaire_against_rachael(app, drv):
             drawn = ctrl.journal.actions()[-1].action["plan"]
             name = ctrl.game.data.plan_name(drawn)
             assert f"Put the {name} face up in the Plan Supply." in scr.prompt or "Lotto" in scr.prompt \
-                or name in scr.prompt
+                or name in scr.prompt, (name, scr.prompt)
             draws += 1
         else:
             assert ctrl.game.actor(s) == "p1"  # the AI's seat never has to act

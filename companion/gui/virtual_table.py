@@ -1,7 +1,7 @@
 """The virtual board drawn as the table itself: every track with its spaces and tokens, the
 guidance lights, and the two dice wells (issue 18 item 5).
 
-`TableView` knows nothing of serial or the firmware: it draws what a `TableModel` gives it and
+`VirtualTable` knows nothing of serial or the firmware: it draws what a `VirtualTableModel` gives it and
 hands taps back to it. A token is moved by dragging it to another space or by tapping the space
 (a lane's single token slides there); tapping a token lifts it off; tapping an empty lane puts a
 token down. A well is rolled by tapping it. Lanes are named as the table knows them (the open
@@ -136,8 +136,8 @@ class DieWell(Widget):
         return True
 
 
-class TableView(BoxLayout):
-    """The whole table. `model` (a TableModel) supplies lanes, tokens, lights and wells and takes
+class VirtualTable(BoxLayout):
+    """The whole table. `model` (a VirtualTableModel) supplies lanes, tokens, lights and wells and takes
     the gestures; `refresh()` redraws from it."""
     model = ObjectProperty(None, allownone=True)
     message = StringProperty("")
@@ -216,7 +216,7 @@ class WellBox(BoxLayout):
     words = StringProperty("")
 
 
-class TableModel:
+class VirtualTableModel:
     """What the view shows and where its gestures go, over a VirtualBoard (companion/virtual_board.py)
     and the board's sensor map; `counter_of(lane)` -> (counter name, player name, rgba) or None
     names a lane after the open game's counter."""

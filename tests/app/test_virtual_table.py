@@ -1,4 +1,4 @@
-"""The virtual board drawn as the table (companion/gui/table_view.py), on the real virtual board
+"""The virtual board drawn as the table (companion/gui/virtual_table.py), on the real virtual board
 (firmware on simulated chips through the real link) under Xvfb: tracks named as the table knows
 them, tokens moved by drag and by tap, a token lifted, a well rolled by a tap, lit spaces."""
 import os
@@ -31,17 +31,17 @@ def _space_xy(strip, i):
     return strip.to_window(strip.x + w * i + w / 2, strip.center_y)
 
 
-def scenario_table_view(app, drv):
+def scenario_virtual_table(app, drv):
     from kivy.core.window import Window
     from kivy.uix.scrollview import ScrollView
 
-    from companion.gui.table_view import TableModel, TableView
+    from companion.gui.virtual_table import VirtualTableModel, VirtualTable
 
     drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
     vb, smap = app.board.virtual, app.board.smap
     names = {smap.lane_ids[0]: ("Food", "Ana", (0.2, 0.4, 1, 1))}
-    model = TableModel(app.board, counter_of=names.get)
-    view = TableView(size_hint_y=None)
+    model = VirtualTableModel(app.board, counter_of=names.get)
+    view = VirtualTable(size_hint_y=None)
     view.bind(minimum_height=view.setter("height"))
     scroll = ScrollView(size=Window.size)
     scroll.add_widget(view)
@@ -91,5 +91,5 @@ def scenario_table_view(app, drv):
     drv.shot("virtual-board-as-table")
 
 
-def test_table_view(xdisplay, tmp_path):
-    run_scenario(__file__, "scenario_table_view", tmp_path, board="virtual")
+def test_virtual_table(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_virtual_table", tmp_path, board="virtual")
