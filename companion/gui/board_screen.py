@@ -18,7 +18,8 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.gui import board_port as bp
-from companion.kit import nice
+from companion.gui.virtual_table import VirtualTableModel
+from companion.kit import nice, rgba
 from companion.words import well_name
 
 TRIGGERS = {0: "at boot", 1: "on request", 2: "noticed by the board"}
@@ -180,6 +181,20 @@ class BoardScreen(Screen):
     def on_view(self, *_):
         if "views" in self.ids:  # not bound in kv: the screens do not exist yet when it applies
             self.ids.views.current = self.view
+        if self.view == "virtual" and "v_table" in self.ids:
+            self.ids.v_table.rebuild()  # the open game may have changed: its names on the tracks
+
+    @staticmethod
+    def _counter_of(lane):
+        """(counter name, player name, colour) of the open game's counter on `lane`, or None."""
+        sync = _table_sync()
+        c = sync.binding.counter_of(lane) if sync is not None else None
+        if c is None:
+            return None
+        ctrl = App.get_running_app().ctrl
+        if not c.seat:
+            return c.name, None, (0.85, 0.85, 0.85, 1)
+        return c.name, ctrl.name(c.seat), tuple(rgba(ctrl.colour(c.seat)))
 
     def show(self, view):
         if view == "virtual" and not self.virtual_mode:
@@ -220,6 +235,7 @@ class BoardScreen(Screen):
                 ids.cal_wells.add_widget(BoardCalWell(index=i, text=well_name(i).capitalize(),
                                                       state="down" if i == 0 else "normal"))
             self.cal_well = 0
+            ids.v_table.model = VirtualTableModel(board, self._counter_of) if self.virtual_mode else None
         self.build_ports()
 
     # ------------------------------------------------------------ refresh
@@ -437,6 +453,7 @@ class BoardScreen(Screen):
     def _refresh_virtual(self, board):
         if not self.virtual_mode or "v_lane" not in self.ids:
             return
+        self.ids.v_table.refresh()
         lane = self.ids.v_lane.text
         if lane:
             self.v_sensed_text = "The app senses %s: %s" % (lane, positions_text(lane, board.sensed_positions().get(lane), _describer(board)))

@@ -93,3 +93,41 @@ def scenario_virtual_table(app, drv):
 
 def test_virtual_table(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_virtual_table", tmp_path, board="virtual")
+
+
+def scenario_board_screen_draws_the_table(app, drv):
+    """The Board screen's virtual tab opens on the table: the open game's tracks named by
+    player, a token tapped down on a track is sensed and named in the game's words."""
+    from companion.gui.controller import GameController
+    from economy_games import resume_in_app
+
+    drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
+    c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=2, max_rounds=None)
+    c.roll_virtual()
+    resume_in_app(app, c)
+    drv.pump(2)
+    app.go("board")
+    drv.pump(2)
+    scr = app.root.get_screen("board")
+    drv.press(scr.ids.tab_virtual)
+    assert scr.view == "virtual"
+    table = scr.ids.v_table
+    rows = drv.find(table, "LaneRow")
+    smap = app.board.smap
+    assert len(rows) == smap.n_lanes
+    labels = [r.label for r in rows]
+    assert any(lb.startswith("Ana - ") for lb in labels) and any(lb.startswith("Ben - ") for lb in labels), labels
+    row = next(r for r in rows if r.label.startswith("Ben - "))
+    from companion.kit import rgba
+
+    assert tuple(row.colour) == tuple(rgba(app.ctrl.colour("p2")))  # Ben's tokens in Ben's colour
+    strip = row.ids.strip
+    _touch(drv, strip, *_space_xy(strip, 0))
+    drv.wait_for(lambda: app.board.sensed_positions().get(strip.lane) == [0], 10, "the token sensed")
+    drv.pump(2)
+    assert strip.tokens == [0]
+    drv.shot("board-virtual-table")
+
+
+def test_board_screen_draws_the_table(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_board_screen_draws_the_table", tmp_path, board="virtual")
