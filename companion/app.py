@@ -229,6 +229,8 @@ def _make_app_class():
             return True
 
         def leave_game(self):
+            if "game" not in self._sm.later:  # built: its guidance lights go out
+                self._sm.get_screen("game").close_table()
             if self.ctrl is not None:
                 self.ctrl.close()
                 self.ctrl = None

@@ -174,7 +174,8 @@ class GameScreen(Screen):
         self.ids.notice_area.clear_widgets()
         self._build_players(ctrl)
         self._build_tabs(ctrl)
-        self._sync = self._feeder = self._unbound_said = None
+        self.close_table()
+        self._feeder = self._unbound_said = None
         self._todo = TableTodo(ctrl.path)
         if self._todo.problem:
             self.message, self.error = self._todo.problem[0].upper() + self._todo.problem[1:] + ".", True
@@ -325,11 +326,12 @@ class GameScreen(Screen):
         if self._feeder is None:
             self._feeder = DiceFeeder(sensing.rolls if sensing is not None else ())
         if sensing is None:
-            self._sync = self._binding_key = None
+            self.close_table()
             return
         smap = board.smap if getattr(board, "smap", None) is not None else _app_map()
         key = (ctrl.path, getattr(smap, "hash_hex", None))
         if self._binding_key != key or self._sync is None:
+            self.close_table()
             self._binding_key = key
             binding = Binding.bind(sensing.counters(ctrl.setup), lanes_of(smap))
             self._sync = TableSync(sensing, binding, seat_label=lambda seat: ctrl.colour(seat).capitalize(),
@@ -340,6 +342,13 @@ class GameScreen(Screen):
             note = self._sync.binding.unbound_text(ctrl.name)
             if note:
                 self.message, self.error = note, False
+
+    def close_table(self):
+        """The game's table comparison ends (another game, another board, the game left): its
+        pending moves are no longer wanted, so their guidance lights go out."""
+        if self._sync is not None:
+            self._sync.close()
+        self._sync = self._binding_key = None
 
     @staticmethod
     def _sensed_table(board) -> dict:

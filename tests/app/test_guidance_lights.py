@@ -237,3 +237,25 @@ def test_virtual_board_screen_shows_the_lights(xdisplay, tmp_path):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gui_process import run_scenario
     run_scenario(__file__, "scenario_virtual_board_shows_lights", tmp_path, board="virtual")
+
+
+def scenario_leaving_the_game_puts_its_lights_out(app, drv):
+    """Home from a game whose moves are lit: the game's lights go out (nothing is wanted now)."""
+    from test_table_reconcile import _act_until, _open_game, _set_table_to_game
+
+    scr = _open_game(app, drv)
+    _set_table_to_game(app, drv, scr)
+    vb = app.board.vboard
+    _act_until(app, drv, scr, lambda: bool(scr._sync.items()))
+    drv.wait_for(lambda: vb.call(lambda _b: vb.world.lit_positions()), 5, "a move's target lit")
+    app.leave_game()
+    drv.wait_for(lambda: not vb.call(lambda _b: vb.world.lit_positions()), 5, "the lights out")
+    assert scr._sync is None and app.board.lit() == {}
+
+
+def test_leaving_the_game_puts_its_lights_out(xdisplay, tmp_path):
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gui_process import run_scenario
+    run_scenario(__file__, "scenario_leaving_the_game_puts_its_lights_out", tmp_path, board="virtual")
