@@ -19,6 +19,7 @@ from kivy.uix.togglebutton import ToggleButton
 
 from companion.gui import board_port as bp
 from companion.gui.virtual_table import VirtualTableModel
+from companion.gui.virtual_table import lane_label as table_lane_label
 from companion.kit import nice, rgba
 from companion.words import well_name
 
@@ -166,7 +167,7 @@ class BoardScreen(Screen):
             self.refresh()
         elif self.view == "virtual" and self.virtual_mode and "v_lane" in self.ids \
                 and self.manager is not None and self.manager.current == self.name:
-            self._refresh_lights(self.board, self.ids.v_lane.text)
+            self._refresh_lights(self.board, self.current_lane())
 
     # ------------------------------------------------------------ plumbing
     @property
@@ -183,6 +184,7 @@ class BoardScreen(Screen):
             self.ids.views.current = self.view
         if self.view == "virtual" and "v_table" in self.ids:
             self.ids.v_table.rebuild()  # the open game may have changed: its names on the tracks
+            self._name_lanes()
 
     @staticmethod
     def _counter_of(lane):
@@ -222,7 +224,7 @@ class BoardScreen(Screen):
         if self.view == "virtual" and not self.virtual_mode:
             self.view = "connection"
         smap = board.smap
-        self.v_lane_ids = list(smap.lane_ids) if smap is not None else []
+        self._name_lanes()
         ids = self.ids
         if "v_lane" in ids:
             ids.v_lane.text = self.v_lane_ids[0] if self.v_lane_ids else ""
@@ -454,9 +456,10 @@ class BoardScreen(Screen):
         if not self.virtual_mode or "v_lane" not in self.ids:
             return
         self.ids.v_table.refresh()
-        lane = self.ids.v_lane.text
+        lane = self.current_lane()
         if lane:
-            self.v_sensed_text = "The app senses %s: %s" % (lane, positions_text(lane, board.sensed_positions().get(lane), _describer(board)))
+            self.v_sensed_text = "The app senses %s: %s" % (self.lane_words(lane), positions_text(
+                lane, board.sensed_positions().get(lane), _describer(board)))
         wells = board.wells()
         for row in self.ids.v_wells.children:
             row.sensed = well_text(wells.get(row.well_id))
@@ -483,7 +486,7 @@ class BoardScreen(Screen):
                 if (k, i) in lit:
                     cell = "[color=ffcc33][b]( %s )[/b][/color]" % cell
                 cells.append(cell)
-            self.v_strip_text = "%s:  " % lane + "  ".join(cells)
+            self.v_strip_text = "%s:  " % self.lane_words(lane) + "  ".join(cells)
         else:
             self.v_strip_text = ""
         if not lit:
@@ -491,7 +494,7 @@ class BoardScreen(Screen):
             return
         describe = _describer(board)
         self.v_lights_text = "[color=ffcc33]Lit:[/color] " + "; ".join(
-            "%s %s" % (ids[k], space_text(ids[k], i, describe)) for k, i in lit)
+            "%s %s" % (self.lane_words(ids[k]), space_text(ids[k], i, describe)) for k, i in lit)
 
     # ------------------------------------------------------------ connection
     def build_ports(self):
@@ -575,7 +578,34 @@ class BoardScreen(Screen):
         self.refresh()
 
     # ------------------------------------------------------------ virtual board
-    def lane_chosen(self, lane):
+    def lane_words(self, lane):
+        """A lane as the table knows it: the open game's counter and player ('Ben - Food'),
+        else its track and seat ('Food (seat 2)'), never its id."""
+        smap = self.board.smap
+        if smap is None or lane not in smap.lane_ids:
+            return lane
+        k = smap.lane_index(lane)
+        c = self._counter_of(lane)
+        return table_lane_label(lane, smap.lane_tracks[k], smap.lane_seats[k], *(c[:2] if c else ()))
+
+    def _name_lanes(self):
+        """The exact controls list lanes by their words (v_lane_ids holds those words)."""
+        smap = self.board.smap
+        lanes = list(smap.lane_ids) if smap is not None else []
+        words = [self.lane_words(ln) for ln in lanes]
+        self._lane_of_words = dict(zip(words, lanes))
+        chosen = self.current_lane() if "v_lane" in self.ids else None
+        self.v_lane_ids = words
+        if chosen in lanes and "v_lane" in self.ids:
+            self.ids.v_lane.text = words[lanes.index(chosen)]
+
+    def current_lane(self):
+        """The lane id the exact controls are set to."""
+        text = self.ids.v_lane.text
+        return getattr(self, "_lane_of_words", {}).get(text, text)
+
+    def lane_chosen(self, text):
+        lane = getattr(self, "_lane_of_words", {}).get(text, text)
         smap = self.board.smap
         if smap is None or lane not in smap.lane_ids:
             self.v_spaces = []
@@ -602,29 +632,29 @@ class BoardScreen(Screen):
         self.refresh()
 
     def _lane_space(self, sid="v_space"):
-        return self.ids.v_lane.text, int(self.ids[sid].text or 0)
+        return self.current_lane(), int(self.ids[sid].text or 0)
 
     def v_place(self):
         lane, pos = self._lane_space()
-        self._virtual_do(lambda vb: vb.place(lane, pos), "Token put on %s space %d." % (lane, pos))
+        self._virtual_do(lambda vb: vb.place(lane, pos), "Token put on %s, space %d." % (self.lane_words(lane), pos))
 
     def v_remove(self):
         lane, pos = self._lane_space()
-        self._virtual_do(lambda vb: vb.remove(lane, pos), "Token taken off %s space %d." % (lane, pos))
+        self._virtual_do(lambda vb: vb.remove(lane, pos), "Token taken off %s, space %d." % (self.lane_words(lane), pos))
 
     def v_move(self):
         lane, pos = self._lane_space()
         _, to = self._lane_space("v_to")
         self._virtual_do(lambda vb: vb.move(lane, pos, to, ms_per_space=40),
-                         "Token slid along %s from space %d to %d." % (lane, pos, to))
+                         "Token slid along %s from space %d to %d." % (self.lane_words(lane), pos, to))
 
     def roll_die(self, index, value_text, crooked=False):
         value = int(value_text) if value_text.isdigit() else None
         self._virtual_do(lambda vb: vb.roll(index, value=value, crooked=crooked),
-                         "Die thrown into well %d%s." % (index, " (it will rest crooked)" if crooked else ""))
+                         "Die thrown into %s%s." % (well_name(index), " (it will rest crooked)" if crooked else ""))
 
     def remove_die(self, index):
-        self._virtual_do(lambda vb: vb.remove_die(index), "Die taken out of well %d." % index)
+        self._virtual_do(lambda vb: vb.remove_die(index), "Die taken out of %s." % well_name(index))
 
     def set_cable(self, plugged):
         def fn(vb):

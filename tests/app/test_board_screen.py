@@ -64,7 +64,9 @@ def scenario_versions_and_virtual_controls(app, drv):
 
     _tab(drv, scr, "virtual")
     ids = scr.ids
-    ids.v_lane.text = "food.p1"
+    # the exact controls name lanes as the table knows them, never by id
+    assert "food.p1" not in scr.v_lane_ids and "Food (seat 1)" in scr.v_lane_ids
+    ids.v_lane.text = scr.lane_words("food.p1")
     drv.pump(1)
     assert scr.v_spaces == [str(i) for i in range(11)]
     ids.v_space.text = "2"
@@ -73,15 +75,15 @@ def scenario_versions_and_virtual_controls(app, drv):
     drv.press(ids.v_remove)
     drv.wait_for(lambda: app.board.sensed_positions().get("food.p1") == [], 5, "the token taken off")
     drv.pump(1)
-    assert "food.p1: no token" in scr.v_sensed_text
-    ids.v_lane.text = "military_might.p2"
+    assert "Food (seat 1): no token" in scr.v_sensed_text
+    ids.v_lane.text = "Military might (seat 2)"
     drv.pump(1)
     assert scr.v_spaces == [str(i) for i in range(6)]
     ids.v_space.text = "3"
     drv.press(ids.v_place)
     drv.wait_for(lambda: app.board.lanes().get("military_might.p2") == 3, 5, "the placed token")
     drv.pump(1)
-    assert "military_might.p2: space 3: level 4" in scr.v_sensed_text
+    assert "Military might (seat 2): space 3: level 4" in scr.v_sensed_text
     ids.v_to.text = "5"
     drv.press(ids.v_move)
     drv.wait_for(lambda: app.board.lanes().get("military_might.p2") == 5, 5, "the slid token")

@@ -185,19 +185,19 @@ def scenario_virtual_board_shows_lights(app, drv):
     # the app's board is where every TableSync of the game screen sends its lights
     assert table_sync.light_sink() == app.board.show_lights
     drv.press(scr.ids.tab_virtual)
-    scr.ids.v_lane.text = "military_might.p2"
+    scr.ids.v_lane.text = scr.lane_words("military_might.p2")
     drv.pump(2)
     assert "( " not in scr.v_strip_text and "No light is on" in scr.v_lights_text
     assert app.board.show_lights({"military_might.p2": 3, "food.p1": 10}) is None
     drv.wait_for(lambda: "( 3 )" in scr.v_strip_text, 5, "space 3 glowing on the strip")
-    assert "military_might.p2 space 3" in scr.v_lights_text and "food.p1 space 10" in scr.v_lights_text
+    assert "Military might (seat 2) space 3" in scr.v_lights_text and "Food (seat 1) space 10" in scr.v_lights_text
     drv.shot("board-virtual-lights")
     # the token arrives on the lit space: the board puts the light out, the screen follows
     scr.ids.v_space.text = "3"
     drv.press(scr.ids.v_place)
     drv.wait_for(lambda: "( " not in scr.v_strip_text and "3*" in scr.v_strip_text, 5,
                  "the light out under the token")
-    assert "military_might.p2" not in scr.v_lights_text and "food.p1 space 10" in scr.v_lights_text
+    assert "Military might" not in scr.v_lights_text and "Food (seat 1) space 10" in scr.v_lights_text
     assert "military_might.p2" not in app.board.lit()
 
 
