@@ -1,0 +1,857 @@
+"""Generate the fab-ready boards from hardware/sensor_map.json (KiCad 6, Debian's `kicad`).
+
+    /usr/bin/python3 hardware/tools/build_pcb.py                 # rewrite hardware/pcb/ + docs pictures
+    /usr/bin/python3 hardware/tools/build_pcb.py --map M --out D  # another map, another folder
+    /usr/bin/python3 hardware/tools/build_pcb.py --check-map M    # only validate a map (no KiCad needed)
+
+Needs Debian's /usr/bin/python3 (the `pcbnew` module of `apt-get install kicad kicad-footprints`).
+
+One PCB design per `board` named by the map's strips (today: `track_board`, used by the 4
+development and 4 aspect strips, and `resource_board`, one per seat).  For each design it writes
+into the output folder:
+
+    <board>.kicad_pcb, <board>.kicad_pro   the KiCad project (footprints from KiCad's own libraries)
+    <board>_gerbers.zip                    Gerbers + Excellon drill files, as a fab takes them
+    <board>_bom.csv, <board>_cpl.csv       JLCPCB assembly files (one pair per population variant)
+    <board>_netlist.csv                    net, reference, pad (what the tests read)
+    <board>_drc.txt                        KiCad's design-rule report (must say 0 and 0)
+and the picture hardware/docs/pcb_<board>.png.
+
+Placement follows the map (a hall switch centred on every space's x/y, on the underside, which is
+also where every other part sits: the top stays flat for the printed overlay); the tracks are laid
+by pcb_route.py; KiCad's DRC judges the result and the build fails unless it reports no violation
+and no unconnected item.
+
+A map the boards cannot realise is refused (exit status 2) with a message naming the entry:
+a lane with more positions than its board holds, a strip with more lanes than its board holds, a
+lane whose bits lie in another board's registers or whose spaces lie off its board (a lane may not
+cross boards without a wire), strips of one board design that disagree.
+"""
+import csv
+import io
+import json
+import os
+import re
+import sys
+import time
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HW = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+# ---- what each board design holds (the generator refuses maps beyond it) ------------------
+BOARD_CAPACITY = {
+    # board: (lanes, positions per lane, registers)
+    "track_board": (2, 8, 2),
+    "resource_board": (6, 11, 9),
+}
+EDGE_KEEP = 4.0      # a hall switch centre must be at least this far inside its board outline
+
+# ---- chain connector (UP and DOWN identical; pin p meets pin 10-p on a reversed cable) --------
+CONNECTOR_PINS = 9
+PINOUT = {1: "GND", 2: "CLK", 3: "GND", 4: "LOAD", 5: "3V3", 6: "DATA", 7: "GND", 8: None, 9: "GND"}
+
+# ---- parts: (KiCad library, footprint, value, manufacturer part, LCSC part) --------------------
+PARTS = {
+    "hall": ("Package_TO_SOT_SMD", "SC-59", "AH1807-W-7", "Diodes AH1807-W-7", ""),
+    "reg": ("Package_SO", "SOIC-16_3.9x9.9mm_P1.27mm", "74HC165D", "Nexperia 74HC165D,653", "C5613"),
+    "buf": ("Package_TO_SOT_SMD", "SOT-23-6", "74LVC2G17", "TI SN74LVC2G17DBVR", "C10429"),
+    "r10k": ("Resistor_SMD", "R_0603_1608Metric", "10k", "UNI-ROYAL 0603WAF1002T5E", "C25804"),
+    "r100": ("Resistor_SMD", "R_0603_1608Metric", "100R", "UNI-ROYAL 0603WAF1000T5E", "C22775"),
+    "c100n": ("Capacitor_SMD", "C_0603_1608Metric", "100nF", "Samsung CL10B104KB8NNNC", "C1591"),
+    "c10u": ("Capacitor_SMD", "C_0805_2012Metric", "10uF", "Samsung CL21A106KAYNNNE", "C15850"),
+    "conn": ("Connector_JST", "JST_XH_S9B-XH-A_1x09_P2.50mm_Horizontal", "S9B-XH-A",
+             "JST S9B-XH-A(LF)(SN)", ""),
+}
+# LCSC numbers left empty were not confirmed from a source we could read: match them in the
+# assembly service's BOM tool (hardware/docs/pcb.md, "Parts").
+FP_DIR = "/usr/share/kicad/footprints"
+HALL_PINS = {"VDD": "1", "OUT": "2", "GND": "3"}          # AH1807 SC59 (datasheet pin table)
+REG_INPUT_PIN = {"A": "11", "B": "12", "C": "13", "D": "14", "E": "3", "F": "4", "G": "5", "H": "6"}
+LETTERS = "HGFEDCBA"       # local bit b of a board -> register b >> 3, input LETTERS[b & 7]
+
+OFFSET = (20.0, 20.0)
+RIP_BUDGET = 60      # where the board's top-left corner sits on the KiCad page, mm
+
+
+class MapError(Exception):
+    pass
+
+
+# ============================================================================================
+# 1. the sensor map -> board designs (pure Python: the tests call this without KiCad)
+# ============================================================================================
+def designs_from_map(doc):
+    """Validate the map against what the boards hold; return {board: design}.
+
+    design = {"board", "size", "registers", "lanes": [{"positions": [(x, y, local_bit)]}],
+              "strips": [{"id", "first_register", "populated": set of (lane, i)}]}
+    Raises MapError naming the offending entry."""
+    strips = doc.get("strips") or []
+    lanes = doc.get("lanes") or []
+    if not strips:
+        raise MapError("the map has no 'strips': nothing to build")
+    by_strip = {}
+    for s in strips:
+        if s.get("board") not in BOARD_CAPACITY:
+            raise MapError("strip '%s': board '%s' is not a board design this generator knows (%s)"
+                           % (s.get("id"), s.get("board"), ", ".join(sorted(BOARD_CAPACITY))))
+        by_strip[s["id"]] = []
+    for lane in lanes:
+        if lane.get("strip") not in by_strip:
+            raise MapError("lane '%s': strip '%s' is not in the map's strips"
+                           % (lane.get("id"), lane.get("strip")))
+        by_strip[lane["strip"]].append(lane)
+    owner_of_register = {}
+    expect_first = 0
+    for s in strips:
+        if s["first_register"] != expect_first:
+            raise MapError("strip '%s': first_register %d, expected %d (strips follow each other on the chain)"
+                           % (s["id"], s["first_register"], expect_first))
+        expect_first += s["registers"]
+        for r in range(s["first_register"], s["first_register"] + s["registers"]):
+            owner_of_register[r] = s["id"]
+    chain_regs = (doc.get("chain") or {}).get("registers")
+    if chain_regs is not None and chain_regs != expect_first:
+        raise MapError("chain.registers is %d but the strips hold %d registers" % (chain_regs, expect_first))
+
+    designs = {}
+    for s in strips:
+        board = s["board"]
+        cap_lanes, cap_pos, cap_regs = BOARD_CAPACITY[board]
+        w, h = s["size_mm"]
+        if s["registers"] > cap_regs:
+            raise MapError("strip '%s': %d registers, a %s holds %d" % (s["id"], s["registers"], board, cap_regs))
+        my = by_strip[s["id"]]
+        if len(my) > cap_lanes:
+            raise MapError("strip '%s': %d lanes, a %s holds %d" % (s["id"], len(my), board, cap_lanes))
+        lo, hi = s["first_register"] * 8, (s["first_register"] + s["registers"]) * 8
+        lane_pos = []
+        for k, lane in enumerate(my):
+            bits = lane["bits"]
+            if len(bits) > cap_pos:
+                raise MapError("lane '%s' (strip '%s'): %d positions, a %s holds %d per lane"
+                               % (lane["id"], s["id"], len(bits), board, cap_pos))
+            (x0, y0), (dx, dy) = lane["at_mm"], lane["step_mm"]
+            pos = []
+            for i, b in enumerate(bits):
+                if not lo <= b < hi:
+                    other = owner_of_register.get(b >> 3, "no board")
+                    raise MapError("lane '%s' position %d: bit %d is read by register %d on '%s', not on its "
+                                   "own strip '%s' (registers %d-%d): a lane cannot cross boards without a wire"
+                                   % (lane["id"], i + 1, b, b >> 3, other, s["id"], lo // 8, hi // 8 - 1))
+                x, y = x0 + i * dx, y0 + i * dy
+                if not (EDGE_KEEP <= x <= w - EDGE_KEEP and EDGE_KEEP <= y <= h - EDGE_KEEP):
+                    raise MapError("lane '%s' position %d at (%.1f, %.1f) mm lies off its board '%s' "
+                                   "(%.0f x %.0f mm): a lane cannot cross boards without a wire"
+                                   % (lane["id"], i + 1, x, y, s["id"], w, h))
+                pos.append((round(x, 3), round(y, 3), b - lo))
+            lane_pos.append(pos)
+        d = designs.get(board)
+        if d is None:
+            d = designs[board] = {"board": board, "size": (w, h), "registers": s["registers"],
+                                  "lanes": [list(p) for p in lane_pos], "strips": [], "ref_strip": s["id"]}
+        else:
+            ref = d["ref_strip"]
+            if (w, h) != d["size"] or s["registers"] != d["registers"] or len(lane_pos) != len(d["lanes"]):
+                raise MapError("strip '%s' differs from strip '%s' (both a %s): size, registers or lane count"
+                               % (s["id"], ref, board))
+            for k, pos in enumerate(lane_pos):
+                have = d["lanes"][k]
+                for i, p in enumerate(pos):
+                    if i < len(have):
+                        if have[i] != p:
+                            raise MapError("lane '%s' position %d (strip '%s') is at %s on the %s, strip '%s' "
+                                           "puts that position at %s" % (my[k]["id"], i + 1, s["id"], p[:2],
+                                                                        board, ref, have[i][:2]))
+                    else:
+                        have.append(p)
+        d["strips"].append({"id": s["id"], "first_register": s["first_register"],
+                            "populated": set((k, i) for k, pos in enumerate(lane_pos) for i in range(len(pos)))})
+    for board, d in designs.items():
+        used = {}
+        for k, pos in enumerate(d["lanes"]):
+            for i, (x, y, b) in enumerate(pos):
+                if b in used:
+                    raise MapError("%s: lane %d position %d and lane %d position %d share input %d"
+                                   % (board, used[b][0] + 1, used[b][1] + 1, k + 1, i + 1, b))
+                used[b] = (k, i)
+    return designs
+
+
+# ============================================================================================
+# 2. a design -> parts with nets and places (pure Python)
+# ============================================================================================
+def netlist_parts(d):
+    """Every part of the board: dict ref -> {kind, x, y, rot, pads: {pad: net}, place}."""
+    parts = {}
+    R = d["registers"]
+    w, h = d["size"]
+    # hall switches and their pull-ups: H<n>/R<n>, n = local input bit + 1
+    used_bits = {}
+    for k, pos in enumerate(d["lanes"]):
+        for i, (x, y, b) in enumerate(pos):
+            used_bits[b] = (k, i, x, y)
+    for b in range(R * 8):
+        net = "IN%d%s" % (b >> 3, LETTERS[b & 7])
+        if b in used_bits:
+            k, i, x, y = used_bits[b]
+            parts["H%d" % (b + 1)] = {"kind": "hall", "x": x, "y": y, "rot": 0, "lane": k, "pos": i,
+                                      "pads": {HALL_PINS["VDD"]: "3V3", HALL_PINS["OUT"]: net,
+                                               HALL_PINS["GND"]: "GND"}}
+            parts["R%d" % (b + 1)] = {"kind": "r10k", "x": x + 4.0, "y": y, "rot": 90,
+                                      "pads": {"1": net, "2": "3V3"}}
+    # registers in the label column, register 0 at the top; more than three: two staggered columns
+    y_top, y_bot = (12.0, h - 10.0) if R <= 3 else (10.0, h - 4.0)
+    pitch = (y_bot - y_top) / R
+    spare = []
+    for r in range(R):
+        cy = round(y_top + (r + 0.5) * pitch, 2)
+        if R <= 3:
+            cx, ccx = 33.0, 25.5
+        else:
+            cx = 39.0 if (r % 2 == 1 or r == R - 1) else 26.5
+            ccx = cx + 7.0
+        pads = {"1": "LOAD", "2": "CLK", "15": "GND", "16": "3V3", "8": "GND", "7": None,
+                "9": "QH0" if r == 0 else "Q%d" % r,
+                "10": "DATA_IN" if r == R - 1 else "Q%d" % (r + 1)}
+        for letter, pin in REG_INPUT_PIN.items():
+            pads[pin] = "IN%d%s" % (r, letter)
+        parts["U%d" % (r + 1)] = {"kind": "reg", "x": cx, "y": cy, "rot": 90, "pads": pads}
+        parts["C%d" % (r + 1)] = {"kind": "c100n", "x": ccx, "y": cy, "rot": 90,
+                                  "pads": {"1": "3V3", "2": "GND"}}
+        for j in range(8):
+            b = r * 8 + j
+            if b not in used_bits:
+                spare.append(b)
+    # spare inputs: a pull-up each, in a row below (or beside) their register
+    for n, b in enumerate(spare):
+        r = b >> 3
+        k = sum(1 for c in spare[:n] if c >> 3 == r)
+        ux, uy = parts["U%d" % (r + 1)]["x"], parts["U%d" % (r + 1)]["y"]
+        if R <= 3:
+            xy, rot = (41.5, round(uy - 4.0 + 2.0 * k, 2)), 0
+        else:
+            xy, rot = (round(ux - 8.5, 2), round(uy - 5.0 + 2.0 * k, 2)), 0
+        parts["R%d" % (b + 1)] = {"kind": "r10k", "x": xy[0], "y": xy[1], "rot": rot,
+                                  "pads": {"1": _in_net(b), "2": "3V3"}}
+    n = R * 8
+    # connectors: UP (towards the controller) and DOWN, on the left edge, opening outwards
+    conn_x = 10.2
+    parts["J1"] = {"kind": "conn", "x": conn_x, "y": 6.0, "rot": 0, "pads": {}}
+    parts["J2"] = {"kind": "conn", "x": conn_x, "y": 36.0, "rot": 0, "pads": {}}
+    for p, sig in PINOUT.items():
+        up = {"CLK": "CLK_IN", "LOAD": "LOAD_IN", "DATA": "DATA_UP"}.get(sig, sig)
+        down = {"CLK": "CLK_OUT", "LOAD": "LOAD_OUT", "DATA": "DATA_IN"}.get(sig, sig)
+        parts["J1"]["pads"][str(p)] = up
+        parts["J2"]["pads"][str(p)] = down
+    # Schmitt buffer for CLK and LOAD, its decoupling, series resistors, tail pull-down, bulk
+    bx, by = (19.5 if R <= 3 else 16.5), 30.0
+    parts["U%d" % (R + 1)] = {"kind": "buf", "x": bx, "y": by, "rot": 0,
+                              "pads": {"1": "CLK_IN", "2": "GND", "3": "LOAD_IN", "4": "LOAD",
+                                       "5": "3V3", "6": "CLK"}}
+    parts["C%d" % (R + 1)] = {"kind": "c100n", "x": bx, "y": by - 4.0, "rot": 0, "pads": {"1": "3V3", "2": "GND"}}
+    parts["C%d" % (R + 2)] = {"kind": "c10u", "x": bx, "y": 8.0, "rot": 0, "pads": {"1": "3V3", "2": "GND"}}
+    parts["R%d" % (n + 1)] = {"kind": "r100", "x": bx, "y": by + 6.0, "rot": 0, "pads": {"1": "CLK", "2": "CLK_OUT"}}
+    parts["R%d" % (n + 2)] = {"kind": "r100", "x": bx, "y": by + 9.0, "rot": 0, "pads": {"1": "LOAD", "2": "LOAD_OUT"}}
+    parts["R%d" % (n + 3)] = {"kind": "r100", "x": bx, "y": 13.0, "rot": 0, "pads": {"1": "QH0", "2": "DATA_UP"}}
+    parts["R%d" % (n + 4)] = {"kind": "r10k", "x": bx, "y": by + 15.0, "rot": 0, "pads": {"1": "DATA_IN", "2": "GND"}}
+    return parts
+
+
+# ============================================================================================
+# 3. KiCad board, routing, DRC, outputs (needs pcbnew)
+# ============================================================================================
+def _pcbnew():
+    import pcbnew
+    return pcbnew
+
+
+def mm(v):
+    return _pcbnew().FromMM(v)
+
+
+def pt(x, y):
+    p = _pcbnew()
+    return p.wxPoint(p.FromMM(x + OFFSET[0]), p.FromMM(y + OFFSET[1]))
+
+
+def build_board(d, log=print):
+    pcbnew = _pcbnew()
+    import pcb_route
+    pcbnew.KIID.SeedGenerator(1)
+    board = pcbnew.BOARD()
+    w, h = d["size"]
+    ds = board.GetDesignSettings()
+    ds.SetCopperLayerCount(2)
+    ds.m_TrackMinWidth = mm(0.15)
+    ds.m_ViasMinSize = mm(0.5)
+    ds.m_MinThroughDrill = mm(0.3)
+    ds.m_CopperEdgeClearance = mm(pcb_route.EDGE_CLEAR)
+    ds.m_HoleToHoleMin = mm(0.25)
+    nc = ds.GetNetClasses().GetDefault()
+    nc.SetClearance(mm(pcb_route.CLEAR))
+    nc.SetTrackWidth(mm(pcb_route.TRACK))
+    nc.SetViaDiameter(mm(pcb_route.VIA_D))
+    nc.SetViaDrill(mm(pcb_route.VIA_DRILL))
+    ds.SetAuxOrigin(pt(0, 0))
+    ds.SetGridOrigin(pt(0, 0))
+    # outline
+    corners = [(0, 0), (w, 0), (w, h), (0, h)]
+    for a, b in zip(corners, corners[1:] + corners[:1]):
+        seg = pcbnew.PCB_SHAPE(board)
+        seg.SetShape(pcbnew.SHAPE_T_SEGMENT)
+        seg.SetLayer(pcbnew.Edge_Cuts)
+        seg.SetWidth(mm(0.1))
+        seg.SetStart(pt(*a))
+        seg.SetEnd(pt(*b))
+        board.Add(seg)
+    parts = netlist_parts(d)
+    nets = {}
+
+    def net(name):
+        if name not in nets:
+            ni = pcbnew.NETINFO_ITEM(board, name)
+            board.Add(ni)
+            nets[name] = ni
+        return nets[name]
+    for name in sorted({n for p in parts.values() for n in p["pads"].values() if n}):
+        net(name)
+    fps = {}
+    for ref in sorted(parts, key=_refkey):
+        p = parts[ref]
+        lib, name, value = PARTS[p["kind"]][:3]
+        fp = pcbnew.FootprintLoad(os.path.join(FP_DIR, lib + ".pretty"), name)
+        fp.SetReference(ref)
+        fp.SetValue(value)
+        fp.SetPosition(pt(p["x"], p["y"]))
+        fp.SetOrientationDegrees(p["rot"])
+        board.Add(fp)
+        fp.Flip(pt(p["x"], p["y"]), False)          # every part on the underside
+        fp.Reference().SetVisible(False)
+        fp.Value().SetVisible(False)
+        for pad in fp.Pads():
+            nn = p["pads"].get(pad.GetNumber())
+            if nn:
+                pad.SetNet(nets[nn])
+        fps[ref] = fp
+    if "J1" in fps:
+        _orient_connectors(fps, parts)
+    # router
+    rt = pcb_route.Router(w, h)
+    pad_geo = {}      # (ref, padnum) -> (layers, cx, cy, hw, hh, net)
+    netid = {name: i for i, name in enumerate(sorted(nets))}
+    for ref in sorted(fps, key=_refkey):
+        fp = fps[ref]
+        for pad in fp.Pads():
+            bb = pad.GetBoundingBox()
+            cx = pcbnew.ToMM(bb.GetCenter().x) - OFFSET[0]
+            cy = pcbnew.ToMM(bb.GetCenter().y) - OFFSET[1]
+            hw = pcbnew.ToMM(bb.GetWidth()) / 2
+            hh = pcbnew.ToMM(bb.GetHeight()) / 2
+            thru = pad.GetAttribute() == pcbnew.PAD_ATTRIB_PTH
+            layers = (0, 1) if thru else (1,)
+            nn = parts[ref]["pads"].get(pad.GetNumber())
+            nid = netid[nn] if nn else pcb_route.BLOCKED
+            rt.add_rect(layers, cx, cy, hw, hh, nid, via_block=not thru)
+            if thru:
+                rt.add_hole(cx, cy, pcbnew.ToMM(pad.GetDrillSize().x) / 2)
+            pad_geo[(ref, pad.GetNumber())] = (layers, cx, cy, hw, hh, nn)
+    conns = _route_all(rt, d, parts, pad_geo, netid, log)
+    for (layer, x1, y1, x2, y2, nid, width) in rt.tracks:
+        t = pcbnew.PCB_TRACK(board)
+        t.SetStart(pt(x1, y1))
+        t.SetEnd(pt(x2, y2))
+        t.SetWidth(mm(width))
+        t.SetLayer(pcbnew.F_Cu if layer == 0 else pcbnew.B_Cu)
+        t.SetNet(nets[sorted(nets)[nid]])
+        board.Add(t)
+    for (x, y, nid) in rt.vias:
+        v = pcbnew.PCB_VIA(board)
+        v.SetPosition(pt(x, y))
+        v.SetWidth(mm(pcb_route.VIA_D))
+        v.SetDrill(mm(pcb_route.VIA_DRILL))
+        v.SetNet(nets[sorted(nets)[nid]])
+        board.Add(v)
+    _silk(board, d)
+    return board, parts, rt, conns
+
+
+def _pad_geometry(board):
+    pcbnew = _pcbnew()
+    out = []
+    for fp in board.GetFootprints():
+        for pad in fp.Pads():
+            bb = pad.GetBoundingBox()
+            thru = pad.GetAttribute() == pcbnew.PAD_ATTRIB_PTH
+            out.append(((0, 1) if thru else (1,), pcbnew.ToMM(bb.GetCenter().x) - OFFSET[0],
+                        pcbnew.ToMM(bb.GetCenter().y) - OFFSET[1], pcbnew.ToMM(bb.GetWidth()) / 2,
+                        pcbnew.ToMM(bb.GetHeight()) / 2))
+    return sorted(out)
+
+
+def _refkey(ref):
+    m = re.match(r"([A-Z]+)(\d+)", ref)
+    return (m.group(1), int(m.group(2)))
+
+
+def _orient_connectors(fps, parts):
+    """Turn each connector so its pins run down the board's left side, pin 1 at the top, and the
+    housing (opening) towards the board edge."""
+    pcbnew = _pcbnew()
+    for ref in ("J1", "J2"):
+        fp = fps[ref]
+        p = parts[ref]
+        for rot in (0, 90, 180, 270):
+            if fp.IsFlipped():
+                fp.Flip(pt(p["x"], p["y"]), False)
+            fp.SetOrientationDegrees(rot)
+            fp.SetPosition(pt(p["x"], p["y"]))
+            fp.Flip(pt(p["x"], p["y"]), False)
+            pads = {q.GetNumber(): q.GetPosition() for q in fp.Pads()}
+            bb = fp.GetBoundingBox(False, False)
+            if pads["1"].x == pads["9"].x and bb.GetX() < pads["1"].x - mm(5):
+                # the pin row runs up from pin 1: put its top pin at the part's y
+                top = min(pads["1"].y, pads["9"].y)
+                fp.Move(pcbnew.wxPoint(0, pt(0, p["y"]).y - top))
+                p["rot"] = rot
+                break
+        else:
+            raise RuntimeError("no orientation puts %s's opening at the board edge" % ref)
+
+
+def _route_all(rt, d, parts, pad_geo, netid, log):
+    """Connect every net.  Order: the switch cells (short), the register/buffer area, the long
+    input lines lane by lane (nearest switch first), then clock, load and power."""
+    import pcb_route
+    G = pcb_route.GRID
+    isl = {}     # net -> list of islands {"cells": set, "pts": [(x, y)], "pads": set, "rail": bool}
+    aside = {}   # islands a net could not reach yet (tried again at the end)
+    pads_of = {}
+    names = {i: n for n, i in netid.items()}
+    for (ref, num), geo in sorted(pad_geo.items(), key=lambda kv: (_refkey(kv[0][0]), kv[0][1])):
+        if geo[5]:
+            pads_of.setdefault(geo[5], []).append((ref, num))
+
+    def pad_island(ref, num):
+        layers, cx, cy, hw, hh, nn = pad_geo[(ref, num)]
+        shrink = 0.45 if len(layers) == 2 else 0.9      # THT pads are ovals: keep inside them
+        cells = rt.pad_cells(layers, cx, cy, hw * shrink, hh * shrink, netid[nn])
+        return {"cells": cells, "pts": [(cx, cy)], "pads": {(ref, num)}, "rail": False}
+
+    def reset(nn):
+        isl[nn] = [pad_island(r, n) for r, n in pads_of[nn]]
+        aside.pop(nn, None)
+    for nn in pads_of:
+        reset(nn)
+    # power rails along every lane on the top layer: GND above the switch row, 3V3 below
+    x_from = 40.0
+    for k, pos in enumerate(d["lanes"]):
+        xs = [p[0] for p in pos]
+        y = pos[0][1]
+        x1 = _snap(max(xs) + 6.0)
+        for nn, dy in (("GND", -3.5), ("3V3", 3.5)):
+            yy = _snap(y + dy)
+            rt.add_segment(0, x_from, yy, x1, yy, netid[nn])
+            rt.rails.append(len(rt.tracks) - 1)
+            isl[nn].append({"cells": rt.segment_cells(0, x_from, yy, x1, yy),
+                            "pts": [(x_from + i * 2.0, yy) for i in range(int((x1 - x_from) / 2) + 1)],
+                            "pads": set(), "rail": True})
+    failures = []
+    queue = []
+    budget = [RIP_BUDGET]
+
+    def find(nn, pad):
+        return next(i for i, s in enumerate(isl[nn]) if pad in s["pads"])
+
+    def dist(a, b):
+        return min(abs(p[0] - q[0]) + abs(p[1] - q[1]) for p in a["pts"] for q in b["pts"])
+
+    def join1(nn, i, j, cost_b):
+        L = isl[nn]
+        a, b = L[i], L[j]
+        if len(a["cells"]) < len(b["cells"]):
+            src, dst = b["cells"], a["cells"]
+        else:
+            src, dst = a["cells"], b["cells"]
+        try:
+            path = rt.route(netid[nn], src, dst, cost_b=cost_b, layer_pref=(0, 1))
+        except pcb_route.RouteError:
+            return False
+        laid = rt.commit(netid[nn], path)
+        a["cells"] |= b["cells"] | laid
+        a["pts"] += b["pts"] + [(c[2] * G, c[1] * G) for c in path[::6]]
+        a["pads"] |= b["pads"]
+        a["rail"] = a["rail"] or b["rail"]
+        L.pop(j)
+        return True
+
+    def join(nn, i, j, cost_b=2.0, tries=3):
+        """Route island j to island i (both of net nn) and merge them; on failure take up the
+        signal nets crowding the two ends and try again (they are routed again afterwards)."""
+        if join1(nn, i, j, cost_b):
+            return True
+        for attempt in range(tries):
+            if budget[0] <= 0:
+                break
+            L = isl[nn]
+            pts = [pad_geo[p][1:3] for p in sorted(L[i]["pads"] | L[j]["pads"])]
+            victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"}
+            if not victims:
+                continue
+            budget[0] -= 1
+            rt.rip([netid[v] for v in victims])
+            for v in sorted(victims):
+                reset(v)
+                if v not in queue:
+                    queue.append(v)
+            if join1(nn, i, j, cost_b):
+                return True
+        a, b = isl[nn][i], isl[nn][j]
+        failures.append((nn, sorted(a["pads"]), sorted(b["pads"])))
+        return False
+
+    def connect(nn, cost_b=2.0):
+        """Join all islands of nn, growing from the first one, nearest island next."""
+        L = isl.get(nn, [])
+        while len(L) > 1:
+            j = min(range(1, len(L)), key=lambda k: (dist(L[0], L[k]), k))
+            if not join(nn, 0, j, cost_b):
+                aside.setdefault(nn, []).append(L.pop(j))
+            L = isl[nn]
+        drain()
+
+    def drain():
+        while queue:
+            v = queue.pop(0)
+            connect(v)
+
+    def pair(nn, pa, pb):
+        i, j = find(nn, pa), find(nn, pb)
+        if i != j:
+            join(nn, min(i, j), max(i, j))
+        drain()
+
+    def to_rail(nn, pad):
+        i = find(nn, pad)
+        rails = [k for k, s in enumerate(isl[nn]) if s["rail"] and k != i]
+        if not rails or isl[nn][i]["rail"]:
+            return
+        px, py = isl[nn][i]["pts"][0]
+        k = min(rails, key=lambda k: (min(abs(q[1] - py) + 0.1 * abs(q[0] - px) for q in isl[nn][k]["pts"]), k))
+        join(nn, k, i) if k < i else join(nn, i, k)
+
+    R = d["registers"]
+    order = sorted((p for p in parts if p.startswith("H")), key=lambda r: (parts[r]["lane"], parts[r]["pos"]))
+    # 1. switch cells: pull-up to its switch, switch and pull-up power pins to the lane rails
+    for hr in order:
+        b = int(hr[1:]) - 1
+        pair(_in_net(b), (hr, HALL_PINS["OUT"]), ("R%d" % (b + 1), "1"))
+    for hr in order:
+        b = int(hr[1:]) - 1
+        to_rail("GND", (hr, HALL_PINS["GND"]))
+        to_rail("3V3", (hr, HALL_PINS["VDD"]))
+        to_rail("3V3", ("R%d" % (b + 1), "2"))
+    # 2. register area: decoupling at every IC, chain, buffer, series resistors, tail, data
+    for r in range(R + 1):
+        u, c = "U%d" % (r + 1), "C%d" % (r + 1)
+        if r < R:
+            pair("3V3", (u, "16"), (c, "1"))
+            pair("GND", (u, "8"), (c, "2"))
+            pair("GND", (u, "15"), (u, "8"))
+        else:
+            pair("3V3", (u, "5"), (c, "1"))
+            pair("GND", (u, "2"), (c, "2"))
+    for nn in ["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
+                                                  "CLK_OUT", "LOAD_OUT"]:
+        connect(nn)
+    for nn in ("CLK", "LOAD"):
+        connect(nn, cost_b=1.5)
+    # 3. the input lines: per lane, nearest switch first; then the spare inputs
+    for hr in order:
+        connect(_in_net(int(hr[1:]) - 1))
+    for b in range(R * 8):
+        connect(_in_net(b))
+    # 4. clock and load, then power
+    for nn in ("CLK", "LOAD", "3V3", "GND"):
+        connect(nn, cost_b=1.5)
+    # 5. whatever failed: once more, taking up more of its neighbours
+    for _ in range(2):
+        again, failures[:] = list(failures), []
+        for nn, lst in aside.items():
+            isl[nn].extend(lst)
+        aside.clear()
+        for nn, pa, pb in again:
+            i, j = find(nn, pa[0]), find(nn, pb[0])
+            if i != j:
+                join(nn, min(i, j), max(i, j), tries=5)
+                drain()
+        if not failures:
+            break
+    failures[:] = ["%s: %s -> %s" % (nn, pa[:2], pb[:2]) for nn, pa, pb in failures]
+    log("  routing: %d rip-ups" % (RIP_BUDGET - budget[0]))
+    rt.trim_rails()
+    if failures and os.environ.get("PCB_DEBUG"):
+        print("routing failed on %d connection(s):\n  %s" % (len(failures), "\n  ".join(failures)))
+        failures = []
+    if failures:
+        raise RuntimeError("routing failed on %d connection(s):\n  %s" % (len(failures), "\n  ".join(failures)))
+    return len(rt.tracks)
+
+
+def _in_net(b):
+    return "IN%d%s" % (b >> 3, LETTERS[b & 7])
+
+
+def _snap(v):
+    import pcb_route
+    return round(v / pcb_route.GRID) * pcb_route.GRID
+
+
+def _silk(board, d):
+    pcbnew = _pcbnew()
+    t = pcbnew.PCB_TEXT(board)
+    t.SetText("%s  (generated from sensor_map.json by hardware/tools/build_pcb.py)" % d["board"])
+    t.SetLayer(pcbnew.B_SilkS)
+    t.SetTextSize(pcbnew.wxSize(mm(1.2), mm(1.2)))
+    t.SetTextThickness(mm(0.15))
+    t.SetPosition(pt(d["size"][0] / 2, d["size"][1] - 2.5))
+    t.SetMirrored(True)
+    board.Add(t)
+
+
+def run_drc(board, path):
+    pcbnew = _pcbnew()
+    pcbnew.WriteDRCReport(board, path, pcbnew.EDA_UNITS_MILLIMETRES, True)
+    with open(path) as f:
+        text = f.read()
+    viol = re.search(r"\*\* Found (\d+) DRC violations", text)
+    unc = re.search(r"\*\* Found (\d+) unconnected pads", text)
+    return (int(viol.group(1)) if viol else -1, int(unc.group(1)) if unc else -1, text)
+
+
+# ---- outputs -----------------------------------------------------------------------------
+_DATE_LINE = re.compile(r"(?im)^(G04 .*\bdate\b.*|%TF\.CreationDate.*|; #@! TF\.CreationDate.*|;.*\bdate\b.*"
+                        r"|G04 #@! TF\.CreationDate.*)\r?\n")
+
+
+def _normalise_kicad(text):
+    """Deterministic KiCad files: uuids renumbered in order of appearance."""
+    seen = {}
+
+    def sub(m):
+        u = m.group(0)
+        if u not in seen:
+            seen[u] = "00000000-0000-4000-8000-%012x" % (len(seen) + 1)
+        return seen[u]
+    return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", sub, text)
+
+
+def save_project(board, out, name):
+    pcbnew = _pcbnew()
+    path = os.path.join(out, name + ".kicad_pcb")
+    pcbnew.SaveBoard(path, board)
+    with open(path) as f:
+        text = _normalise_kicad(f.read())
+    with open(path, "w", newline="\n") as f:
+        f.write(text)
+    prl = os.path.join(out, name + ".kicad_prl")      # local view settings: not part of the design
+    if os.path.exists(prl):
+        os.remove(prl)
+    pro = os.path.join(out, name + ".kicad_pro")
+    if os.path.exists(pro):
+        with open(pro) as f:
+            doc = json.load(f)
+        with open(pro, "w", newline="\n") as f:
+            f.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    else:
+        with open(pro, "w", newline="\n") as f:
+            f.write(json.dumps({"meta": {"filename": name + ".kicad_pro", "version": 1}}, indent=2) + "\n")
+    return path
+
+
+GERBER_LAYERS = [
+    ("F_Cu", "F.Cu", "Top copper"), ("B_Cu", "B.Cu", "Bottom copper"),
+    ("F_Mask", "F.Mask", "Top solder mask"), ("B_Mask", "B.Mask", "Bottom solder mask"),
+    ("F_SilkS", "F.SilkS", "Top silkscreen"), ("B_SilkS", "B.SilkS", "Bottom silkscreen"),
+    ("B_Paste", "B.Paste", "Bottom paste"), ("Edge_Cuts", "Edge.Cuts", "Board outline"),
+]
+
+
+def write_fab(board, out, name, tmp):
+    """Gerbers and Excellon drill files, zipped deterministically as <name>_gerbers.zip."""
+    pcbnew = _pcbnew()
+    gdir = os.path.join(tmp, name)
+    os.makedirs(gdir, exist_ok=True)
+    pctl = pcbnew.PLOT_CONTROLLER(board)
+    po = pctl.GetPlotOptions()
+    po.SetOutputDirectory(gdir)
+    po.SetPlotFrameRef(False)
+    po.SetUseGerberProtelExtensions(True)
+    po.SetUseGerberX2format(False)
+    po.SetUseGerberAttributes(False)
+    po.SetIncludeGerberNetlistInfo(False)
+    po.SetCreateGerberJobFile(False)
+    po.SetUseAuxOrigin(True)
+    po.SetSubtractMaskFromSilk(True)
+    po.SetExcludeEdgeLayer(True)
+    po.SetScale(1)
+    po.SetMirror(False)
+    po.SetDrillMarksType(pcbnew.PCB_PLOT_PARAMS.NO_DRILL_SHAPE)
+    for attr, layer_name, desc in GERBER_LAYERS:
+        pctl.SetLayer(getattr(pcbnew, attr))
+        pctl.OpenPlotfile(attr, pcbnew.PLOT_FORMAT_GERBER, desc)
+        pctl.PlotLayer()
+    pctl.ClosePlot()
+    drl = pcbnew.EXCELLON_WRITER(board)
+    drl.SetOptions(False, False, board.GetDesignSettings().GetAuxOrigin(), False)
+    drl.SetFormat(True)
+    drl.CreateDrillandMapFilesSet(gdir, True, False)
+    zpath = os.path.join(out, name + "_gerbers.zip")
+    with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z:
+        for fn in sorted(os.listdir(gdir)):
+            with open(os.path.join(gdir, fn), "rb") as f:
+                data = f.read().decode("ascii", "replace")
+            data = _DATE_LINE.sub("", data)
+            zi = zipfile.ZipInfo(name + fn if fn.startswith("-") else fn, date_time=(2020, 1, 1, 0, 0, 0))
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = 0o644 << 16
+            z.writestr(zi, data.encode("ascii"))
+    return zpath, sorted(os.listdir(gdir))
+
+
+def variants(d):
+    """Population variants of a design: {suffix: (strip ids, populated set)}; '' = every position."""
+    full = set((k, i) for k, pos in enumerate(d["lanes"]) for i in range(len(pos)))
+    out = {}
+    for s in d["strips"]:
+        kind = s["id"].split("_")[0]
+        key = "" if s["populated"] == full else kind
+        if key in out and out[key][1] != s["populated"]:
+            key = s["id"]
+        out.setdefault(key, ([], s["populated"]))[0].append(s["id"])
+    return out
+
+
+def write_assembly(board, parts, d, out, name):
+    """JLCPCB BOM and CPL (placement) for every population variant."""
+    pcbnew = _pcbnew()
+    pos_of = {}
+    for fp in board.GetFootprints():
+        ref = fp.GetReference()
+        xs = [q.GetPosition().x for q in fp.Pads()]
+        ys = [q.GetPosition().y for q in fp.Pads()]
+        cx = pcbnew.ToMM((min(xs) + max(xs)) // 2) - OFFSET[0]
+        cy = pcbnew.ToMM((min(ys) + max(ys)) // 2) - OFFSET[1]
+        rot = fp.GetOrientationDegrees() % 360
+        pos_of[ref] = (cx, -cy, "Bottom" if fp.IsFlipped() else "Top", rot)
+    written = []
+    for suffix, (strip_ids, populated) in sorted(variants(d).items()):
+        fit = []
+        for ref in sorted(parts, key=_refkey):
+            p = parts[ref]
+            if p["kind"] == "hall" and (p["lane"], p["pos"]) not in populated:
+                continue
+            fit.append(ref)
+        tag = name + ("_" + suffix if suffix else "")
+        groups = {}
+        for ref in fit:
+            lib, fpn, value, mpn, lcsc = PARTS[parts[ref]["kind"]]
+            groups.setdefault((value, fpn, lcsc, mpn), []).append(ref)
+        bom = io.StringIO()
+        w = csv.writer(bom, lineterminator="\n")
+        w.writerow(["Comment", "Designator", "Footprint", "LCSC Part #", "Manufacturer Part", "Quantity"])
+        for (value, fpn, lcsc, mpn), refs in sorted(groups.items(), key=lambda kv: _refkey(kv[1][0])):
+            w.writerow([value, ",".join(refs), fpn, lcsc, mpn, len(refs)])
+        cpl = io.StringIO()
+        w = csv.writer(cpl, lineterminator="\n")
+        w.writerow(["Designator", "Mid X", "Mid Y", "Layer", "Rotation"])
+        for ref in fit:
+            x, y, layer, rot = pos_of[ref]
+            w.writerow([ref, "%.4fmm" % x, "%.4fmm" % y, layer, "%g" % rot])
+        for kind, text in (("bom", bom.getvalue()), ("cpl", cpl.getvalue())):
+            path = os.path.join(out, "%s_%s.csv" % (tag, kind))
+            with open(path, "w", newline="\n") as f:
+                f.write(text)
+            written.append(path)
+    return written
+
+
+def write_netlist(parts, out, name):
+    rows = sorted((net, ref, pad) for ref, p in parts.items() for pad, net in p["pads"].items() if net)
+    path = os.path.join(out, name + "_netlist.csv")
+    with open(path, "w", newline="\n") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["Net", "Reference", "Pad", "Part"])
+        for net, ref, pad in sorted(rows, key=lambda r: (r[0], _refkey(r[1]), r[2])):
+            w.writerow([net, ref, pad, PARTS[parts[ref]["kind"]][2]])
+    return path
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--map", default=os.path.join(HW, "sensor_map.json"))
+    ap.add_argument("--out", default=os.path.join(HW, "pcb"))
+    ap.add_argument("--docs", default=None, help="folder for the pictures (default: hardware/docs, or --out)")
+    ap.add_argument("--check-map", action="store_true", help="only validate the map")
+    ap.add_argument("--board", action="append", help="build only this board design")
+    a = ap.parse_args(argv)
+    with open(a.map) as f:
+        doc = json.load(f)
+    try:
+        designs = designs_from_map(doc)
+    except MapError as e:
+        print("refused: %s: %s" % (os.path.basename(a.map), e), file=sys.stderr)
+        return 2
+    if a.check_map:
+        for b, d in sorted(designs.items()):
+            print("%s: %d lanes, %d registers, %d positions, strips %s" % (
+                b, len(d["lanes"]), d["registers"], sum(len(p) for p in d["lanes"]),
+                ", ".join(s["id"] for s in d["strips"])))
+        return 0
+    os.makedirs(a.out, exist_ok=True)
+    bad = 0
+    summary = {}
+    for name, d in sorted(designs.items()):
+        if a.board and name not in a.board:
+            continue
+        t0 = time.time()
+        board, parts, rt, ntracks = build_board(d)
+        t1 = time.time()
+        drc_path = os.path.join(a.out, name + "_drc.txt")
+        viol, unc, text = run_drc(board, drc_path)
+        with open(drc_path, "w", newline="\n") as f:
+            f.write(_DATE_LINE.sub("", re.sub(r"(?m)^\*\* Created on .*\n", "", text)))
+        t2 = time.time()
+        print("%s: %.0f x %.0f mm, %d parts, %d tracks, %d vias; placed+routed in %.1f s, DRC %.1f s: "
+              "%d violations, %d unconnected" % (name, d["size"][0], d["size"][1], len(parts), len(rt.tracks),
+                                                 len(rt.vias), t1 - t0, t2 - t1, viol, unc))
+        save_project(board, a.out, name)
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            write_fab(board, a.out, name, tmp)
+        write_assembly(board, parts, d, a.out, name)
+        write_netlist(parts, a.out, name)
+        import pcb_route
+        docs = a.docs or (os.path.join(HW, "docs") if os.path.abspath(a.out) == os.path.join(HW, "pcb") else a.out)
+        pcb_route.render_png(os.path.join(docs, "pcb_%s.png" % name), d["size"][0], d["size"][1],
+                             _pad_geometry(board), rt.tracks, rt.vias,
+                             title="%s (underside, generated from sensor_map.json)" % name)
+        summary[name] = {"size_mm": list(d["size"]), "parts": len(parts), "tracks": len(rt.tracks),
+                         "vias": len(rt.vias), "drc_violations": viol, "drc_unconnected": unc,
+                         "registers": d["registers"], "positions": sum(len(p) for p in d["lanes"]),
+                         "strips": [s["id"] for s in d["strips"]],
+                         "variants": {k or "all": v[0] for k, v in sorted(variants(d).items())}}
+        if viol != 0 or unc != 0:
+            print("DRC NOT CLEAN: see %s" % drc_path, file=sys.stderr)
+            bad = 1
+    if not a.board:
+        with open(os.path.join(a.out, "summary.json"), "w", newline="\n") as f:
+            f.write(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,314 @@
+"""Fab-ready boards generated from the sensor map (issue 17, hardware/tools/build_pcb.py).
+
+The generator needs KiCad's `pcbnew`, which only Debian's /usr/bin/python3 can import
+(`apt-get install kicad kicad-footprints`, as .ci/run does); these tests call it through a
+subprocess.  Without it they skip, except in CI (CI set), where they must run.  The map checks
+(refusals) need no KiCad and always run.
+"""
+import copy
+import csv
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from hwcommon import FULL, HW, REDUCED, read_json
+
+SYS_PY = "/usr/bin/python3"
+TOOL = os.path.join(HW, "tools", "build_pcb.py")
+COMMITTED = os.path.join(HW, "pcb")
+DOCS = os.path.join(HW, "docs")
+BOARDS = ("track_board", "resource_board")
+
+
+def _have_pcbnew():
+    try:
+        return subprocess.run([SYS_PY, "-c", "import pcbnew"], capture_output=True, timeout=120).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+HAVE_KICAD = _have_pcbnew()
+needs_kicad = pytest.mark.skipif(not HAVE_KICAD and not os.environ.get("CI"),
+                                 reason="KiCad's pcbnew is not importable by /usr/bin/python3 "
+                                        "(apt-get install kicad kicad-footprints)")
+
+
+def check_map(doc, tmp_path, full=False):
+    """Run the generator on a map; returns (exit status, stdout + stderr)."""
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps(doc))
+    args = [sys.executable, TOOL, "--map", str(path)]
+    args += ["--out", str(tmp_path / "out")] if full else ["--check-map"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout + r.stderr
+
+
+# ---- the map -> boards (no KiCad needed) ------------------------------------------------------
+@pytest.mark.parametrize("path", [FULL, REDUCED])
+def test_the_real_maps_fit_the_boards(path, tmp_path):
+    rc, out = check_map(read_json(path), tmp_path)
+    assert rc == 0, out
+    assert "track_board: 2 lanes, 2 registers, 16 positions" in out
+    assert ("resource_board: 6 lanes, 9 registers, 66 positions" in out) == (path == FULL)
+
+
+def _lane(doc, lid):
+    return next(l for l in doc["lanes"] if l["id"] == lid)
+
+
+def test_a_lane_longer_than_its_board_is_refused_naming_it(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    lane = _lane(doc, "government.p1")
+    lane["bits"] = lane["bits"] + [8]          # a 9th position on an 8-position track board
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "lane 'government.p1'" in out and "9 positions" in out and "holds 8 per lane" in out
+
+
+def test_a_resource_lane_of_twelve_is_refused(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    lane = _lane(doc, "money.p2")
+    lane["bits"] = lane["bits"] + [lane["bits"][-1] + 1]
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "lane 'money.p2'" in out and "12 positions" in out and "resource_board holds 11" in out
+
+
+def test_a_lane_reading_another_boards_register_is_refused(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    lane = _lane(doc, "economy.p2")             # strip dev_economy: registers 2-3
+    lane["bits"][-1] = 40                        # register 5, on dev_technology
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "lane 'economy.p2' position 8" in out and "dev_technology" in out
+    assert "cannot cross boards without a wire" in out
+
+
+def test_a_lane_running_off_its_board_is_refused(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    lane = _lane(doc, "culture.p1")
+    lane["at_mm"] = [80.0, lane["at_mm"][1]]     # 8 spaces from x=80 at 16 mm: the last at 192 > 178
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "lane 'culture.p1' position" in out and "off its board 'dev_culture'" in out
+
+
+def test_a_strip_with_more_lanes_than_its_board_is_refused(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    extra = copy.deepcopy(_lane(doc, "government.p2"))
+    extra["id"] = "government.p3"
+    doc["lanes"].append(extra)
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "strip 'dev_government': 3 lanes" in out and "holds 2" in out
+
+
+def test_the_full_generator_refuses_before_building(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    _lane(doc, "food.p1")["bits"][0] = 0         # register 0 is on dev_government
+    rc, out = check_map(doc, tmp_path, full=True)
+    assert rc == 2 and out.startswith("refused: map.json: lane 'food.p1' position 1")
+    assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
+
+
+# ---- the generated boards ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    if not HAVE_KICAD and not os.environ.get("CI"):
+        pytest.skip("no pcbnew")
+    out = tmp_path_factory.mktemp("pcb")
+    r = subprocess.run([SYS_PY, TOOL, "--out", str(out)], capture_output=True, text=True, timeout=1200)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return str(out)
+
+
+def _netlist(built, board):
+    with open(os.path.join(built, board + "_netlist.csv")) as f:
+        rows = list(csv.DictReader(f))
+    pin = {(r["Reference"], r["Pad"]): r["Net"] for r in rows}
+    part = {r["Reference"]: r["Part"] for r in rows}
+    members = {}
+    for r in rows:
+        members.setdefault(r["Net"], set()).add((r["Reference"], r["Pad"]))
+    return pin, part, members
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_design_rule_check_is_clean(built, board):
+    with open(os.path.join(built, board + "_drc.txt")) as f:
+        text = f.read()
+    assert "** Found 0 DRC violations **" in text
+    assert "** Found 0 unconnected pads **" in text
+    s = read_json(os.path.join(built, "summary.json"))[board]
+    assert s["drc_violations"] == 0 and s["drc_unconnected"] == 0
+    assert s["tracks"] > 100 and s["vias"] > 0
+
+
+@needs_kicad
+def test_the_drc_gate_has_teeth(built, tmp_path):
+    """The same check on the generated board with one pull-up pushed onto its switch must fail."""
+    script = (
+        "import pcbnew, re, sys\n"
+        "b = pcbnew.LoadBoard(sys.argv[1])\n"
+        "b.FindFootprintByReference('R3').Move(pcbnew.wxPointMM(-3.0, 0))\n"
+        "pcbnew.WriteDRCReport(b, sys.argv[2], pcbnew.EDA_UNITS_MILLIMETRES, True)\n")
+    rep = tmp_path / "drc.txt"
+    subprocess.run([SYS_PY, "-c", script, os.path.join(built, "track_board.kicad_pcb"), str(rep)],
+                   check=True, timeout=300)
+    text = rep.read_text()
+    assert "** Found 0 DRC violations **" not in text
+    assert "courtyards_overlap" in text or "clearance" in text
+
+
+@needs_kicad
+def test_every_sensor_bit_of_the_map_is_a_switch_on_its_register(built):
+    doc = read_json(FULL)
+    regs_total = 0
+    for strip in doc["strips"]:
+        pin, part, members = _netlist(built, strip["board"])
+        registers = sorted((r for r, p in part.items() if p == "74HC165D"), key=lambda r: int(r[1:]))
+        assert len(registers) == strip["registers"]
+        regs_total += len(registers)
+        base = strip["first_register"] * 8
+        seen = set()
+        for lane in (l for l in doc["lanes"] if l["strip"] == strip["id"]):
+            for i, bit in enumerate(lane["bits"]):
+                local = bit - base
+                reg = registers[local >> 3]
+                letter = "HGFEDCBA"[local & 7]
+                reg_pin = {"A": "11", "B": "12", "C": "13", "D": "14",
+                           "E": "3", "F": "4", "G": "5", "H": "6"}[letter]
+                net = pin[(reg, reg_pin)]
+                on_net = members[net]
+                switches = [(r, p) for r, p in on_net if part[r] == "AH1807-W-7"]
+                assert len(switches) == 1 and switches[0][1] == "2", (lane["id"], i, on_net)
+                sw = switches[0][0]
+                assert pin[(sw, "1")] == "3V3" and pin[(sw, "3")] == "GND"
+                pullups = [r for r, p in on_net if part[r] == "10k" and r != sw]
+                assert len(pullups) == 1 and {pin[(pullups[0], "1")], pin[(pullups[0], "2")]} == {net, "3V3"}
+                seen.add(sw)
+        n_pos = sum(len(l["bits"]) for l in doc["lanes"] if l["strip"] == strip["id"])
+        assert len(seen) == n_pos
+    assert regs_total == doc["chain"]["registers"]
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_chain_wiring_and_schmitt_buffer(built, board):
+    pin, part, members = _netlist(built, board)
+    registers = sorted((r for r, p in part.items() if p == "74HC165D"), key=lambda r: int(r[1:]))
+    buf = [r for r, p in part.items() if p == "74LVC2G17"]
+    assert len(buf) == 1
+    b = buf[0]
+    # the connector's CLK and LOAD reach only the Schmitt inputs; the buffered lines every register
+    assert members[pin[("J1", "2")]] == {("J1", "2"), (b, "1")}
+    assert members[pin[("J1", "4")]] == {("J1", "4"), (b, "3")}
+    for reg in registers:
+        assert pin[(reg, "2")] == pin[(b, "6")] and pin[(reg, "1")] == pin[(b, "4")]
+        assert pin[(reg, "15")] == "GND" and pin[(reg, "16")] == "3V3"
+    # register k's SER is register k+1's QH; the last SER comes from DOWN (with a pull-down)
+    for k in range(len(registers) - 1):
+        assert pin[(registers[k], "10")] == pin[(registers[k + 1], "9")]
+    tail = members[pin[(registers[-1], "10")]]
+    assert ("J2", "6") in tail
+    assert any(part[r] == "10k" and "GND" in (pin.get((r, "1")), pin.get((r, "2"))) for r, _ in tail)
+    # register 0's QH goes UP through a series resistor
+    qh = members[pin[(registers[0], "9")]]
+    series = [r for r, _ in qh if part[r] == "100R"]
+    assert len(series) == 1
+    other = pin[(series[0], "2")] if pin[(series[0], "1")] == pin[(registers[0], "9")] else pin[(series[0], "1")]
+    assert ("J1", "6") in members[other]
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_a_reversed_cable_cannot_short_the_supply(built, board):
+    """Pin p of one end meets pin 10-p of the other on a reversed 9-way cable: 3V3 must only ever
+    meet 3V3, GND only GND; and every signal pin has a GND or 3V3 neighbour, no two signals touch."""
+    pin, part, members = _netlist(built, board)
+    for j in ("J1", "J2"):
+        nets = {p: pin.get((j, str(p))) for p in range(1, 10)}
+        for p in range(1, 10):
+            a, b = nets[p], nets[10 - p]
+            if a in ("3V3", "GND") or b in ("3V3", "GND"):
+                assert a == b, (j, p, a, b)
+        for p in range(1, 9):
+            pair = {nets[p], nets[p + 1]}
+            assert pair & {"GND", "3V3", None}, (j, p, pair)
+    for p in range(1, 10):
+        up, down = pin.get(("J1", str(p))), pin.get(("J2", str(p)))
+        if up in ("GND", "3V3") or down in ("GND", "3V3"):
+            assert up == down, p           # UP and DOWN share one pinout
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_assembly_files_in_jlcpcb_format(built, board):
+    doc = read_json(FULL)
+    summary = read_json(os.path.join(built, "summary.json"))[board]
+    pin, part, members = _netlist(built, board)
+    for variant in summary["variants"]:
+        tag = board if variant == "all" else board + "_" + variant
+        with open(os.path.join(built, tag + "_bom.csv")) as f:
+            bom = list(csv.reader(f))
+        with open(os.path.join(built, tag + "_cpl.csv")) as f:
+            cpl = list(csv.reader(f))
+        assert bom[0][:4] == ["Comment", "Designator", "Footprint", "LCSC Part #"]
+        assert cpl[0] == ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]
+        placed = {r[0] for r in cpl[1:]}
+        in_bom = {d for r in bom[1:] for d in r[1].split(",")}
+        assert placed == in_bom
+        for r in bom[1:]:
+            if r[0] in ("74HC165D", "74LVC2G17", "10k", "100R", "100nF", "10uF"):
+                assert r[3].startswith("C") and r[3][1:].isdigit(), r
+            else:
+                assert r[3] == "" or (r[3].startswith("C") and r[3][1:].isdigit()), r
+        assert all(r[3] == "Bottom" for r in cpl[1:])
+        w, h = summary["size_mm"]
+        for r in cpl[1:]:
+            x, y = float(r[1][:-2]), float(r[2][:-2])
+            assert 0 < x < w and -h < y < 0
+        strips = [s for s in doc["strips"] if s["id"] in summary["variants"][variant]]
+        n_pos = {sum(len(l["bits"]) for l in doc["lanes"] if l["strip"] == s["id"]) for s in strips}
+        assert len(n_pos) == 1
+        halls = [d for d in in_bom if part[d] == "AH1807-W-7"]
+        assert len(halls) == n_pos.pop()
+        # every register input keeps its pull-up, populated or not
+        assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 1
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_gerbers_and_drill_files(built, board):
+    with zipfile.ZipFile(os.path.join(built, board + "_gerbers.zip")) as z:
+        names = z.namelist()
+        for suffix in ("-F_Cu.gtl", "-B_Cu.gbl", "-F_Mask.gts", "-B_Mask.gbs", "-B_SilkS.gbo",
+                       "-Edge_Cuts.gm1", "-PTH.drl"):
+            assert board + suffix in names
+        cu = z.read(board + "-B_Cu.gbl").decode()
+        assert cu.rstrip().endswith("M02*") and "D03*" in cu
+        assert "T1C0.300" in z.read(board + "-PTH.drl").decode()
+
+
+@needs_kicad
+def test_the_committed_boards_are_what_the_map_generates(built):
+    """hardware/pcb/ and the pictures in hardware/docs/ are regenerated byte for byte."""
+    stale = []
+    for fn in sorted(os.listdir(built)):
+        mine = os.path.join(built, fn)
+        theirs = os.path.join(DOCS if fn.endswith(".png") else COMMITTED, fn)
+        if not os.path.exists(theirs):
+            stale.append(fn + " (not committed)")
+            continue
+        with open(mine, "rb") as a, open(theirs, "rb") as b:
+            if a.read() != b.read():
+                stale.append(fn)
+    for fn in os.listdir(COMMITTED):
+        if not os.path.exists(os.path.join(built, fn)):
+            stale.append(fn + " (no longer generated)")
+    assert not stale, "stale: %s (run /usr/bin/python3 hardware/tools/build_pcb.py)" % stale
