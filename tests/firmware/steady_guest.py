@@ -17,6 +17,7 @@ class Rig:
         self.smap = smap = sensormap.load(map_path)
         with open(profile_path) as f:
             self.profile = json.load(f)
+        machine.use_profile(self.profile)  # the dice LEDs switch: readings are burst - dark
         self.t = 1000
         self.events = self.frames = 0
         n = smap.chain_registers

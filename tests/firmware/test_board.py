@@ -162,7 +162,7 @@ def test_guided_calibration_round_trip(tmp_path):
     assert _cal(r, wire.CAL_CAPTURE, 1, 3)["status"] == wire.CAL_NO_DIE
     for face in range(1, 7):
         r.world.optics[1].roll(r.clock.t, face, 50, False)
-        r.tick(300)
+        r.tick(500)  # 3 stable LED-on minus LED-off readings (~64 ms each) after the tumble
         st = _cal(r, wire.CAL_CAPTURE, 1, face)
         assert st["status"] == wire.CAL_OK, st
         assert st["c"] > 500

@@ -14,8 +14,10 @@ def _cal(r, step, well=0, face=0):
 
 
 def _show(r, well, top):
+    # a reading is LED-on minus LED-off, two integrations (~64 ms): 3 stable readings after the
+    # tumble take ~300 ms
     r.world.optics[well].roll(r.clock.t, top, 50, False)
-    r.tick(300)
+    r.tick(500)
 
 
 def test_a_die_turned_the_wrong_way_is_not_captured(tmp_path):

@@ -55,12 +55,17 @@ def test_paired_hand_sweep_and_dice_allocate_nothing(session):
         "rig.pair()\n"
         "rig.steps(2000)\n"  # warm-up: first event of each kind, first heartbeat
         "d0 = rig.board.link.counters['tx_frames']\n"
+        "r0 = rig.board.wells[0].roll\n"
         "run = lambda: rig.steps(3000)\n"
         "a = sg.measure(run)\n"
-        "print('PAIRED', a, rig.events, rig.frames, int(rig.board.link.synced), rig.board.link.counters['folded'])\n")
-    alloc, events, frames, synced, folded = _line(r, "PAIRED")
+        "print('PAIRED', a, rig.events, rig.frames, int(rig.board.link.synced), rig.board.link.counters['folded'], "
+        "rig.board.wells[0].roll - r0, rig.board.sensors[0].pairs)\n")
+    alloc, events, frames, synced, folded, rolls, pairs = _line(r, "PAIRED")
     # 3 s of a hand sweeping all 28 lanes every 40 ms: thousands of TRACK_CHANGE and DICE
     assert synced == 1 and events > 1000 and folded == 0
+    # the dice readings are LED-on minus LED-off pairs (the LED pin switched), and dice arrived
+    # during the measured steps (a new roll needs 3 dark readings first: rarely, at 75 ms a colour)
+    assert pairs > 40 and rolls >= 1
     assert alloc == 0, r.stdout
 
 
