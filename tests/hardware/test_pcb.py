@@ -118,11 +118,25 @@ def test_the_full_generator_refuses_before_building(full_doc, tmp_path):
 # ---- the generated boards ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
+    """Generate both boards once per test run: under pytest-xdist the workers share one build
+    (the first one builds, the others wait on the lock and reuse it)."""
     if not HAVE_KICAD and not os.environ.get("CI"):
         pytest.skip("no pcbnew")
-    out = tmp_path_factory.mktemp("pcb")
-    r = subprocess.run([SYS_PY, TOOL, "--out", str(out)], capture_output=True, text=True, timeout=1200)
-    assert r.returncode == 0, r.stdout + r.stderr
+    import fcntl
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    out = root / "pcb_build"
+    with open(str(root / "pcb_build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = root / "pcb_build.done"
+        if not done.exists():
+            out.mkdir(exist_ok=True)
+            r = subprocess.run([SYS_PY, TOOL, "--out", str(out)], capture_output=True, text=True, timeout=1200)
+            (root / "pcb_build.log").write_text(r.stdout + r.stderr)
+            done.write_text(str(r.returncode))
+        rc = int(done.read_text())
+    assert rc == 0, (root / "pcb_build.log").read_text()
     return str(out)
 
 
