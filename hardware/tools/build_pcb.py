@@ -375,7 +375,37 @@ def build_board(d, log=print):
         v.SetNet(nets[sorted(nets)[nid]])
         board.Add(v)
     _silk(board, d)
+    board = _ground_pour(board, d)
     return board, parts, rt, conns
+
+
+def _ground_pour(board, d):
+    """GND pour on both layers over the whole board, filled after routing (solid connection to
+    GND pads and vias; islands that reach no GND are removed).  KiCad 6 fills only a board that
+    was loaded from a file, so the board goes through a temporary file first."""
+    pcbnew = _pcbnew()
+    import tempfile
+    w, h = d["size"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "board.kicad_pcb")
+        pcbnew.SaveBoard(path, board)
+        board = pcbnew.LoadBoard(path)
+    gnd = board.FindNet("GND")
+    for layer in (pcbnew.F_Cu, pcbnew.B_Cu):
+        z = pcbnew.ZONE(board)
+        z.SetLayer(layer)
+        z.SetNetCode(gnd.GetNetCode())
+        ol = z.Outline()
+        ol.NewOutline()
+        for x, y in ((0.5, 0.5), (w - 0.5, 0.5), (w - 0.5, h - 0.5), (0.5, h - 0.5)):
+            p = pt(x, y)
+            ol.Append(p.x, p.y)
+        z.SetPadConnection(pcbnew.ZONE_CONNECTION_FULL)
+        z.SetLocalClearance(mm(0.3))
+        z.SetMinThickness(mm(0.25))
+        board.Add(z)
+    pcbnew.ZONE_FILLER(board).Fill(board.Zones())
+    return board
 
 
 def _pad_geometry(board):
@@ -389,6 +419,25 @@ def _pad_geometry(board):
                         pcbnew.ToMM(bb.GetCenter().y) - OFFSET[1], pcbnew.ToMM(bb.GetWidth()) / 2,
                         pcbnew.ToMM(bb.GetHeight()) / 2))
     return sorted(out)
+
+
+def _pour_polygons(board):
+    """Filled GND pour outlines and holes per layer (0 = F.Cu, 1 = B.Cu), in board mm."""
+    pcbnew = _pcbnew()
+    out = []
+    for z in board.Zones():
+        for li, layer in ((0, pcbnew.F_Cu), (1, pcbnew.B_Cu)):
+            if not z.IsOnLayer(layer):
+                continue
+            ps = z.GetFilledPolysList(layer)
+            for i in range(ps.OutlineCount()):
+                rings = [ps.Outline(i)] + [ps.Hole(i, k) for k in range(ps.HoleCount(i))]
+                pts = []
+                for ring in rings:
+                    pts.append([(pcbnew.ToMM(ring.CPoint(j).x) - OFFSET[0], pcbnew.ToMM(ring.CPoint(j).y) - OFFSET[1])
+                                for j in range(ring.PointCount())])
+                out.append((li, pts))
+    return out
 
 
 def _refkey(ref):
@@ -651,6 +700,7 @@ def _normalise_kicad(text):
 def save_project(board, out, name):
     pcbnew = _pcbnew()
     path = os.path.join(out, name + ".kicad_pcb")
+    board.SetFileName(path)            # names the plots (Gerber ProjectId) after the board
     pcbnew.SaveBoard(path, board)
     with open(path) as f:
         text = _normalise_kicad(f.read())
@@ -663,6 +713,7 @@ def save_project(board, out, name):
     if os.path.exists(pro):
         with open(pro) as f:
             doc = json.load(f)
+        doc.setdefault("meta", {})["filename"] = name + ".kicad_pro"
         with open(pro, "w", newline="\n") as f:
             f.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     else:
@@ -714,7 +765,7 @@ def write_fab(board, out, name, tmp):
             with open(os.path.join(gdir, fn), "rb") as f:
                 data = f.read().decode("ascii", "replace")
             data = _DATE_LINE.sub("", data)
-            zi = zipfile.ZipInfo(name + fn if fn.startswith("-") else fn, date_time=(2020, 1, 1, 0, 0, 0))
+            zi = zipfile.ZipInfo(name + "-" + fn.split("-", 1)[1], date_time=(2020, 1, 1, 0, 0, 0))
             zi.compress_type = zipfile.ZIP_DEFLATED
             zi.external_attr = 0o644 << 16
             z.writestr(zi, data.encode("ascii"))
@@ -823,7 +874,9 @@ def main(argv):
         drc_path = os.path.join(a.out, name + "_drc.txt")
         viol, unc, text = run_drc(board, drc_path)
         with open(drc_path, "w", newline="\n") as f:
-            f.write(_DATE_LINE.sub("", re.sub(r"(?m)^\*\* Created on .*\n", "", text)))
+            text = re.sub(r"(?m)^\*\* Created on .*\n", "", text)
+            text = re.sub(r"(?m)^\*\* Drc report for .*$", "** Drc report for %s.kicad_pcb **" % name, text)
+            f.write(_DATE_LINE.sub("", text))
         t2 = time.time()
         print("%s: %.0f x %.0f mm, %d parts, %d tracks, %d vias; placed+routed in %.1f s, DRC %.1f s: "
               "%d violations, %d unconnected" % (name, d["size"][0], d["size"][1], len(parts), len(rt.tracks),
@@ -837,7 +890,7 @@ def main(argv):
         import pcb_route
         docs = a.docs or (os.path.join(HW, "docs") if os.path.abspath(a.out) == os.path.join(HW, "pcb") else a.out)
         pcb_route.render_png(os.path.join(docs, "pcb_%s.png" % name), d["size"][0], d["size"][1],
-                             _pad_geometry(board), rt.tracks, rt.vias,
+                             _pad_geometry(board), rt.tracks, rt.vias, pours=_pour_polygons(board),
                              title="%s (underside, generated from sensor_map.json)" % name)
         summary[name] = {"size_mm": list(d["size"]), "parts": len(parts), "tracks": len(rt.tracks),
                          "vias": len(rt.vias), "drc_violations": viol, "drc_unconnected": unc,

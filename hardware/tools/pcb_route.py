@@ -385,7 +385,7 @@ class Router:
         return set(path)
 
 
-def render_png(path, w_mm, h_mm, pads, tracks, vias, outline_only=False, scale=6, title=None):
+def render_png(path, w_mm, h_mm, pads, tracks, vias, outline_only=False, scale=8, title=None, pours=()):
     """A picture of the board seen from the part side (bottom), drawn from its geometry:
     pads [(layers, cx, cy, hw, hh, kind)], tracks [(layer, x1, y1, x2, y2, net, width)],
     vias [(x, y, net)].  Mirrored left-right, as the underside is seen."""
@@ -402,6 +402,14 @@ def render_png(path, w_mm, h_mm, pads, tracks, vias, outline_only=False, scale=6
     def Y(y):
         return top + m + y * scale
     dr.rectangle([X(w_mm), Y(0), X(0), Y(h_mm)], fill=(18, 80, 40), outline=(230, 230, 120), width=2)
+    for layer in (0, 1):      # GND pour: top layer as a faint tint, the part side a little stronger
+        for (li, rings) in pours:
+            if li != layer:
+                continue
+            col = (30, 100, 60) if layer == 0 else (40, 115, 70)
+            for k, ring in enumerate(rings):
+                if len(ring) > 2:
+                    dr.polygon([(X(x), Y(y)) for x, y in ring], fill=col if k == 0 else (18, 80, 40))
     for (layer, x1, y1, x2, y2, net, width) in tracks:
         if layer == 0:
             dr.line([X(x1), Y(y1), X(x2), Y(y2)], fill=(60, 120, 190), width=max(1, int(width * scale)))

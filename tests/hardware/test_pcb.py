@@ -107,6 +107,16 @@ def test_a_strip_with_more_lanes_than_its_board_is_refused(full_doc, tmp_path):
     assert "strip 'dev_government': 3 lanes" in out and "holds 2" in out
 
 
+def test_strips_of_one_board_design_must_agree(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    lane = _lane(doc, "military_might.p2")      # an aspect strip: the same track_board as dev_*
+    lane["at_mm"] = [lane["at_mm"][0], lane["at_mm"][1] + 2.0]
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "lane 'military_might.p2' position 1 (strip 'aspect_military_might')" in out
+    assert "strip 'dev_government'" in out
+
+
 def test_the_full_generator_refuses_before_building(full_doc, tmp_path):
     doc = copy.deepcopy(full_doc)
     _lane(doc, "food.p1")["bits"][0] = 0         # register 0 is on dev_government
