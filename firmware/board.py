@@ -64,7 +64,10 @@ def map_heap_bytes(smap):
     spaces = 0
     for bs in smap.lane_byte:
         spaces += len(bs)
-    chips = (smap.chain_registers + 15) // 16
+    try:  # by board when the map keeps its strips (may be more chips than one per 16 registers)
+        chips = len(chip_starts(smap.chain_registers, getattr(smap, "strip_starts", None)))
+    except LightsMapError:
+        chips = 0
     return 61 * smap.n_lanes + 8 * spaces + 2 * smap.chain_registers + 400 * smap.n_wells \
         + 112 * chips + 160
 
@@ -92,8 +95,9 @@ class MapTables:
     def __init__(self, smap):
         for name in self.FIELDS:
             setattr(self, name, getattr(smap, name))
-        # first chain register of each strip (board), when the loader keeps them: the guidance
-        # lights then give each board its own HT16K33 rows (firmware/ht16k33.py chip_starts)
+        # first chain register of each strip (board), kept by the loader (None for a map
+        # without strips): the guidance lights give each board its own HT16K33 ROWs
+        # (firmware/ht16k33.py chip_starts); start-up only, Board drops it after the lights
         self.strip_starts = getattr(smap, "strip_starts", None)
 
 
@@ -147,6 +151,7 @@ class Board:
                 b, smap.well_addrs[w], atime, gain, smap.well_chip_ids[w],
                 self._well_led(profile, smap.well_buses[w]), 1, now_ms))
         self._init_lights(profile, smap)
+        smap.strip_starts = None  # the chips' starts are in self.lights now
         led = profile.get("led")
         self.led = None
         if led and self._pin(profile, led.get("pin"), wire.PIN_LED, True) is not None:

@@ -82,7 +82,9 @@ class SensorMap:
     bit mask per space), spare_bits (tuple), spare_level (what a spare input reads),
     tail_level (what the chain reads after its last register), n_wells, well_ids, well_buses,
     well_addrs, well_chip_ids (list of tuples), omittable (dict group -> tuple of lane
-    indices), hash8 (bytes), hash_hex (str).
+    indices), strip_starts (first chain register of each strip = board, in file order; the
+    guidance lights give each board its own HT16K33 ROWs: firmware/ht16k33.py chip_starts) and
+    strip_ids (their ids), both None for a map without 'strips', hash8 (bytes), hash_hex (str).
     """
     # declared for the type checker (set by parse); annotations cost nothing at run time
     game: str
@@ -104,6 +106,8 @@ class SensorMap:
     well_addrs: list
     well_chip_ids: list
     omittable: dict
+    strip_starts: "list | None"
+    strip_ids: "list | None"
     hash8: bytes
     hash_hex: str
 
@@ -414,6 +418,35 @@ def parse(data):
             raise SensorMapError("omittable %r: its bits must start in a register after the last kept bit %d"
                   % (g, keep_max))
         omittable[g] = tuple(idx)
+
+    # strips (boards): only where each starts and its id (the lights' chips, by board)
+    m.strip_starts = m.strip_ids = None
+    strips = doc.get("strips")
+    if strips is not None:
+        if not isinstance(strips, list):
+            raise SensorMapError("malformed file: 'strips' is not a list")
+        sst = []
+        sid = []
+        for k in range(len(strips)):
+            st = strips[k]
+            sk = _need(st, "id", "strips[%d]" % k)
+            if not _is_str(sk):
+                raise SensorMapError("malformed file: strips[%d] id is not a string" % k)
+            where = "strip %r (strips[%d])" % (sk, k)
+            if sk in sid:
+                raise SensorMapError("%s: duplicate strip id (also strips[%d])" % (where, sid.index(sk)))
+            first = _need(st, "first_register", where)
+            if not _is_int(first) or first < 0 or first >= regs:
+                raise SensorMapError("%s: first_register %r is not a register of the chain (0..%d)"
+                                     % (where, first, regs - 1))
+            if first in sst:
+                raise SensorMapError("%s: first_register %d is also where strip %r starts"
+                                     % (where, first, sid[sst.index(first)]))
+            sst.append(first)
+            sid.append(sk)
+        if sst:
+            m.strip_starts = sst
+            m.strip_ids = sid
 
     m.lane_ids = ids
     m.lane_tracks = ltracks

@@ -206,17 +206,11 @@ def test_with_the_maps_strips_no_board_is_split_between_chips():
     assert "strip 'big' (strips[1]) has 18 registers (2-19)" in str(exc.value)
 
 
-def test_a_board_whose_map_keeps_its_strips_lights_by_board(tmp_path, monkeypatch):
-    """When the loader keeps the strips' first registers (SensorMap.strip_starts), the board
-    and the simulated chips use the board-aligned layout: resource board p2 is chip 2, ROW 0."""
-    from tests.firmware import harness
-    real = harness.load_map
-
-    def with_strips(path=harness.MAP_PATH):
-        m = real(path)
-        m.strip_starts = _strips(path)[0]
-        return m
-    monkeypatch.setattr(harness, "load_map", with_strips)
+def test_the_board_lights_by_board_from_the_strips_the_loader_keeps(tmp_path):
+    """The loader keeps the strips' first registers (SensorMap.strip_starts), so the board and
+    the simulated chips use the board-aligned layout: the full map's chips start at registers
+    0 (the 8 track boards), 16 (resource board p1) and 25 (resource board p2, chip 2 ROW 0);
+    the map without resource boards needs the first only."""
     rig = Rig(tmp_path)
     assert rig.board.lights.starts == [0, 16, 25] and rig.world.light_starts == [0, 16, 25]
     k = rig.smap.lane_index("food.p2")
@@ -225,6 +219,9 @@ def test_a_board_whose_map_keeps_its_strips_lights_by_board(tmp_path, monkeypatc
     assert rig.world.lit_positions() == {(k, 0)}
     chip = rig.world.lights[2]
     assert chip.lit(rig.smap.lane_byte[k][0] - 25, rig.smap.lane_bits(k)[0] & 7)
+    assert rig.board.smap.strip_starts is None  # start-up only: the chips hold their starts
+    small = Rig(tmp_path / "no_res", map_path=NO_RES_MAP_PATH)
+    assert small.board.lights.starts == [0] and len(small.world.lights) == 1
 
 
 def test_the_board_goes_dark_before_it_stops_for_the_repl(tmp_path):

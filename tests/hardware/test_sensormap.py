@@ -41,6 +41,17 @@ def test_full_map_counts_and_ids():
         assert isinstance(m.lane_byte[k], bytes) and isinstance(m.lane_mask[k], bytes)
 
 
+def test_the_loader_keeps_where_each_strip_starts():
+    m = sensormap.load(FULL)
+    assert m.strip_starts == [0, 2, 4, 6, 8, 10, 12, 14, 16, 25]
+    assert m.strip_ids[8:] == ["resources_p1", "resources_p2"] and len(m.strip_ids) == 10
+    assert sensormap.load(REDUCED).strip_starts == [0, 2, 4, 6, 8, 10, 12, 14]
+    doc = read_json(FULL)
+    del doc["strips"]
+    m = sensormap.parse(dumps(doc))  # a map without strips: lights one chip per 16 registers
+    assert m.strip_starts is None and m.strip_ids is None
+
+
 def test_reduced_map_counts():
     m = sensormap.load(REDUCED)
     assert m.chain_registers == 16

@@ -87,6 +87,7 @@ def _paths(doc):
     out += [("well", k) for k in doc["wells"][0]] + [("well", "addr"), ("well", "ids")]
     out += [("omittable", g) for g in doc.get("omittable", {})] + [("omittable", "extra")]
     out += [("tracks", None), ("seats", None)]
+    out += [("strip", "id"), ("strip", "first_register")]  # what the loader keeps of a strip
     return out
 
 
@@ -109,6 +110,8 @@ def _put(doc, where, key, value):
         doc["tracks"] = {"government": value}
     elif where == "seats":
         doc["seats"] = [value]
+    elif where == "strip":
+        doc["strips"][1][key] = value
 
 
 def test_every_field_of_the_wrong_type_is_refused_with_a_message_never_a_crash():
@@ -137,6 +140,13 @@ def test_every_field_of_the_wrong_type_is_refused_with_a_message_never_a_crash()
     ("omittable", "resources", 7, "omittable 'resources'"),
     ("omittable", "resources", [7], "unknown lane 7"),
     ("top", "variant", 12, "'variant' is not a string"),
+    ("top", "strips", {"a": 1}, "'strips' is not a list"),
+    ("strip", "id", 7, "strips[1] id is not a string"),
+    ("strip", "id", "dev_government", "strip 'dev_government' (strips[1]): duplicate strip id (also strips[0])"),
+    ("strip", "first_register", "2", "strip 'dev_economy' (strips[1]): first_register '2' is not a register"),
+    ("strip", "first_register", 34, "first_register 34 is not a register of the chain (0..33)"),
+    ("strip", "first_register", 0, "strip 'dev_economy' (strips[1]): first_register 0 is also where strip "
+     "'dev_government' starts"),
 ])
 def test_wrong_types_name_the_entry(where, key, value, words):
     doc = read_json(FULL)
