@@ -257,6 +257,10 @@ def netlist_parts(d):
     parts["R%d" % (n + 2)] = {"kind": "r100", "x": bx, "y": by + 9.0, "rot": 0, "pads": {"1": "LOAD", "2": "LOAD_OUT"}}
     parts["R%d" % (n + 3)] = {"kind": "r100", "x": bx, "y": 13.0, "rot": 0, "pads": {"1": "QH0", "2": "DATA_UP"}}
     parts["R%d" % (n + 4)] = {"kind": "r10k", "x": bx, "y": by + 15.0, "rot": 0, "pads": {"1": "DATA_IN", "2": "GND"}}
+    # CLK and LOAD inputs pulled to their idle level (high): an unplugged or reversed cable leaves
+    # no Schmitt input floating
+    parts["R%d" % (n + 5)] = {"kind": "r10k", "x": bx, "y": by + 3.0, "rot": 0, "pads": {"1": "CLK_IN", "2": "3V3"}}
+    parts["R%d" % (n + 6)] = {"kind": "r10k", "x": bx, "y": by - 7.0, "rot": 0, "pads": {"1": "LOAD_IN", "2": "3V3"}}
     return parts
 
 

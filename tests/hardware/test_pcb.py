@@ -229,9 +229,13 @@ def test_chain_wiring_and_schmitt_buffer(built, board):
     buf = [r for r, p in part.items() if p == "74LVC2G17"]
     assert len(buf) == 1
     b = buf[0]
-    # the connector's CLK and LOAD reach only the Schmitt inputs; the buffered lines every register
-    assert members[pin[("J1", "2")]] == {("J1", "2"), (b, "1")}
-    assert members[pin[("J1", "4")]] == {("J1", "4"), (b, "3")}
+    # the connector's CLK and LOAD reach only the Schmitt inputs (pulled up to their idle level);
+    # the buffered lines reach every register
+    for conn_pin, buf_pin in (("2", "1"), ("4", "3")):
+        on = members[pin[("J1", conn_pin)]]
+        pulls = [(r, p) for r, p in on if part[r] == "10k"]
+        assert on - set(pulls) == {("J1", conn_pin), (b, buf_pin)}
+        assert len(pulls) == 1 and pin[(pulls[0][0], "2" if pulls[0][1] == "1" else "1")] == "3V3"
     for reg in registers:
         assert pin[(reg, "2")] == pin[(b, "6")] and pin[(reg, "1")] == pin[(b, "4")]
         assert pin[(reg, "15")] == "GND" and pin[(reg, "16")] == "3V3"
@@ -302,8 +306,8 @@ def test_assembly_files_in_jlcpcb_format(built, board):
         assert len(n_pos) == 1
         halls = [d for d in in_bom if part[d] == "AH1807-W-7"]
         assert len(halls) == n_pos.pop()
-        # every register input keeps its pull-up, populated or not
-        assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 1
+        # every register input keeps its pull-up, populated or not; + tail pull-down, CLK/LOAD pull-ups
+        assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 3
 
 
 @needs_kicad
