@@ -58,8 +58,10 @@ ONBOARD = {
             0.005, "estimate", "basic", 2, False),
     "r10k": ("10 kOhm 1 % 0603 (input pull-ups, SER pull-down)", "UNI-ROYAL 0603WAF1002T5E",
              "C25804", 0.001, "estimate", "basic", 2, False),
-    "r100": ("100 Ohm 1 % 0603 (light ROW resistors, buffered CLK/LOAD series)",
+    "r100": ("100 Ohm 1 % 0603 (buffered CLK/LOAD series)",
              "UNI-ROYAL 0603WAF1000T5E", "C22775", 0.001, "estimate", "basic", 2, False),
+    "r150": ("150 Ohm 1 % 0603 (light ROW resistors: (5 V - 2.0 V LED - ~0.6 V) / 150 Ohm = 16 mA "
+             "peak)", "UNI-ROYAL 0603WAF1500T5E", "C22808", 0.001, "estimate", "basic", 2, False),
     "c100n": ("100 nF 50 V X7R 0603", "Samsung CL10B104KB8NNNC", "C1591", 0.002, "estimate",
               "basic", 2, False),
     "c10u": ("10 uF 25 V X5R 0805 (bulk, per board)", "Samsung CL21A106KAYNNNE", "C15850",
@@ -77,12 +79,14 @@ def onboard_per_board(positions, registers):
     """Parts per board of a design with this many sensed positions and 74HC165s (the layout in
     hardware/docs/pins_and_wiring.md): one switch, light and pull-up per register input that
     carries a position, a pull-up on every other input, one 100 nF per register, connector and
-    buffer, one ROW resistor per register (its lights), two series resistors after the buffer."""
+    buffer, one 150 Ohm ROW resistor per register (its lights' ROW line: the HT16K33s run from
+    5 V), two 100 Ohm series resistors after the buffer."""
     return {
         "hall": positions,
         "led": positions,
         "r10k": registers * 8 + 1,
-        "r100": registers + 2,
+        "r100": 2,
+        "r150": registers,
         "c100n": registers + 2,
         "c10u": 1,
         "reg": registers,
@@ -101,10 +105,19 @@ MAKER = [
     ("MCU1", "controller", "Raspberry Pi Pico H (RP2040, headers fitted)", "Raspberry Pi SC0917",
      "The Pi Hut / any Raspberry Pi approved reseller", 5.00, "estimate", lambda c: 1,
      "profile firmware/profiles/pico.json; ESP32-DevKitC alternative: note A"),
-    ("U3", "lights", "LED matrix driver, 16 x 8, I2C, SOP-28", "Holtek HT16K33 (28SOP)",
-     "LCSC (part number: search 'HT16K33 28SOP')", 0.60, "estimate",
-     lambda c: c["light_chips"], "one per 16 chain registers (firmware/ht16k33.py chips_for); "
-     "placed where the PCB generator puts the lights' ROW/COM lines"),
+    ("U3", "lights", "LED matrix driver, 16 x 8, I2C, SOP-28, VDD 4.5-5.5 V (from USB 5 V)",
+     "Holtek HT16K33 (28SOP)", "LCSC (part number: search 'HT16K33 28SOP')", 0.60, "estimate",
+     lambda c: c["light_chips"], "by board (firmware/ht16k33.py chip_starts): one for the track "
+     "boards on the controller side, one on each resource board; placed where the PCB generator "
+     "puts the lights' ROW/COM lines"),
+    ("C3", "lights", "10 uF 25 V X5R 0805 + 100 nF 0603 at each HT16K33's VDD",
+     "Samsung CL21A106KAYNNNE + CL10B104KB8NNNC", "LCSC C15850 + C1591", 0.05, "estimate",
+     lambda c: c["light_chips"], "per HT16K33; LCSC sells them in packs of 20-100, the rest are "
+     "spares"),
+    ("U4", "lights", "I2C level shifter 3.3 V <-> 5 V for the lights bus, PCA9306 module with "
+     "pull-ups on both sides", "TI PCA9306DCUR (LCSC C33196) on a generic breakout", "AliExpress",
+     0.90, "estimate", lambda c: 1 if c["light_chips"] else 0,
+     "on the controller carrier: MCU side to I2C bus 0 (3.3 V), chip side to the HT16K33s (5 V)"),
     ("S1", "wells", "TCS34725 colour sensor module with white LED and LED-control pin",
      "generic 'TCS34725 module' (CJMCU-34725 layout)", "AliExpress", 2.50, "estimate",
      lambda c: c["wells"], "Adafruit 1334 (US$7.95, prior) is the known-good alternative"),

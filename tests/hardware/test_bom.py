@@ -3,7 +3,6 @@ their rules and the parts on each board, every total the sum of the lines (nothi
 guidance lights included, each price marked looked-up/rule or estimate with the date, and the
 well material, the template and the assembly guide on the same dimensions."""
 import csv
-import math
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -11,6 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from hwcommon import FULL, HW, REDUCED, bom_data, build_docs, design, sensormap
+from firmware import ht16k33
 
 BUILDS = [("full", FULL), ("no_resources", REDUCED)]
 
@@ -46,7 +46,18 @@ def test_counts_match_the_map(build, path):
     assert leds == hall                                       # a guidance light at every switch
     assert regs == m.chain_registers
     assert pullups >= m.chain_registers * 8
-    assert q(b["U3"], build) == math.ceil(m.chain_registers / 16.0)  # HT16K33, firmware/ht16k33.py
+    # HT16K33s by board, as the firmware lights them (firmware/ht16k33.py chip_starts): full 3
+    # (track boards, resource board p1, p2), without resource boards 1
+    chips = len(ht16k33.chip_starts(m.chain_registers, m.strip_starts, m.strip_ids))
+    assert q(b["U3"], build) == chips == {"full": 3, "no_resources": 1}[build]
+    assert q(b["C3"], build) == chips  # 10 uF + 100 nF at each chip's VDD
+    assert q(b["U4"], build) == 1  # the PCA9306 between the 3.3 V bus and the 5 V chips
+    # one 150 Ohm ROW resistor per register (its ROW line); the 100 Ohm ones are the 2 series
+    # resistors of each board's CLK/LOAD buffer only
+    assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".r150")) == m.chain_registers
+    assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".r100")) == 2 * boards
+    assert all("150 Ohm" in r["item"] for ref, r in b.items() if ref.endswith(".r150"))
+    assert not any("ROW" in r["item"] for ref, r in b.items() if ref.endswith(".r100"))
     assert q(b["S1"], build) == m.n_wells
     assert q(b["W1"], build) == boards
     assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".conn")) == 2 * boards
