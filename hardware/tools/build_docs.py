@@ -237,6 +237,7 @@ def pins_md():
         out.append("\n")
     out.append(WELL_MODULE_MD)
     out.append(ambient_md())
+    out.append(lights_power_md())
     out.append(clock_md())
     out.append("## Chain connector (JST XH 6-pin, same pinout on UP and DOWN)\n\n"
                "| pin | signal | UP (towards the controller) | DOWN (towards the next board) |\n|---|---|---|---|\n"
@@ -289,6 +290,27 @@ def ambient_md():
             "as fault 5 and never read as a face. The die on the window and the roof keep most room "
             "light off it (`tests/firmware/test_dice_ambient.py`).\n\n"
             % (cal.ATIME, full, sat, empty, sat - empty - 1, 300 - empty, white, sat - white))
+
+
+def lights_power_md():
+    """The guidance lights' supply and bus (figures from the power budget's constants)."""
+    buses = []
+    for name in PROFILES:
+        b = profile(name)["i2c"][0]
+        buses.append("%s GPIO%d/GPIO%d" % (name, b["sda"], b["scl"]))
+    peak, avg = light_peak_ma(), light_avg_ma()
+    return ("## Guidance lights: power and bus\n\n"
+            "The HT16K33 LED drivers (BOM U3) need **4.5-5.5 V**: run their VDD from 5 V (VBUS), with "
+            "10 uF + 100 nF at each chip (BOM C3), never from the 3.3 V rail. Their I2C lines reach "
+            "the MCU's I2C bus 0 (SDA/SCL: %s, shared with well0's sensor) through the PCA9306 "
+            "level shifter on the controller carrier (BOM U4): its low side (VREF1, SDA1, SCL1) to "
+            "3.3 V and those pins, its high side (SDA2, SCL2, and VREF2 tied to EN, fed from 5 V "
+            "through 200 kOhm as the module wires it) to 5 V and the chips. Each ROW "
+            "line has a %d Ohm resistor (BOM .r150): (%.1f V - %.1f V red LED - ~%.1f V drops) / %d Ohm "
+            "= %.0f mA peak, %.2f mA average for a lit LED (1/9 multiplex); at most %d are lit at once "
+            "(`hardware/docs/power_budget.md`, 5 V table).\n\n"
+            % (", ".join(buses), LIGHT_ROW_OHM, LIGHT_SUPPLY_V, LIGHT_LED_VF, LIGHT_DROPS_V,
+               LIGHT_ROW_OHM, peak, avg, LIGHT_MAX_LIT))
 
 
 def clock_md():

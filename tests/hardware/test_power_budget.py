@@ -65,3 +65,11 @@ def test_docs_firmware_quotes_the_budgets_figures():
     lights = sum(r[3] for r in full if r[0].startswith(("HT16K33", "guidance")))
     assert "about %.0f mA more from USB (8 lit + 3 chips)" % lights in doc
     assert "on the 3V3 rail" not in doc  # the old budget's placement is gone
+
+
+def test_the_wiring_guide_powers_the_lights_from_5v_through_the_level_shifter():
+    text = open(os.path.join(HW, "docs", "pins_and_wiring.md")).read()
+    sec = text.split("## Guidance lights: power and bus")[1].split("\n## ")[0]
+    assert "**4.5-5.5 V**" in sec and "5 V (VBUS)" in sec and "never from the 3.3 V rail" in sec
+    assert "PCA9306" in sec and "BOM U4" in sec and "10 uF + 100 nF at each chip" in sec
+    assert "150 Ohm resistor" in sec and "= 16 mA peak, 1.72 mA average" in sec
