@@ -21,7 +21,7 @@ halves, cancels; what remains is the LED's light reflected by whatever lies in t
 ``ambient`` keeps the clear count of the last LED-off half. When either half is saturated the
 difference means nothing: ``read`` then reports c = ``max_count`` (the board's saturation check
 fires and the well sees no face) and sets ``saturated``. Without ``led`` the LED stays on and a
-reading is the raw counts (the simulated chip of the virtual board models no LED switching).
+reading is the raw counts (the virtual board's simulated chip models the switched LED too).
 """
 TYPE_CHECKING = False  # true for the type checker only (the board's stubs)
 if TYPE_CHECKING:
