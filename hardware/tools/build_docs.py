@@ -220,13 +220,13 @@ def pins_md():
                 free.append(g)
         out.append("\nBudget: %d GPIOs used, %d free (%s).\n\n" % (used, len(free), ", ".join(str(g) for g in free)))
         out.append("### Wiring (controller carrier)\n\n| from (%s) | to | wire |\n|---|---|---|\n" % p["board"])
-        out.append("| 3V3 | chain connector 3V3 | red |\n")
+        out.append("| 3V3 | chain connector pin 5 (3V3) | red |\n")
         out.append("| %s | both wells' module VIN (the module's LED needs 5 V; its regulator makes the chip's 3.3 V) | orange |\n"
                    % ("VBUS (pin 40)" if p["mcu"] == "rp2040" else "5V pin"))
-        out.append("| GND | chain connector GND pins, both wells GND, REPL jumper | black |\n")
-        out.append("| GPIO%d (SCK) | 100 Ohm -> chain connector pin 3 (CLK) | yellow |\n" % s["sck"])
+        out.append("| GND | chain connector pins 1, 3, 7, 9 (GND), both wells GND, REPL jumper | black |\n")
+        out.append("| GPIO%d (SCK) | 100 Ohm -> chain connector pin 2 (CLK) | yellow |\n" % s["sck"])
         out.append("| GPIO%d (LOAD) | 100 Ohm -> chain connector pin 4 (SH/LD) | orange |\n" % p["load_pin"])
-        out.append("| GPIO%d (MISO) | chain connector pin 5 (DATA, from board 0 QH); 10 kOhm to GND on the carrier | green |\n" % s["miso"])
+        out.append("| GPIO%d (MISO) | chain connector pin 6 (DATA, from board 0 QH); 10 kOhm to GND on the carrier | green |\n" % s["miso"])
         for k, b in enumerate(p["i2c"]):
             out.append("| GPIO%d / GPIO%d (I2C%d SDA/SCL) | well%d TCS34725 SDA / SCL | blue / white |\n" % (b["sda"], b["scl"], b["id"], k))
             if "well_led" in b:
@@ -239,18 +239,24 @@ def pins_md():
     out.append(ambient_md())
     out.append(lights_power_md())
     out.append(clock_md())
-    out.append("## Chain connector (JST XH 6-pin, same pinout on UP and DOWN)\n\n"
+    # the boards' own connector (hardware/tools/build_pcb.py, docs/pcb.md): one pinout for both
+    out.append("## Chain connector (JST XH 9-way, same pinout on UP and DOWN; docs/pcb.md)\n\n"
                "| pin | signal | UP (towards the controller) | DOWN (towards the next board) |\n|---|---|---|---|\n"
-               "| 1 | 3V3 | in | through |\n| 2 | GND | in | through |\n| 3 | CLK | in, to every 74HC165 CLK (pin 2) | through |\n"
-               "| 4 | SH/LD | in, to every 74HC165 SH/LD (pin 1) | through |\n"
-               "| 5 | DATA | out: QH (pin 9) of the board's register 0 | in: to SER (pin 10) of the board's last register, 10 kOhm to GND |\n"
-               "| 6 | GND | in | through |\n\n"
-               "Cable: straight-through 6-wire JST XH, 300 mm; board DOWN -> next board UP.\n\n")
+               "| 1 | GND | | |\n"
+               "| 2 | CLK | in, to the board's 74LVC2G17 Schmitt buffer (10 kOhm to 3V3) | out, re-driven through 100 Ohm |\n"
+               "| 3 | GND | | |\n"
+               "| 4 | LOAD (SH/LD, low = load) | in, to the Schmitt buffer (10 kOhm to 3V3) | out, re-driven through 100 Ohm |\n"
+               "| 5 | 3V3 | in | through |\n"
+               "| 6 | DATA | out: QH of the board's register 0 through 100 Ohm | in: SER of the board's last register, 10 kOhm to GND |\n"
+               "| 7 | GND | | |\n| 8 | not connected (reserved) | | |\n| 9 | GND | | |\n\n"
+               "Cable: straight-through 9-way JST XH, 300 mm; board DOWN -> next board UP; the controller "
+               "carrier's connector has the same pinout (it drives CLK and LOAD, reads DATA). A reversed cable "
+               "meets GND to GND and 3V3 to 3V3 (pin p to pin 10 - p), never 3V3 to GND.\n\n")
     out.append("## 74HC165 on every board\n\n"
                "| 74HC165 pin | connection |\n|---|---|\n"
-               "| 1 SH/LD | LOAD bus |\n| 2 CLK | CLK bus |\n| 15 CLK INH | GND |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
-               "| 9 QH | register 0: UP pin 5 (towards the controller); register k > 0: SER of register k-1 |\n| 7 /QH | not connected |\n"
-               "| 10 SER | register k: QH of register k+1; the board's last register: DOWN pin 5 and 10 kOhm to GND |\n"
+               "| 1 SH/LD | LOAD (from the Schmitt buffer) |\n| 2 CLK | CLK (from the Schmitt buffer) |\n| 15 CLK INH | GND |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
+               "| 9 QH | register 0: UP pin 6 (towards the controller); register k > 0: SER of register k-1 |\n| 7 /QH | not connected |\n"
+               "| 10 SER | register k: QH of register k+1; the board's last register: DOWN pin 6 and 10 kOhm to GND |\n"
                "| 11-14, 3-6 (A-H) | hall switch outputs + 10 kOhm pull-up each (unpopulated positions: pull-up only) |\n\n"
                "Register k of a board (k = 0 nearest the UP connector) is chain register `first_register + k` "
                "(table in `sensor_map.md`). The 74HC165 pins: A=11, B=12, C=13, D=14, E=3, F=4, G=5, H=6.\n\n"
