@@ -118,7 +118,7 @@ def wait_for(predicate, seconds=10.0, what="condition"):
         if predicate():
             return
         time.sleep(0.01)
-    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+    raise AssertionError(f"timed out after {seconds} s waiting for {what() if callable(what) else what}")
 
 
 def game_screen(app):

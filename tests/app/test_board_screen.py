@@ -206,13 +206,16 @@ def scenario_selftest_and_calibration(app, drv):
     spare = app.board.smap.spare_bits[0]
     vb.inject_stuck_bit(spare, level=0)
     vb.remove_sensor(0)
+    stuck = "sensor bit stuck on - %s" % app.board.smap.bit_name(spare)
     # the board notices both faults itself (after its debounce): wait for that, under any load
-    drv.wait_for(lambda: "noticed by the board" in scr.selftest_text and "2 fault(s)" in scr.selftest_text,
-                 10, "the faults reported unprompted")
+    drv.wait_for(lambda: "noticed by the board" in scr.selftest_text and stuck in scr.selftest_text
+                 and "dice sensor missing - well 1" in scr.selftest_text, 10,
+                 lambda: "the faults reported unprompted (the screen shows %r)" % scr.selftest_text)
     drv.wait_for(lambda: not ids.run_selftest.disabled, 5, "the self-test button")
     drv.press(ids.run_selftest)
-    drv.wait_for(lambda: "on request" in scr.selftest_text and "2 fault(s)" in scr.selftest_text, 10,
-                 "the faults")
+    drv.wait_for(lambda: "on request" in scr.selftest_text and stuck in scr.selftest_text
+                 and "dice sensor missing - well 1" in scr.selftest_text, 10,
+                 lambda: "the faults on request (the screen shows %r)" % scr.selftest_text)
     assert "sensor bit stuck on - %s" % app.board.smap.bit_name(spare) in scr.selftest_text
     assert "dice sensor missing - well 1" in scr.selftest_text
     drv.shot("board-selftest-faults")
