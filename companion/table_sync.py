@@ -262,6 +262,14 @@ class DiceFeeder:
         elif state == "rolling" or old is None or old[2] != roll:
             self.fresh.add(well)
 
+    def drop_unasked(self, well: int) -> bool:
+        """A die settled in `well` while no roll is asked: never kept for a roll asked later.
+        True if there was such a fresh throw (the players are told it was not used)."""
+        if well in self.fresh and self.wells.get(well, ("",))[0] == "settled":
+            self.fresh.discard(well)
+            return True
+        return False
+
     def forget(self):
         """Board gone: nothing in the wells can be trusted."""
         self.wells.clear()

@@ -303,9 +303,7 @@ class GameScreen(Screen):
                 sync.table_changed(ev["lane_id"], board.lanes().get(ev["lane_id"]))
             elif t == "DICE":
                 self._feeder.seen(ev["well"], ev["state"], ev["value"], ev["roll"])
-                if (self._dice is None and self.ctrl is not None and ev["state"] == "settled"
-                        and ev["well"] in self._feeder.fresh):
-                    self._feeder.fresh.discard(ev["well"])  # never kept for a roll asked later
+                if self._dice is None and self.ctrl is not None and self._feeder.drop_unasked(ev["well"]):
                     self.message, self.error = (f"No roll is asked now: the die in well {ev['well'] + 1} is not used. "
                                                 "Throw it again when the app asks for a roll."), False
         self._show_board_line(board, st)

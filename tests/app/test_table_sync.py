@@ -199,3 +199,19 @@ def test_tokens_are_named_as_the_table_knows_them(sess):
     [it] = ts.items()
     assert it["text"].startswith("Ben - Food: move the green token to "), it["text"]
     assert ts.confirmation_text(lane).startswith("Ben - Food: the green token on ")
+
+
+def test_a_die_thrown_when_no_roll_is_asked_is_never_kept_for_a_later_roll():
+    from companion.sensing import Roll
+    from companion.table_sync import DiceFeeder
+
+    f = DiceFeeder([Roll("roll_first", "First-player roll", 1, ("die",))])
+    f.seen(0, "rolling", 0, 1)
+    assert not f.drop_unasked(0)          # still rolling: nothing to drop yet
+    f.seen(0, "settled", 4, 1)
+    assert f.drop_unasked(0) and not f.drop_unasked(0)
+    action, why = f.propose("roll_first")  # the roll asked later does not take that die
+    assert action is None and "Waiting for a die in well 1" in why
+    f.seen(0, "rolling", 0, 2)
+    f.seen(0, "settled", 5, 2)
+    assert f.propose("roll_first")[0] == {"type": "roll_first", "die": 5}
