@@ -524,8 +524,8 @@ class GameScreen(Screen):
         Refused, with the reason on screen, while another decision waits for Confirm, and a
         repeat of the same tap within DOUBLE_TAP_S is taken once."""
         if source == "ui" and self.pending is not None:
-            self.message, self.error = ("First tap Confirm or Cancel below (" + self.pending_text.rstrip(".")
-                                        + "); nothing else was done."), True
+            # the confirm bar just below says which decision waits
+            self.message, self.error = "First tap Confirm or Cancel below; nothing else was done.", True
             return False
         if source == "ui" and self._tapped_twice(("submit", action)):
             self.message, self.error = "Tapped twice: done once.", False

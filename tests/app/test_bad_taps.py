@@ -63,7 +63,8 @@ def scenario_bad_taps(app, drv):
     entry.value1, entry.value2 = 2, 3
     drv.press(entry.ids.enter)
     assert len(ctrl.journal) == n and scr.error
-    assert scr.message.startswith("First tap Confirm or Cancel below (Undo ")
+    assert scr.message == "First tap Confirm or Cancel below; nothing else was done."
+    assert scr.pending_text.startswith("Undo ")  # the bar below names the decision that waits
     drv.shot("bad-taps-tap-while-confirming")
 
     # dice landing in the wells meanwhile wait too; Cancel lets them in
