@@ -53,7 +53,11 @@ def scenario_civ_quest_played_with_dice_from_the_wells(app, drv):
             assert got == values, (got, values)
             for well in range(req["count"]):
                 app.board.vboard.remove_die(well)
-            drv.pump(2)
+            # the players take the dice out: the next throw comes after the board saw the wells
+            # empty (a re-throw of the same face faster than the sensor's readings is one throw)
+            wids = app.board.smap.well_ids[:req["count"]]
+            drv.wait_for(lambda: all((app.board.wells().get(w) or ("empty",))[0] in ("empty", "removed")
+                                     for w in wids), 10, "the wells seen empty")
             continue
         buttons = drv.find(scr, "LegalActionButton")
         assert buttons, f"no action offered at {ctrl.state.step}"
