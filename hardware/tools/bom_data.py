@@ -17,7 +17,10 @@ the underside, assembled by JLCPCB: SMD parts by machine, the two 9-pin chain co
 and lights of a track board too (their positions 7-8 are never reached by a token), which is
 cheaper than a second assembly order (a setup fee, a stencil and the extended-part fees again).
 """
+import csv
+import importlib.util
 import math
+import os
 
 PRICED_ON = "2026-11-26"
 BUDGET_USD = 100.0
@@ -48,51 +51,83 @@ SHIPPING = [  # (ref, what, US$, basis)
     ("SH3", "AliExpress parcels (modules, cables, magnets, feet, OTG)", 3.00, "estimate"),
 ]
 
-# ---- parts JLCPCB places on each board (per position / per register / per board) ---------
-# key: (item, manufacturer part, LCSC part, unit US$ at the quantity ordered, basis, JLCPCB
-#       library class "basic"/"extended", joints per part, through-hole)
-ONBOARD = {
-    "hall": ("Omnipolar micropower Hall switch, open drain, SC59", "Diodes AH1807-W-7", "C132217",
-             0.12, "estimate", "extended", 3, False),
+# ---- parts JLCPCB places on each board -------------------------------------------------------
+# The boards are the source: which parts (manufacturer and LCSC numbers, build_pcb.PARTS) and how
+# many of each a board carries (its generated JLCPCB BOM, hardware/pcb/<board>_bom.csv). Here only
+# what the boards do not say: the line's words, the price, JLCPCB's library class, the joints per
+# part and whether it is hand-soldered. "led" and "r150" are the guidance lights, not on the
+# generated boards yet: counted by `LIGHTS_PER_BOARD` and numbered here.
+# key: (item, unit US$ at the quantity ordered, basis, "basic"/"extended", joints per part, through-hole)
+ONBOARD_PRICES = {
+    "hall": ("Omnipolar micropower Hall switch, open drain, SC59", 0.12, "estimate", "extended", 3, False),
+    "r10k": ("10 kOhm 1 % 0603 (input pull-ups, CLK/LOAD pull-ups, SER pull-down)", 0.001, "estimate",
+             "basic", 2, False),
+    "r100": ("100 Ohm 1 % 0603 (series on the re-driven CLK and LOAD and on DATA)", 0.001, "estimate",
+             "basic", 2, False),
+    "c100n": ("100 nF 50 V X7R 0603", 0.002, "estimate", "basic", 2, False),
+    "c10u": ("10 uF 25 V X5R 0805 (bulk, per board)", 0.006, "estimate", "basic", 2, False),
+    "reg": ("8-bit parallel-in shift register, SOIC-16", 0.13, "estimate", "extended", 16, False),
+    "buf": ("Dual Schmitt-trigger buffer for CLK and LOAD, SOT-23-6", 0.10, "estimate", "extended", 6, False),
+    "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN)", 0.10, "estimate", "extended", 9, True),
+}
+LIGHT_PARTS = {  # key: (item, manufacturer part, LCSC part, unit US$, basis, class, joints, through-hole)
     "led": ("Guidance light: LED 0603 red", "Hubei KENTO KT-0603R", "C2286",
             0.005, "estimate", "basic", 2, False),
-    "r10k": ("10 kOhm 1 % 0603 (input pull-ups, SER pull-down)", "UNI-ROYAL 0603WAF1002T5E",
-             "C25804", 0.001, "estimate", "basic", 2, False),
-    "r100": ("100 Ohm 1 % 0603 (buffered CLK/LOAD series)",
-             "UNI-ROYAL 0603WAF1000T5E", "C22775", 0.001, "estimate", "basic", 2, False),
     "r150": ("150 Ohm 1 % 0603 (light ROW resistors: (5 V - 2.0 V LED - ~0.6 V) / 150 Ohm = 16 mA "
              "peak)", "UNI-ROYAL 0603WAF1500T5E", "C22808", 0.001, "estimate", "basic", 2, False),
-    "c100n": ("100 nF 50 V X7R 0603", "Samsung CL10B104KB8NNNC", "C1591", 0.002, "estimate",
-              "basic", 2, False),
-    "c10u": ("10 uF 25 V X5R 0805 (bulk, per board)", "Samsung CL21A106KAYNNNE", "C15850",
-             0.006, "estimate", "basic", 2, False),
-    "reg": ("8-bit parallel-in shift register, SOIC-16", "Nexperia 74HC165D,653", "C5613",
-            0.13, "estimate", "extended", 16, False),
-    "buf": ("Dual Schmitt-trigger buffer for CLK and LOAD, SOT-23-6", "TI SN74LVC2G17DBVR",
-            "C7815", 0.10, "estimate", "extended", 6, False),
-    "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN)", "JST S9B-XH-A(LF)(SN)",
-             "C157935", 0.10, "estimate", "extended", 9, True),
 }
 
 
-def onboard_per_board(positions, registers):
-    """Parts per board of a design with this many sensed positions and 74HC165s (the layout in
-    hardware/docs/pins_and_wiring.md): one switch, light and pull-up per register input that
-    carries a position, a pull-up on every other input, one 100 nF per register, connector and
-    buffer, one 150 Ohm ROW resistor per register (its lights' ROW line: the HT16K33s run from
-    5 V), two 100 Ohm series resistors after the buffer."""
-    return {
-        "hall": positions,
-        "led": positions,
-        "r10k": registers * 8 + 1,
-        "r100": 2,
-        "r150": registers,
-        "c100n": registers + 2,
-        "c10u": 1,
-        "reg": registers,
-        "buf": 1,
-        "conn": 2,
-    }
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _pcb_parts():
+    """build_pcb.PARTS, loaded by path (the tools are run and tested without being a package;
+    build_pcb imports KiCad's pcbnew only when it builds a board)."""
+    spec = importlib.util.spec_from_file_location("_bom_build_pcb", os.path.join(HERE, "build_pcb.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.PARTS
+
+
+PCB_PARTS = _pcb_parts()
+
+
+# LCSC numbers the boards leave empty (build_pcb could not confirm them): candidates, shown as
+# unconfirmed; match them in JLCPCB's BOM tool before ordering
+LCSC_UNCONFIRMED = {"hall": "C132217", "conn": "C157935"}
+
+
+def _onboard():
+    """key -> (item, manufacturer part, LCSC part or "", unit, basis, class, joints, through-hole)."""
+    out = dict(LIGHT_PARTS)
+    for key, (item, unit, basis, cls, joints, tht) in ONBOARD_PRICES.items():
+        mpn, lcsc = PCB_PARTS[key][3], PCB_PARTS[key][4]
+        if not lcsc and key in LCSC_UNCONFIRMED:
+            lcsc = LCSC_UNCONFIRMED[key] + " unconfirmed"
+        out[key] = (item, mpn, lcsc, unit, basis, cls, joints, tht)
+    return out
+
+
+ONBOARD = _onboard()
+
+
+def board_parts(board):
+    """key -> how many a generated board carries (hardware/pcb/<board>_bom.csv, by manufacturer
+    part). The aspect strips take the same full population (one assembly order, see above)."""
+    key_of = {PCB_PARTS[k][3]: k for k in ONBOARD_PRICES}
+    path = os.path.join(os.path.dirname(HERE), "pcb", board + "_bom.csv")
+    with open(path, newline="") as f:
+        return {key_of[r["Manufacturer Part"]]: int(r["Quantity"]) for r in csv.DictReader(f)}
+
+
+def onboard_per_board(board, positions, registers):
+    """Parts per board of a design: what the generated board carries, and the guidance lights
+    (a light per sensed position, one 150 Ohm ROW resistor per register: the HT16K33s run from
+    5 V) that the boards do not carry yet."""
+    per = board_parts(board)
+    per.update(led=positions, r150=registers)
+    return per
 
 
 # ---- what the maker buys elsewhere ----------------------------------------------------------

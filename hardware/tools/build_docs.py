@@ -475,7 +475,7 @@ def bom_lines(smap):
         n = d["boards"]
         lot = jlc_lot(n)
         w, h = d["size_mm"]
-        per = bom_data.onboard_per_board(d["positions"], d["registers"])
+        per = bom_data.onboard_per_board(name, d["positions"], d["registers"])
         lines.append((tag + ".PCB", "board", "%s PCB, 2-layer FR-4 1.6 mm HASL, %g x %g mm, lot of %d "
                       "(%d used)" % (name, w, h, lot, n), "hardware/pcb/%s" % name, "JLCPCB",
                       pcb_price(lot, (w, h)), "estimate", 1,

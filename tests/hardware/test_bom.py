@@ -52,10 +52,17 @@ def test_counts_match_the_map(build, path):
     assert q(b["U3"], build) == chips == {"full": 3, "no_resources": 1}[build]
     assert q(b["C3"], build) == chips  # 10 uF + 100 nF at each chip's VDD
     assert q(b["U4"], build) == 1  # the PCA9306 between the 3.3 V bus and the 5 V chips
-    # one 150 Ohm ROW resistor per register (its ROW line); the 100 Ohm ones are the 2 series
-    # resistors of each board's CLK/LOAD buffer only
+    # one 150 Ohm ROW resistor per register (its ROW line); the 100 Ohm ones are what the
+    # generated boards carry (series on the re-driven CLK and LOAD and on DATA)
     assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".r150")) == m.chain_registers
-    assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".r100")) == 2 * boards
+    per_design = {st["board"]: bom_data.board_parts(st["board"]) for st in doc["strips"]}
+    assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".r100")) == \
+        sum(per_design[st["board"]]["r100"] for st in doc["strips"])
+    # every part the generated boards carry is ordered, as many as they carry, under their numbers
+    for key in bom_data.ONBOARD_PRICES:
+        assert sum(q(r, build) for ref, r in b.items() if ref.endswith("." + key)) == \
+            sum(per_design[st["board"]].get(key, 0) for st in doc["strips"]), key
+        assert all(r["part"] == bom_data.PCB_PARTS[key][3] for ref, r in b.items() if ref.endswith("." + key)), key
     assert all("150 Ohm" in r["item"] for ref, r in b.items() if ref.endswith(".r150"))
     assert not any("ROW" in r["item"] for ref, r in b.items() if ref.endswith(".r100"))
     assert q(b["S1"], build) == m.n_wells
