@@ -19,7 +19,6 @@ from kivy.uix.togglebutton import ToggleButton
 
 from companion.gui import board_port as bp
 from companion.gui.virtual_table import VirtualTableModel
-from companion.gui.virtual_table import lane_label as table_lane_label
 from companion.kit import nice, rgba
 from companion.words import well_name
 
@@ -579,14 +578,8 @@ class BoardScreen(Screen):
 
     # ------------------------------------------------------------ virtual board
     def lane_words(self, lane):
-        """A lane as the table knows it: the open game's counter and player ('Ben - Food'),
-        else its track and seat ('Food (seat 2)'), never its id."""
-        smap = self.board.smap
-        if smap is None or lane not in smap.lane_ids:
-            return lane
-        k = smap.lane_index(lane)
-        c = self._counter_of(lane)
-        return table_lane_label(lane, smap.lane_tracks[k], smap.lane_seats[k], *(c[:2] if c else ()))
+        """A lane as the table knows it ('Ben - Food', 'Food (seat 2)'), never its id."""
+        return VirtualTableModel(self.board, self._counter_of).lane_words(lane)
 
     def _name_lanes(self):
         """The exact controls list lanes by their words (v_lane_ids holds those words)."""

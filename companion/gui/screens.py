@@ -394,10 +394,11 @@ class GameScreen(Screen):
         sensing = ctrl.module.sensing
         if self._todo.kept or sensing is None:
             return
-        if not all(ctrl.game.is_chance(e.action) for e in ctrl.journal.actions()):
-            return
+        items = setup_checklist(sensing, ctrl.setup, ctrl.state, ctrl.name, ctrl.colour)
+        if not items or not all(ctrl.game.is_chance(e.action) for e in ctrl.journal.actions()):
+            return  # nothing to place, or a game already under way (read only then)
         try:
-            self._todo.start_setup(setup_checklist(sensing, ctrl.setup, ctrl.state, ctrl.name, ctrl.colour))
+            self._todo.start_setup(items)
         except OSError as exc:
             self.message, self.error = f"Could not keep the setup checklist ({exc}); the game is saved.", True
 

@@ -17,6 +17,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.widget import Widget
 
 from companion.kit import die_pips
+from companion.words import well_name
 
 LIGHT = (1.0, 0.8, 0.2, 1)       # a lit guidance LED
 SPACE = (0.22, 0.22, 0.25, 1)
@@ -236,9 +237,8 @@ class VirtualTableModel:
         out = []
         for k, lane in enumerate(smap.lane_ids):
             c = self.counter_of(lane)
-            label = lane_label(lane, smap.lane_tracks[k], smap.lane_seats[k], *(c[:2] if c else ()))
             colour = list(c[2]) if c else [0.85, 0.85, 0.85, 1]
-            out.append((lane, label, smap.n_spaces(k), colour))
+            out.append((lane, self.lane_words(lane), smap.n_spaces(k), colour))
         return out
 
     def tokens(self) -> dict:
@@ -260,12 +260,13 @@ class VirtualTableModel:
         smap = self.board.smap
         ids = getattr(smap, "well_ids", None) or []
         w = self.board.wells().get(ids[index]) if index < len(ids) else None  # (state, value)
+        label = well_name(index).capitalize()
         if not w:
-            return "empty", 0, f"Well {index + 1}: empty - tap to throw a die"
+            return "empty", 0, f"{label}: empty - tap to throw a die"
         state, value = w[0], w[1] or 0
         words = {"settled": f"shows {value}", "rolling": "rolling", "crooked": "crooked: roll again",
                  "empty": "empty - tap to throw a die", "removed": "empty - tap to throw a die"}.get(state, state)
-        return state, value, f"Well {index + 1}: {words}"
+        return state, value, f"{label}: {words}"
 
     def _do(self, fn, done) -> str:
         vb = self.vb
@@ -277,22 +278,26 @@ class VirtualTableModel:
             return str(exc)
         return done
 
-    def _name(self, lane):
+    def lane_words(self, lane) -> str:
+        """A lane as the table knows it: the open game's counter and player ('Ben - Food'), else
+        its track and seat ('Food (seat 2)'); a lane the map lacks keeps its id."""
         smap = self.board.smap
+        if smap is None or lane not in smap.lane_ids:
+            return lane
         k = smap.lane_index(lane)
         c = self.counter_of(lane)
         return lane_label(lane, smap.lane_tracks[k], smap.lane_seats[k], *(c[:2] if c else ()))
 
     def place(self, lane, pos) -> str:
-        return self._do(lambda vb: vb.place(lane, pos), f"{self._name(lane)}: token put on space {pos}.")
+        return self._do(lambda vb: vb.place(lane, pos), f"{self.lane_words(lane)}: token put on space {pos}.")
 
     def remove(self, lane, pos) -> str:
-        return self._do(lambda vb: vb.remove(lane, pos), f"{self._name(lane)}: token lifted off space {pos}.")
+        return self._do(lambda vb: vb.remove(lane, pos), f"{self.lane_words(lane)}: token lifted off space {pos}.")
 
     def move(self, lane, start, end) -> str:
         return self._do(lambda vb: vb.move(lane, start, end, ms_per_space=40),
-                        f"{self._name(lane)}: token slid from space {start} to {end}.")
+                        f"{self.lane_words(lane)}: token slid from space {start} to {end}.")
 
     def roll(self, index) -> str:
-        return self._do(lambda vb: vb.roll(index), f"A die thrown into well {index + 1}.")
+        return self._do(lambda vb: vb.roll(index), f"A die thrown into {well_name(index)}.")
 
