@@ -7,6 +7,6 @@
 #   + cp firmware/boot/main.py :main.py
 # The module lists are the ones companion/firmware_package.py deploys (a test keeps them equal).
 include("$(PORT_DIR)/boards/manifest.py")
-package("firmware", files=("__init__.py", "board.py", "calib.py", "dice.py", "hc165.py", "ht16k33.py",
+package("firmware", files=("__init__.py", "board.py", "calib.py", "dice.py", "hc165.py", "hc595.py",
                            "main.py", "selftest.py", "sensormap.py", "tcs34725.py", "tracks.py", "transport.py"))
 package("protocol", files=("__init__.py", "cobs.py", "link.py", "wire.py"))

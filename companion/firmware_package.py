@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-from firmware import ht16k33, sensormap
+from firmware import sensormap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSION = "0.1.0"
@@ -44,10 +44,9 @@ def profile_path(board):
 
 
 def check(board, map_path):
-    """Refuse a map the board cannot run: invalid, with a well on an I2C bus the board's
-    profile lacks (sensormap.check_profile names the entry), or one its guidance lights cannot
-    serve (ht16k33.check_map: a strip = board over one HT16K33's 16 registers, or a lane space
-    past the 8th chip, named), unless the profile says the board has no lights."""
+    """Refuse a map the board cannot run: invalid, or with a well on an I2C bus the board's
+    profile lacks (sensormap.check_profile names the entry). The guidance lights ask nothing of
+    the map: their 74HC595s ride the chain, one per register, so any chain length can be lit."""
     try:
         with open(profile_path(board), encoding="utf-8") as f:
             profile = json.load(f)
@@ -56,8 +55,6 @@ def check(board, map_path):
     try:
         m = sensormap.load(map_path)
         sensormap.check_profile(m, profile)
-        if profile.get("lights") is not False:
-            ht16k33.check_map(m, getattr(m, "strip_starts", None), getattr(m, "strip_ids", None))
     except OSError as exc:
         raise PackageError("cannot read the sensor map %s: %s" % (map_path, exc.strerror)) from None
     except ValueError as exc:

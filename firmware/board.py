@@ -14,7 +14,7 @@ from protocol import wire
 from protocol.link import BoardLink
 from firmware import calib, dice, selftest
 from firmware.hc165 import ShiftChain
-from firmware.ht16k33 import Lights, LightsMapError, chip_starts
+from firmware.hc595 import Lights
 from firmware.tcs34725 import TCS34725, SensorIdError
 from firmware.tracks import TrackScanner, HALL_PERIOD_MS, mask_bit
 
@@ -59,17 +59,13 @@ def map_heap_bytes(smap):
     """Heap the board's tables for this map take (scanner, chain buffer, per-space times, wells,
     guidance lights), an upper estimate: the CivMint map's TrackScanner holds 3.3 KB on the
     MicroPython VM, this gives 3.7 KB for its 28 lanes, 244 spaces and 34 registers (+ 400 per
-    well); its lights (3 HT16K33 images and a count per lane) hold 0.5 KB on the VM, 112 bytes a
-    chip + 160 + one per lane here."""
+    well); its lights (the 74HC595 image and its two out buffers, 192 bytes on the VM for 34
+    registers, and a count per lane) are 3 bytes a register + one per lane + 160 here."""
     spaces = 0
     for bs in smap.lane_byte:
         spaces += len(bs)
-    try:  # by board when the map keeps its strips (may be more chips than one per 16 registers)
-        chips = len(chip_starts(smap.chain_registers, getattr(smap, "strip_starts", None)))
-    except LightsMapError:
-        chips = 0
     return 61 * smap.n_lanes + 8 * spaces + 2 * smap.chain_registers + 400 * smap.n_wells \
-        + 112 * chips + 160
+        + 3 * smap.chain_registers + smap.n_lanes + 160
 
 
 class MapTables:
@@ -95,10 +91,6 @@ class MapTables:
     def __init__(self, smap):
         for name in self.FIELDS:
             setattr(self, name, getattr(smap, name))
-        # first chain register of each strip (board), kept by the loader (None for a map
-        # without strips): the guidance lights give each board its own HT16K33 ROWs
-        # (firmware/ht16k33.py chip_starts); start-up only, Board drops it after the lights
-        self.strip_starts = getattr(smap, "strip_starts", None)
 
 
 def _session():
@@ -150,8 +142,7 @@ class Board:
             self.sensors.append(None if b is None else TCS34725(
                 b, smap.well_addrs[w], atime, gain, smap.well_chip_ids[w],
                 self._well_led(profile, smap.well_buses[w]), 1, now_ms))
-        self._init_lights(profile, smap)
-        smap.strip_starts = None  # the chips' starts are in self.lights now
+        self._init_lights(profile, smap)  # before the first read: the boot scans latch it dark
         led = profile.get("led")
         self.led = None
         if led and self._pin(profile, led.get("pin"), wire.PIN_LED, True) is not None:
@@ -293,34 +284,19 @@ class Board:
         return self.buses[bus]
 
     def _init_lights(self, profile, smap):
-        """Guidance lights: HT16K33 chips from 0x70 on the profile's `lights` bus (default the
-        first I2C bus), up to 16 chain registers each, by board when the map's strips are known
-        (firmware/ht16k33.py chip_starts). No chip answering is
-        a board built without lights (not a fault); some missing, or a chain too long for 8
-        chips, is FAULT_LIGHTS. The lit positions are chain bits; lane_lit counts per lane."""
+        """Guidance lights: one 74HC595 per 74HC165 on the same chain (MOSI to chain pin 8,
+        latched by LOAD), so the light image (firmware/hc595.py) rides every chain read and a
+        change shows within a scan period. The profile's `"lights": false` is a board built
+        without them: no image, CMD_LIGHTS taken and nothing lit. Shift registers cannot be
+        probed, so nothing here is a fault (wire.FAULT_LIGHTS is reserved); without a chain
+        (a config fault) there is nothing to drive them. The lit positions are chain bits;
+        lane_lit counts per lane."""
         self.lights = None
-        self.lights_dirty = False
         self.lane_lit = bytearray(smap.n_lanes)
-        cfg = profile.get("lights")
-        if cfg is False:  # the profile says this board has none: not even probed
+        if profile.get("lights") is False or self.chain is None:
             return
-        bus = cfg.get("bus", 0) if isinstance(cfg, dict) else 0
-        addr = cfg.get("addr", 0x70) if isinstance(cfg, dict) else 0x70
-        dim = cfg.get("dim", 15) if isinstance(cfg, dict) else 15  # n + 1 sixteenths of the COM slot
-        i2c = self._bus(profile, bus) if profile.get("i2c") else None
-        if i2c is None:
-            return
-        try:
-            starts = chip_starts(smap.chain_registers, smap.strip_starts)
-            lights = Lights(i2c, smap.chain_registers, addr, dim if type(dim) is int else 15, starts)
-        except LightsMapError:
-            self.config_faults.append((wire.FAULT_LIGHTS, 0xFFFF, min(smap.chain_registers, 0xFFFF)))
-            return
-        if not lights.present():
-            return
-        for c in lights.missing:
-            self.config_faults.append((wire.FAULT_LIGHTS, c, addr + c))
-        self.lights = lights
+        self.lights = Lights(smap.chain_registers, self.chain.extra)
+        self.chain.use_lights(self.lights)
 
     def _fits(self, smap):
         """Do the map's run-time tables fit the free heap (with room for the loop)?"""
@@ -451,7 +427,7 @@ class Board:
 
     # ------------------------------------------------------------------ lights
     def _light_bit(self, k, i):
-        """Chain bit of lane k space i: the position's LED (firmware/ht16k33.py)."""
+        """Chain bit of lane k space i: the position's LED (firmware/hc595.py)."""
         return self.smap.lane_byte[k][i] * 8 + mask_bit(self.smap.lane_mask[k][i])
 
     def _token_arrived(self, k):
@@ -466,9 +442,8 @@ class Board:
             if (m >> i) & 1:
                 c = self._light_bit(k, i)
                 if lights.is_lit(c):
-                    lights.set(c, False)
+                    lights.set(c, False)  # the next chain read shifts it out
                     self.lane_lit[k] -= 1
-                    self.lights_dirty = True
 
     def set_lights(self, pairs):
         """CMD_LIGHTS: the lit set becomes exactly `pairs` ((lane, position)), less the spaces
@@ -492,8 +467,7 @@ class Board:
             c = self._light_bit(lane, pos)
             if not lights.is_lit(c) and lights.set(c, True):
                 self.lane_lit[lane] += 1
-        self.lights_dirty = True
-        return None
+        return None  # the next scan shifts the image out and latches it
 
     def clear_lights(self):
         lit = self.lane_lit
@@ -501,7 +475,6 @@ class Board:
             lit[k] = 0
         if self.lights is not None:
             self.lights.clear()
-            self.lights_dirty = True
 
     def lit_positions(self):
         """[(lane, position)] lit now (for the REPL and the tests; allocates)."""
@@ -516,14 +489,9 @@ class Board:
         return out
 
     def _flush_lights(self):
-        self.lights_dirty = False
-        lights = self.lights
-        if lights is None:
-            return
-        try:
-            lights.flush()
-        except OSError:
-            pass  # a chip lost after start-up: the next change tries again
+        """Show the light image now, not at the next scan (before the board stops)."""
+        if self.lights is not None and self.chain is not None:
+            self.chain.show()
 
     def _send_pending(self, budget):
         pend = self.pending
@@ -734,15 +702,13 @@ class Board:
         if ticks_diff(now, self.next_check) >= 0:
             self.next_check = ticks_add(now, CHECK_MS)
             self._check(now)
-        if self.lights_dirty:
-            self._flush_lights()
         self.link.poll()
         self._indicator(now)
         if self.wdt is not None:
             self.wdt.feed()
         if self.repl_requested and ticks_diff(now, self.repl_at) >= REPL_FLUSH_MS:
             self.running = False
-            self.clear_lights()  # the chips keep their RAM through the reset: dark at the REPL
+            self.clear_lights()  # the 595s keep their outputs while the REPL runs: dark first
             self._flush_lights()
         return self.running
 

@@ -83,8 +83,8 @@ class SensorMap:
     tail_level (what the chain reads after its last register), n_wells, well_ids, well_buses,
     well_addrs, well_chip_ids (list of tuples), omittable (dict group -> tuple of lane
     indices), strip_starts (first chain register of each strip = board, in file order; the
-    guidance lights give each board its own HT16K33 ROWs: firmware/ht16k33.py chip_starts) and
-    strip_ids (their ids), both None for a map without 'strips', hash8 (bytes), hash_hex (str).
+    board firmware does not use them: its guidance lights need no per-board layout)
+    and strip_ids (their ids), both None for a map without 'strips', hash8 (bytes), hash_hex (str).
     """
     # declared for the type checker (set by parse); annotations cost nothing at run time
     game: str
@@ -419,7 +419,7 @@ def parse(data):
                   % (g, keep_max))
         omittable[g] = tuple(idx)
 
-    # strips (boards): only where each starts and its id (the lights' chips, by board)
+    # strips (boards): only where each starts and its id
     m.strip_starts = m.strip_ids = None
     strips = doc.get("strips")
     if strips is not None:

@@ -198,9 +198,7 @@ class TrackScanner:
         twin = self.twin
         for _ in range(self.read_retries + 1):
             buf = chain.read()
-            chain.load.value(chain.active)  # latch again and read the twin
-            chain.load.value(chain.idle)
-            chain.spi.readinto(twin)
+            chain.read_twin(twin)  # latch again and read the twin (the same light image sent)
             if twin == chain.scan_view:
                 return buf
             self.read_mismatches += 1

@@ -96,7 +96,10 @@ FAULT_SENSOR_SATURATED = const(5)  # index = well, value = clear channel reading
 FAULT_CAL_DEFAULTS = const(6)  # index = 0, value = 0: calibration file missing/corrupt
 FAULT_PROFILE_PIN = const(7)  # index = the pin (0xFFFF: not a number), value = its PIN_* role
 FAULT_MAP_TOO_LARGE = const(8)  # index = KB the map's tables need, value = KB of heap free
-FAULT_LIGHTS = const(9)  # index = light driver number (0xFFFF: the map cannot be lit), value = its I2C address
+# reserved, no longer raised: the HT16K33 light drivers' "driver missing" (index = driver number,
+# 0xFFFF the map could not be lit; value = its I2C address). The guidance lights are 74HC595s on
+# the chain now (firmware/hc595.py), which cannot be probed; a board from before may still send it
+FAULT_LIGHTS = const(9)
 # FAULT_PROFILE_PIN roles: which entry of the board profile names the pin
 PIN_SPI_SCK = const(1)
 PIN_SPI_MOSI = const(2)
@@ -114,7 +117,7 @@ FAULT_NAMES = {
     FAULT_SENSOR_SATURATED: "dice sensor saturated", FAULT_CAL_DEFAULTS: "calibration defaults in use",
     FAULT_PROFILE_PIN: "board profile names a pin this board lacks",
     FAULT_MAP_TOO_LARGE: "sensor map too large for the board's memory",
-    FAULT_LIGHTS: "guidance-light driver missing",
+    FAULT_LIGHTS: "guidance-light driver missing (reserved: older firmware)",
 }
 
 def fault_where(code, index, value):
@@ -124,10 +127,10 @@ def fault_where(code, index, value):
         return "profile %s: %s" % (role, "not a pin number" if index == 0xFFFF else "pin %d" % index)
     if code == FAULT_MAP_TOO_LARGE:
         return "its tables need %d KB, %d KB of heap free" % (index, value)
-    if code == FAULT_LIGHTS:
+    if code == FAULT_LIGHTS:  # reserved: only a board with the old HT16K33 firmware sends it
         if index == 0xFFFF:
-            return "the sensor map has more positions than the light drivers can reach (%d registers)" % value
-        return "HT16K33 number %d at I2C address 0x%02X does not answer" % (index, value)
+            return "older firmware: its HT16K33 light drivers could not reach the map (%d registers)" % value
+        return "older firmware: HT16K33 number %d at I2C address 0x%02X did not answer" % (index, value)
     return ""
 
 

@@ -371,7 +371,8 @@ FAULT_HINTS = {
     4: "a hall switch stuck on, or a token forgotten on that space",
     5: "too much light: shade the well or check the LED",
     6: "run the dice calibration",
-    9: "check the light board's HT16K33 (address pins, 5 V supply, I2C cable); the other lights still work",
+    9: "only older board firmware reports this (HT16K33 light drivers): deploy this app's firmware, "
+       "whose lights ride the sensor chain (tabletop-board deploy)",
 }
 
 

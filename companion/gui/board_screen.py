@@ -467,8 +467,8 @@ class BoardScreen(Screen):
         self._refresh_lights(board, lane)
 
     def _refresh_lights(self, board, lane):
-        """What the virtual board's LEDs show (read from its simulated HT16K33s, so it is what
-        the firmware lit, not what the app asked): the chosen lane as a strip of spaces, a lit
+        """What the virtual board's LEDs show (the latched outputs of its simulated 74HC595s, so
+        it is what the firmware shifted out, not what the app asked): the chosen lane as a strip of spaces, a lit
         one glowing, and a list of every lit position."""
         vb, smap = board.virtual, board.smap
         if vb is None or smap is None:

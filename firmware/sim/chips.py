@@ -1,4 +1,5 @@
-"""Register- and bit-level models of the chips (CPython only): 74HC165 chain, TCS34725.
+"""Register- and bit-level models of the chips (CPython only): 74HC165 chain, the guidance
+lights' 74HC595 chain beside it, TCS34725.
 
 HC165Chain: the whole chain is one shift register of 8 * registers bits (a Python int; the
 most significant bit is QH of register 0, which drives MISO). While SH/LD is low the inputs
@@ -7,6 +8,10 @@ every register by one (register k's SER = register k+1's QH, the last one's SER 
 level). The SPI master samples MISO on the falling edge in mode 2 (polarity 1, phase 0),
 before the shift; in the other modes the sample falls on or after the shifting edge, so
 input H of register 0 is lost (the model samples after the shift), as on a real chain.
+
+HC595Chain: the 74HC595s on the same CLK (inverted) and LOAD (their RCLK), fed from MOSI: what
+the SPI master sends during a read is shifted in, and the LOAD rising edge latches it onto the
+LEDs (see the class).
 
 TCS34725Sim: registers ENABLE, ATIME, WTIME, thresholds, PERS, CONFIG, CONTROL, ID, STATUS,
 CDATAL..BDATAH; the command byte (bit 7 CMD, type 00 repeated byte / 01 auto-increment /
@@ -200,53 +205,66 @@ class TCS34725Sim:
         return out
 
 
-class HT16K33Sim:
-    """HT16K33 at command level: a write's first byte is the command; 0x00-0x0F set the
-    display-RAM pointer and the bytes after it fill the RAM (auto-increment, wrapping at 16);
-    0x2x system setup (bit 0 oscillator), 0x8x display setup (bit 0 on, bits 1-2 blink),
-    0xAx ROW/INT set, 0xEx dimming. Reads return RAM from the pointer. The LED at ROW r, COM c
-    is lit when the oscillator and the display are on and RAM bit r & 7 of address
-    2c + (r >> 3) is set."""
+class HC595Chain:
+    """The guidance lights' 74HC595s, one per 74HC165, along the same chain (firmware/hc595.py).
 
-    def __init__(self):
-        self.ram = bytearray(16)
-        self.pointer = 0
-        self.osc = False
-        self.display = False
-        self.blink = 0
-        self.dim = 15
-        self.row_int = None
-        self.present = True
-        self.writes = collections.deque(maxlen=256)  # the latest writes, as bytes (for tests)
+    The shift registers are one of 8 * registers bits (a Python int): bit 8r + j is output
+    Q(A + j) of 595 r, so bit 0 is QA of 595 0, whose SER is MOSI (chain pin 8), and 595 r's QH'
+    feeds 595 r + 1's SER. SRCLK is the chain CLK inverted: each falling CLK edge shifts MOSI in.
+    In SPI mode 2 (polarity 1, phase 0) the MCU changes MOSI on the rising edge, so the sample
+    falls half a clock after the change and every bit arrives; mode 1 likewise. In modes 0 and 3
+    MOSI changes on the very edge the 595s sample: the model takes the new bit (each bit one
+    clock early, the first bit of the transfer lost), as a real chain may.
+    RCLK is the LOAD net: the rising edge that ends the 74HC165s' parallel load copies the shift
+    registers to the outputs (``latched``). /OE is tied low and /SRCLR high: outputs always on.
+    At power-up both hold random bits (``power_up``, a random.Random) until the first latch."""
 
-    def write(self, data):
-        data = bytes(data)
-        self.writes.append(data)
-        if not data:
-            return
-        cmd = data[0]
-        hi = cmd & 0xF0
-        if cmd <= 0x0F:
-            self.pointer = cmd
-            for b in data[1:]:
-                self.ram[self.pointer] = b
-                self.pointer = (self.pointer + 1) & 0x0F
-        elif hi == 0x20:
-            self.osc = bool(cmd & 1)
-        elif hi == 0x80:
-            self.display = bool(cmd & 1)
-            self.blink = (cmd >> 1) & 3
-        elif hi == 0xA0:
-            self.row_int = cmd & 0x0F
-        elif hi == 0xE0:
-            self.dim = cmd & 0x0F
+    LETTERS = "ABCDEFGH"
 
-    def read(self, n):
-        out = bytearray(n)
-        for i in range(n):
-            out[i] = self.ram[self.pointer]
-            self.pointer = (self.pointer + 1) & 0x0F
-        return out
+    def __init__(self, registers, power_up=None):
+        self.registers = registers
+        self.value = 0
+        self.latched = bytearray(registers)  # latched[r]: 595 r's outputs, bit 7 = QH .. bit 0 = QA
+        if power_up is not None:
+            self.value = power_up.getrandbits(8 * registers) if registers else 0
+            for r in range(registers):
+                self.latched[r] = power_up.getrandbits(8)
+        self.clocks = 0
+        self.latches = 0
 
-    def lit(self, row, com):
-        return self.osc and self.display and bool((self.ram[2 * com + (row >> 3)] >> (row & 7)) & 1)
+    @property
+    def nbits(self):
+        return self.registers * 8
+
+    def resize(self, registers):
+        """Registers physically on the chain (boards unplugged or added keep their state)."""
+        old = self.latched
+        self.latched = bytearray(registers)
+        self.latched[:min(len(old), registers)] = old[:registers]
+        self.registers = registers
+        self.value &= (1 << self.nbits) - 1
+
+    def transfer(self, mosi, polarity, phase):
+        """Clock len(mosi) bytes, each sent MSB first on MOSI."""
+        nb = 8 * len(mosi)
+        stream = int.from_bytes(bytes(mosi), "big")  # the first bit sent is the top one
+        if (polarity, phase) not in ((1, 0), (0, 1)):
+            # sampled as MOSI changes: each sample takes the next bit, the last one held
+            stream = ((stream << 1) | (stream & 1)) & ((1 << nb) - 1)
+        self.clocks += nb
+        self.value = ((self.value << nb) | stream) & ((1 << self.nbits) - 1)
+
+    def latch(self):
+        """RCLK rising edge: the shift registers to the outputs."""
+        self.latches += 1
+        v = self.value
+        for r in range(self.registers):
+            self.latched[r] = (v >> (8 * r)) & 0xFF
+
+    def shifted(self, r):
+        """595 r's shift register (not yet latched), bit 7 = QH."""
+        return (self.value >> (8 * r)) & 0xFF
+
+    def output(self, r, letter):
+        """Level of output Q<letter> ("A".."H") of 595 r: its LED is lit when it is high."""
+        return bool((self.latched[r] >> self.LETTERS.index(letter)) & 1) if r < self.registers else False

@@ -48,11 +48,25 @@ class _SPI:
         self.phase = phase
         self.firstbit = firstbit
 
+    def _flip(self, data):
+        return bytes(int("{:08b}".format(b)[::-1], 2) for b in data)
+
     def readinto(self, buf, write=0):
-        data = self.hw.spi_transfer(self.id, len(buf), self.polarity, self.phase)
+        """Read len(buf) bytes while sending the byte `write` each time (MicroPython's)."""
+        return self.write_readinto(bytes((write,)) * len(buf), buf)
+
+    def write_readinto(self, write_buf, read_buf):
+        """Send write_buf on MOSI while reading as many bytes into read_buf (MicroPython:
+        the two must be the same length)."""
+        if len(write_buf) != len(read_buf):
+            raise ValueError("buffers must be the same length")
+        mosi = bytes(write_buf)
         if self.firstbit == self.LSB:
-            data = bytes(int("{:08b}".format(b)[::-1], 2) for b in data)
-        buf[:] = data
+            mosi = self._flip(mosi)
+        data = self.hw.spi_transfer(self.id, len(read_buf), self.polarity, self.phase, mosi)
+        if self.firstbit == self.LSB:
+            data = self._flip(data)
+        read_buf[:] = data
         return None
 
     def read(self, n, write=0):

@@ -1,16 +1,20 @@
 """The physical world of the virtual board (CPython only): tokens on lanes, dice in wells,
-the 74HC165 chain and TCS34725 sensors that read them, the HT16K33 guidance lights, pins,
-faults.
+the 74HC165 chain and TCS34725 sensors that read them, the guidance lights' 74HC595s on the same
+chain, pins, faults.
 
 All methods are called with the owner's lock held (companion/virtual_board.py), or from a
 single thread (tests). Positions are lane space indexes; wells are indexes into the map.
 """
 import random
 
-from firmware import ht16k33
 from firmware.sim import optics
-from firmware.sim.chips import HC165Chain, HT16K33Sim, TCS34725Sim
+from firmware.sim.chips import HC165Chain, HC595Chain, TCS34725Sim
 from firmware.tracks import mask_bit
+
+
+def input_letter(chain_bit):
+    """The 74HC165 input ("H".."A") that reads this chain bit (bit 0 of a byte = H, the MSB)."""
+    return "HGFEDCBA"[chain_bit & 7]
 
 
 class WellOptics:
@@ -106,24 +110,12 @@ class World:
             led = profile["i2c"][smap.well_buses[w]].get("well_led")
             if led is not None:
                 self.led_pins[led] = o
-        # guidance lights: one HT16K33 per 16 chain registers from 0x70 on the first I2C bus
-        # (firmware/ht16k33.py); lights=False builds a board without them
-        self.lights = []
-        self.light_starts = []
-        lcfg = profile.get("lights")
-        if lcfg is not False and profile.get("i2c"):
-            lbus = lcfg.get("bus", 0) if isinstance(lcfg, dict) else 0
-            laddr = lcfg.get("addr", 0x70) if isinstance(lcfg, dict) else 0x70
-            bus_id = profile["i2c"][lbus]["id"]
-            try:
-                self.light_starts = ht16k33.chip_starts(smap.chain_registers,
-                                                        getattr(smap, "strip_starts", None))
-            except ht16k33.LightsMapError:
-                self.light_starts = []
-            for c in range(min(len(self.light_starts), ht16k33.MAX_CHIPS)):
-                chip = HT16K33Sim()
-                self.lights.append(chip)
-                self.devices[(bus_id, laddr + c)] = chip
+        # guidance lights: one 74HC595 per 74HC165 on the same chain, fed from MOSI, latched
+        # by LOAD (firmware/hc595.py); random outputs at power-up (their own generator, so the
+        # world's stays as it was); "lights": false in the profile builds a board without them
+        self.lights = None
+        if profile.get("lights") is not False:
+            self.lights = HC595Chain(smap.chain_registers, random.Random(0x595))
         self.removed = set()  # wells whose sensor is unplugged
         self.timeline = []  # (at_ms, callable)
         self.wdt_timeout = None
@@ -153,37 +145,50 @@ class World:
         return data
 
     def set_chain_registers(self, n):
-        """Physically connected registers (the map's count unless a fault is injected)."""
+        """Physically connected registers (the map's count unless a fault is injected); the
+        boards' 74HC595s come and go with their 74HC165s."""
         self.chain.registers = n
+        if self.lights is not None:
+            self.lights.resize(n)
 
     def pin_write(self, pin, level):
         self.pins[pin] = level
         if pin in self.led_pins:
             self.led_pins[pin].led = level
         if pin == self.load_pin:
+            was = self.chain.loading
             self.chain.load_pin(level, self.load_active_low)
+            if was and not self.chain.loading and self.lights is not None \
+                    and not self.chain.unplugged:
+                self.lights.latch()  # RCLK: the edge that ends the parallel load
 
     def pin_read(self, pin, pull):
         if pin in self.held_low:
             return 0
         return self.pins.get(pin, 1 if pull == 1 else 0)
 
-    def spi_transfer(self, spi_id, n, polarity, phase):
+    def spi_transfer(self, spi_id, n, polarity, phase, mosi=None):
+        """Clock n bytes: what MISO returns; `mosi` (n bytes, default zeros) is what the master
+        sends, which the 74HC595s shift in."""
         if spi_id != self.spi_id:
             return bytearray(b"\xff" * n)
+        if self.lights is not None and not self.chain.unplugged:
+            self.lights.transfer(bytes(n) if mosi is None else mosi, polarity, phase)
         return self.chain.transfer(n, polarity, phase)
 
     def lit_positions(self):
-        """{(lane index, position)} whose guidance LED is lit now (decoded from the chips'
-        RAM through the same chain-bit wiring the firmware drives)."""
+        """{(lane index, position)} whose guidance LED is lit now: the 74HC595s' latched
+        outputs, each position's LED on the output of the same letter as the input that reads
+        it, on the 595 of its register (input H <-> QH ... A <-> QA)."""
         out = set()
+        if self.lights is None:
+            return out
         smap = self.smap
         for k in range(smap.n_lanes):
             bs = smap.lane_byte[k]
             ms = smap.lane_mask[k]
             for i in range(len(bs)):
-                chip, row, com = ht16k33.led_of(bs[i] * 8 + mask_bit(ms[i]), self.light_starts)
-                if chip < len(self.lights) and self.lights[chip].lit(row, com):
+                if self.lights.output(bs[i], input_letter(bs[i] * 8 + mask_bit(ms[i]))):
                     out.add((k, i))
         return out
 

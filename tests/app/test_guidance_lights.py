@@ -1,5 +1,5 @@
 """Guidance lights, app level and headless: a CivMint game's TableSync on the virtual board (real
-firmware, simulated HT16K33s, real pty and link). A pending move lights its target space; the
+firmware, simulated 74HC595s on the chain, real pty and link). A pending move lights its target space; the
 light goes out on the board when the virtual token arrives there (before the app has read the
 board's report), the app then drops it from its set; an undo withdraws a move and its light."""
 import time
@@ -78,7 +78,7 @@ def _move_something(sess):
 
 
 def _lit(board, vb):
-    """The virtual board's lit LEDs, by lane id (read from the simulated HT16K33 RAM)."""
+    """The virtual board's lit LEDs, by lane id (the simulated 74HC595s' latched outputs)."""
     ids = board.smap.lane_ids
     return {(ids[k], p) for k, p in vb.call(lambda b: vb.world.lit_positions())}
 

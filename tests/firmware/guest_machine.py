@@ -6,7 +6,12 @@ calls allocates (copies are index loops), so allocation counts measure the firmw
 Dice-module LEDs (profile i2c[n].well_led, switched open-drain by the Board): after
 `use_profile(profile)` a sensor whose LED pin is low reads `I2C.dark` (AVALID, the room light:
 zeros unless a script sets it) instead of `I2C.burst`, so the Board's LED-on minus LED-off
-reading is burst - dark. Without it every read returns `burst` (the LED makes no difference)."""
+reading is burst - dark. Without it every read returns `burst` (the LED makes no difference).
+
+Guidance lights (firmware/hc595.py): the SPI keeps what the last read sent on MOSI as the
+74HC595s would hold it (`SPI.shifted[r]` = 595 r: out[L - 1 - r] of an L-byte write; zeros for
+a plain readinto), and the rising edge of the profile's load pin (after `use_profile`) latches
+it into `SPI.latched`: the LEDs. The latch swaps the two buffers (no copy, no allocation)."""
 
 
 class Pin:
@@ -22,9 +27,13 @@ class Pin:
         if value is not None:
             self.value(value)
 
+    load = -1  # the chain's LOAD pin (use_profile): its rising edge latches the 595s
+
     def value(self, v=None):
         if v is None:
             return self.v
+        if self.id == Pin.load and v and not self.v:
+            SPI.latch()
         self.v = v
         if 0 <= self.id < 64:
             Pin.levels[self.id] = 1 if v else 0
@@ -33,14 +42,39 @@ class Pin:
 class SPI:
     MSB = 0
     pattern = bytearray(64)  # the chain bytes the next read returns (set by the script)
+    shifted = bytearray(64)  # the 74HC595s' shift registers after the last read (595 r at r)
+    latched = bytearray(64)  # their outputs, latched on the LOAD rising edge
+    fresh = False  # shifted since the last latch
+    latches = 0
 
     def __init__(self, *a, **k):
         pass
 
     def readinto(self, buf):
         p = SPI.pattern
+        s = SPI.shifted
         for i in range(len(buf)):
             buf[i] = p[i]
+            s[i] = 0
+        SPI.fresh = True
+
+    def write_readinto(self, out, buf):
+        p = SPI.pattern
+        s = SPI.shifted
+        n = len(buf)
+        if len(out) != n:
+            raise ValueError("buffers must be the same length")
+        for i in range(n):
+            buf[i] = p[i]
+            s[n - 1 - i] = out[i]
+        SPI.fresh = True
+
+    @staticmethod
+    def latch():
+        if SPI.fresh:  # the outputs take the shift registers: swap, the next read refills them
+            SPI.latched, SPI.shifted = SPI.shifted, SPI.latched
+            SPI.fresh = False
+        SPI.latches += 1
 
 
 class I2C:
@@ -81,8 +115,10 @@ def set_sample(c, r, g, b):
 
 
 def use_profile(profile):
-    """Model the dice-module LEDs the profile wires (i2c[n].well_led) on the buses it names."""
+    """Model the dice-module LEDs the profile wires (i2c[n].well_led) on the buses it names,
+    and the 74HC595s latching on its load pin."""
     I2C.led_pins = {}
+    Pin.load = profile.get("load_pin", -1)
     for c in profile.get("i2c", ()):
         if c.get("well_led") is not None:
             I2C.led_pins[c["id"]] = c["well_led"]

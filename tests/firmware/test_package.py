@@ -141,26 +141,11 @@ def _map_file(tmp_path, doc, name="map.json"):
     return str(p)
 
 
-def test_deploy_refuses_a_board_its_lights_cannot_serve_naming_it(tmp_path, capsys):
-    """A strip (board) longer than one HT16K33's 16 registers: the two resource boards drawn
-    as one 18-register strip (ht16k33.check_map, with the strips the loader keeps)."""
-    with open(os.path.join(ROOT, "hardware", "sensor_map.json"), encoding="utf-8") as f:
-        m = json.load(f)
-    assert [s["id"] for s in m["strips"]][-2:] == ["resources_p1", "resources_p2"]
-    del m["strips"][-1]
-    bad = _map_file(tmp_path, m)
-    rc = board_cli.main(["deploy", "--board", "pico", "--map", bad, "--dry-run"])
-    err = capsys.readouterr()
-    assert rc == 2 and "mpremote" not in err.out and "not deployed" in err.err
-    assert "strip 'resources_p1' (strips[8]) has 18 registers (16-33)" in err.err
-    with pytest.raises(firmware_package.PackageError, match="resources_p1"):
-        firmware_package.build("esp32", bad, str(tmp_path / "o"))
-
-
-def test_deploy_refuses_a_lane_past_the_eighth_light_chip_naming_it(tmp_path, monkeypatch):
-    """A map of another game whose chain is 132 registers long (33 lanes of 32 spaces): its last
-    lane lies past the 8 HT16K33 one I2C bus holds. Refused naming the lane and space, unless
-    the profile says the board has no lights."""
+def test_deploy_takes_a_map_of_any_chain_length_with_the_lights_fitted(tmp_path):
+    """The lights' 74HC595s ride the chain, one per register: no map is refused for them. A map
+    of another game 132 registers long (33 lanes of 32 spaces: past the 8 HT16K33s one I2C bus
+    held, which the old check refused) and the CivMint map with its two resource boards drawn as
+    one 18-register strip both pass with the lights fitted."""
     seats = ["s%d" % i for i in range(33)]
     doc = {"format": 1, "game": "bigtrack", "seats": seats,
            "tracks": {"t": {"kind": "resource", "spaces": 32}},
@@ -169,14 +154,19 @@ def test_deploy_refuses_a_lane_past_the_eighth_light_chip_naming_it(tmp_path, mo
                       "bits": list(range(k * 32, (k + 1) * 32))} for k, s in enumerate(seats)],
            "wells": [{"id": "w0", "bus": 0}]}
     big = _map_file(tmp_path, doc)
-    with pytest.raises(firmware_package.PackageError) as exc:
-        firmware_package.check("pico", big)
-    assert "lane 't.s32' (lanes[32]) space 0: chain bit 1024 is register 128, which needs HT16K33 " \
-           "number 8" in str(exc.value)
     with open(firmware_package.profile_path("pico"), encoding="utf-8") as f:
-        prof = json.load(f)
-    prof["lights"] = False
-    dark = tmp_path / "dark.json"
-    dark.write_text(json.dumps(prof))
-    monkeypatch.setattr(firmware_package, "profile_path", lambda board: str(dark))
-    assert firmware_package.check("dark", big).chain_registers == 132
+        assert "lights" not in json.load(f)  # absent = fitted
+    assert firmware_package.check("pico", big).chain_registers == 132
+    with open(os.path.join(ROOT, "hardware", "sensor_map.json"), encoding="utf-8") as f:
+        m = json.load(f)
+    assert [s["id"] for s in m["strips"]][-2:] == ["resources_p1", "resources_p2"]
+    del m["strips"][-1]
+    long_strip = _map_file(tmp_path, m, "strip.json")
+    assert firmware_package.check("esp32", long_strip).chain_registers == 34
+    assert firmware_package.build("pico", long_strip, str(tmp_path / "o"), mpy=False)
+
+
+def test_the_package_carries_the_595_driver_not_the_ht16k33_one():
+    paths = firmware_package.module_paths()
+    assert "firmware/hc595.py" in paths and "firmware/ht16k33.py" not in paths
+    assert not os.path.exists(os.path.join(ROOT, "firmware", "ht16k33.py"))
