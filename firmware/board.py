@@ -393,7 +393,7 @@ class Board:
             due = ticks_add(now, s.integration_ms + 1)
             if s.led is not None:
                 # LED switched: the half under way is ready one settle time after its switch
-                # (not a period after this poll, which would make a reading ~100 ms, not ~64)
+                # (not a period after this poll, which would make a half ~50 ms, not ~32)
                 d = ticks_add(s.since, s.settle_ms)
                 if ticks_diff(d, now) > 0:
                     due = d

@@ -13,15 +13,22 @@ integration period (``integration_ms``).
 
 Ambient light (``led`` given): the breakout's white LED is switched from a pin (the module's LED
 input, driven open-drain by the MCU; hardware/docs/pins_and_wiring.md) and every reported
-reading is LED-on minus LED-off, taken in two consecutive integrations. After each switch of the
-LED the integration is restarted (AEN off/on) and the reading is taken only once a whole cycle
-has passed since (``settle_ms``: the 2.4 ms start-up plus the integration time and 20 % for the
-chip's oscillator tolerance), so no cycle mixes the two states. Room light, the same in both
-halves, cancels; what remains is the LED's light reflected by whatever lies in the well.
-``ambient`` keeps the clear count of the last LED-off half. When either half is saturated the
-difference means nothing: ``read`` then reports c = ``max_count`` (the board's saturation check
-fires and the well sees no face) and sets ``saturated``. Without ``led`` the LED stays on and a
-reading is the raw counts (the virtual board's simulated chip models the switched LED too).
+reading is an LED-on integration minus the latest LED-off one. The LED is off for one
+integration after every ``ON_PER_OFF`` (2) lit ones, so a reading comes every lit half, two per
+three halves, not one per two (a die's three stable readings take about 160 ms, not 200-250).
+Three consecutive readings always span two different LED-off halves, so room light that changes
+between them (a hand's shadow leaving) makes them disagree and the well waits; room light that
+stays the same cancels. After each switch of the LED (and before each lit half) the integration
+is restarted (AEN off/on) and the reading is taken only once a whole cycle has passed since
+(``settle_ms``: the 2.4 ms start-up plus the integration time and 20 % for the chip's
+oscillator tolerance), so no cycle mixes the two states. What remains is the LED's light
+reflected by whatever lies in the well. ``ambient`` keeps the clear count of the last LED-off
+half. A lit half darker than the LED-off one (the room got darker since: the LED only adds
+light) gives no reading, and the LED-off half is taken again next. When either half is
+saturated the difference means nothing: ``read`` then reports
+c = ``max_count`` (the board's saturation check fires and the well sees no face) and sets
+``saturated``. Without ``led`` the LED stays on and a reading is the raw counts (the virtual
+board's simulated chip models the switched LED too).
 """
 TYPE_CHECKING = False  # true for the type checker only (the board's stubs)
 if TYPE_CHECKING:
@@ -61,6 +68,7 @@ AEN = const(0x02)
 AVALID = const(0x01)
 GAINS = (1, 4, 16, 60)
 IDS = (0x44, 0x4D)
+ON_PER_OFF = const(2)  # lit integrations per LED-off one (see the module doc)
 
 
 class SensorIdError(OSError):
@@ -93,11 +101,13 @@ class TCS34725:
         self.settle_ms = (self.cycles * 24 * 12 + 99) // 100 + 3  # 2.4 ms start + 1.2 x cycle
         self.lit = True  # the LED state of the integration under way
         self.since = 0  # when that integration was restarted
-        self.oc = self.orr = self.og = self.ob = 0  # the LED-on half of the pair under way
-        self.on_saturated = False
+        self.ons = 0  # lit halves since the last LED-off half
+        self.have_off = False  # an LED-off half has been read since init
+        self.oc = self.orr = self.og = self.ob = 0  # the last LED-off half
+        self.off_saturated = False
         self.ambient = 0  # clear count of the last LED-off half
-        self.saturated = False  # either half of the last pair at full scale
-        self.pairs = 0
+        self.saturated = False  # either half of the last reading at full scale
+        self.readings = 0
 
     def _write(self, reg, value):
         self.one[0] = value
@@ -126,7 +136,8 @@ class TCS34725:
         sleep_ms(3)  # 2.4 ms oscillator warm-up between PON and AEN
         self._write(REG_ENABLE, PON | AEN)
         if self.led is not None:
-            self._switch(True)
+            self.have_off = False
+            self._switch(False)  # an LED-off half first: every lit one then has its reference
 
     def _switch(self, lit):
         """LED on or off, then restart the integration so that no cycle spans the switch."""
@@ -139,8 +150,9 @@ class TCS34725:
     def read(self):
         """True and .c/.r/.g/.b set when a reading is complete, else False. No allocation.
 
-        Without ``led``: one burst read, complete when AVALID. With ``led``: complete every
-        second call that finds a settled integration (LED-on half, then LED-off half)."""
+        Without ``led``: one burst read, complete when AVALID. With ``led``: complete at every
+        settled lit half (LED-on minus the last LED-off half); an LED-off half completes
+        nothing and comes after every ON_PER_OFF lit ones."""
         b = self.burst
         if self.led is not None and ticks_diff(self.now_ms(), self.since) < self.settle_ms:
             return False
@@ -158,26 +170,35 @@ class TCS34725:
             self.b = bl
             return True
         full = self.max_count - (self.max_count >> 5)
-        if self.lit:
+        if not self.lit:
             self.oc = c
             self.orr = r
             self.og = g
             self.ob = bl
-            self.on_saturated = c >= full
-            self._switch(False)
+            self.ambient = c
+            self.off_saturated = c >= full
+            self.have_off = True
+            self.ons = 0
+            self._switch(True)
             return False
-        self.ambient = c
-        self.saturated = self.on_saturated or c >= full
+        self.ons += 1
+        # the LED only adds light: a lit half darker than the LED-off one means the room got
+        # darker since (a shadow); no reading then, and the next half refreshes the LED-off one
+        fell = self.have_off and c < self.oc
+        self._switch(self.ons < ON_PER_OFF and not fell)  # the next half: lit, or LED-off
+        if fell or not self.have_off:
+            return False
+        self.saturated = self.off_saturated or c >= full
         if self.saturated:
             self.c = self.max_count
             self.r = self.g = self.b = 0
         else:
-            self.c = self.oc - c if self.oc > c else 0
-            self.r = self.orr - r if self.orr > r else 0
-            self.g = self.og - g if self.og > g else 0
-            self.b = self.ob - bl if self.ob > bl else 0
-        self.pairs += 1
-        self._switch(True)
+            oc = self.oc
+            self.c = c - oc if c > oc else 0
+            self.r = r - self.orr if r > self.orr else 0
+            self.g = g - self.og if g > self.og else 0
+            self.b = bl - self.ob if bl > self.ob else 0
+        self.readings += 1
         return True
 
     def config(self):

@@ -29,7 +29,7 @@ def empty_well(ambient_c, switched, dark_c=None, ms=1500):
     w = dice.Well(dice.Classifier(calib.defaults(1)[0]), dark_c=dark_c)
     seen = well_run(s, w, clock, ms)
     return {"seen": seen, "state": w.state, "c": s.c, "r": s.r, "g": s.g, "b": s.b,
-            "saturated": 1 if s.saturated else 0, "ambient": s.ambient, "pairs": s.pairs,
+            "saturated": 1 if s.saturated else 0, "ambient": s.ambient, "readings": s.readings,
             "restarts": chip.restarts}
 
 

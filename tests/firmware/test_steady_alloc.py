@@ -59,13 +59,13 @@ def test_paired_hand_sweep_and_dice_allocate_nothing(session):
         "run = lambda: rig.steps(3000)\n"
         "a = sg.measure(run)\n"
         "print('PAIRED', a, rig.events, rig.frames, int(rig.board.link.synced), rig.board.link.counters['folded'], "
-        "rig.board.wells[0].roll - r0, rig.board.sensors[0].pairs)\n")
-    alloc, events, frames, synced, folded, rolls, pairs = _line(r, "PAIRED")
+        "rig.board.wells[0].roll - r0, rig.board.sensors[0].readings)\n")
+    alloc, events, frames, synced, folded, rolls, readings = _line(r, "PAIRED")
     # 3 s of a hand sweeping all 28 lanes every 40 ms: thousands of TRACK_CHANGE and DICE
     assert synced == 1 and events > 1000 and folded == 0
-    # the dice readings are LED-on minus LED-off pairs (the LED pin switched), and dice arrived
+    # the dice readings are LED-on minus LED-off (the LED pin switched), and dice arrived
     # during the measured steps (a new roll needs 3 dark readings first: rarely, at 75 ms a colour)
-    assert pairs > 40 and rolls >= 1
+    assert readings > 40 and rolls >= 1
     assert alloc == 0, r.stdout
 
 
