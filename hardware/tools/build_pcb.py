@@ -18,7 +18,8 @@ into the output folder:
 and the picture hardware/docs/pcb_<board>.png.
 
 Placement follows the map (a hall switch centred on every space's x/y, on the underside, which is
-also where every other part sits: the top stays flat for the printed overlay); the tracks are laid
+also where every other part sits: the top stays flat for the printed overlay; beside each switch a
+reverse-mount LED over a hole, lit by a 74HC595 on the same chain as the 74HC165s); the tracks are laid
 by pcb_route.py; KiCad's DRC judges the result and the build fails unless it reports no violation
 and no unconnected item.
 
@@ -50,7 +51,7 @@ EDGE_KEEP = 4.0      # a hall switch centre must be at least this far inside its
 
 # ---- chain connector (UP and DOWN identical; pin p meets pin 10-p on a reversed cable) --------
 CONNECTOR_PINS = 9
-PINOUT = {1: "GND", 2: "CLK", 3: "GND", 4: "LOAD", 5: "3V3", 6: "DATA", 7: "GND", 8: None, 9: "GND"}
+PINOUT = {1: "GND", 2: "CLK", 3: "GND", 4: "LOAD", 5: "3V3", 6: "DATA", 7: "GND", 8: "LIGHT", 9: "GND"}
 
 # ---- parts: (KiCad library, footprint, value, manufacturer part, LCSC part) --------------------
 PARTS = {
@@ -63,16 +64,36 @@ PARTS = {
     "c10u": ("Capacitor_SMD", "C_0805_2012Metric", "10uF", "Samsung CL21A106KAYNNNE", "C15850"),
     "conn": ("Connector_JST", "JST_XH_S9B-XH-A_1x09_P2.50mm_Horizontal", "S9B-XH-A",
              "JST S9B-XH-A(LF)(SN)", ""),
+    # the guidance lights (hardware/docs/pcb.md, "Guidance lights")
+    "sr": ("Package_SO", "SOIC-16_3.9x9.9mm_P1.27mm", "74HC595D", "Nexperia 74HC595D,118", ""),
+    "inv": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G14", "UMW SN74LVC1G14DBVR", "C434069"),
+    "led": ("LED_SMD", "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm", "RED_RM1206",
+            "reverse-mount red 1206 LED (candidate Lite-On LTST-C230KRKT)", ""),
+    "r470": ("Resistor_SMD", "R_0603_1608Metric", "470R", "UNI-ROYAL 0603WAF4700T5E", ""),
 }
 # LCSC numbers left empty were not confirmed from a source we could read: match them in the
 # assembly service's BOM tool (hardware/docs/pcb.md, "Parts").
 FP_DIR = "/usr/share/kicad/footprints"
 HALL_PINS = {"VDD": "1", "OUT": "2", "GND": "3"}          # AH1807 SC59 (datasheet pin table)
 REG_INPUT_PIN = {"A": "11", "B": "12", "C": "13", "D": "14", "E": "3", "F": "4", "G": "5", "H": "6"}
+# 74HC595 (TI pin naming): output QX lights the position read at 74HC165 input X
+SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G": "6", "H": "7"}
+SR_PINS = {"GND": "8", "QH'": "9", "/SRCLR": "10", "SRCLK": "11", "RCLK": "12", "/OE": "13", "SER": "14",
+           "VCC": "16"}
+INV_PINS = {"NC": "1", "A": "2", "GND": "3", "Y": "4", "VCC": "5"}   # SN74LVC1G14DBVR, SOT-23-5
+LED_PINS = {"K": "1", "A": "2"}          # KiCad LED footprints: pad 1 cathode, pad 2 anode
+# a space's cell (x, y = the space's centre): hall switch centred, its pull-up on the left (beside
+# the switch's OUT and VDD pins), the LED on the right (its cathode beside the switch's GND pin),
+# the LED's 470 Ohm below the LED
+PULLUP_DX = -4.0
+LED_DX, LED_DY = 4.6, 0.0
+LR_DX, LR_DY = 4.6, 2.6
 LETTERS = "HGFEDCBA"       # local bit b of a board -> register b >> 3, input LETTERS[b & 7]
 
-OFFSET = (20.0, 20.0)
-RIP_BUDGET = 60      # where the board's top-left corner sits on the KiCad page, mm
+OFFSET = (20.0, 20.0)   # where the board's top-left corner sits on the KiCad page, mm
+RIP_BUDGET = 60      # rip-ups per board (the router's retries, see _route_all)
+RIP_PER_NET = 4      # times one net may be taken up for others
+LONG_MM, LONG_LIMIT = 60.0, 1500000    # connections longer than this (mm) search this many cells
 
 
 class MapError(Exception):
@@ -184,70 +205,106 @@ def designs_from_map(doc):
 # 2. a design -> parts with nets and places (pure Python)
 # ============================================================================================
 def netlist_parts(d):
-    """Every part of the board: dict ref -> {kind, x, y, rot, pads: {pad: net}, place}."""
+    """Every part of the board: dict ref -> {kind, x, y, rot, pads: {pad: net}, place}.
+
+    References: H<b+1> hall switch, R<b+1> its pull-up, D<b+1> its LED, R<n+9+b> the LED's 470 Ohm
+    (b = local input bit, n = 8 x registers); U1..U<R> 74HC165, U<R+1> the Schmitt buffer,
+    U<R+2>..U<2R+1> 74HC595 (595 r lights what 74HC165 r reads), U<2R+2> the clock inverter;
+    C1..C<R> and C<R+3>..C<2R+2> their 100 nF, C<R+1> the buffer's, C<R+2> the bulk 10 uF,
+    C<2R+3> the inverter's; R<n+1>..R<n+8> the buffer's, the chain's and the lights' resistors."""
     parts = {}
     R = d["registers"]
+    n = R * 8
     w, h = d["size"]
-    # hall switches and their pull-ups: H<n>/R<n>, n = local input bit + 1
+    # hall switches and their pull-ups: H<n>/R<n>, n = local input bit + 1; beside each switch its
+    # LED (over its hole, inside the printed cell) and the LED's 470 Ohm from the 595 output
     used_bits = {}
     for k, pos in enumerate(d["lanes"]):
         for i, (x, y, b) in enumerate(pos):
             used_bits[b] = (k, i, x, y)
-    for b in range(R * 8):
-        net = "IN%d%s" % (b >> 3, LETTERS[b & 7])
+    for b in range(n):
+        net = _in_net(b)
         if b in used_bits:
             k, i, x, y = used_bits[b]
             parts["H%d" % (b + 1)] = {"kind": "hall", "x": x, "y": y, "rot": 0, "lane": k, "pos": i,
                                       "pads": {HALL_PINS["VDD"]: "3V3", HALL_PINS["OUT"]: net,
                                                HALL_PINS["GND"]: "GND"}}
-            parts["R%d" % (b + 1)] = {"kind": "r10k", "x": x + 4.0, "y": y, "rot": 90,
+            parts["R%d" % (b + 1)] = {"kind": "r10k", "x": x + PULLUP_DX, "y": y, "rot": 90,
                                       "pads": {"1": net, "2": "3V3"}}
-    # registers in the label column, register 0 at the top; more than three: two staggered columns
-    y_top, y_bot = (12.0, h - 10.0) if R <= 3 else (10.0, h - 4.0)
+            parts["D%d" % (b + 1)] = {"kind": "led", "x": round(x + LED_DX, 3), "y": round(y + LED_DY, 3),
+                                      "rot": 0, "lane": k, "pos": i,
+                                      "pads": {LED_PINS["K"]: "GND", LED_PINS["A"]: _anode_net(b)}}
+            parts["R%d" % (n + 9 + b)] = {"kind": "r470", "x": round(x + LR_DX, 3), "y": round(y + LR_DY, 3),
+                                          "rot": 0, "lane": k, "pos": i,
+                                          "pads": {"1": _led_net(b), "2": _anode_net(b)}}
+    # registers in the label column, register 0 at the top; more than two registers go in two
+    # staggered columns.  The 74HC595s: up to two registers, each above (register 0) or below
+    # (register 1) its 74HC165, outputs towards the board edge; more registers: two rows along
+    # the top and bottom edges, beyond the lanes (_edge_rows)
+    narrow = R <= 2
+    if not narrow:
+        sr_slots = _edge_rows(d, R)
+    y_top, y_bot = (12.0, h - 12.0) if narrow else (10.0, h - 4.0)
     pitch = (y_bot - y_top) / R
     spare = []
+    col_a, col_b = 26.5, 39.0
     for r in range(R):
         cy = round(y_top + (r + 0.5) * pitch, 2)
-        if R <= 3:
-            cx, ccx = 33.0, 25.5
+        if narrow:
+            cx = 33.0
+            cap = (25.5, cy, 90)
+            sx, sy, urot = cx, (9.0 if r == 0 else round(h - 9.0, 2)), (90 if r == 0 else 270)
+            scap = (25.5, sy, 90)
         else:
-            cx = 39.0 if (r % 2 == 1 or r == R - 1) else 26.5
-            ccx = cx + 7.0
+            cx = col_b if (r % 2 == 1 or r == R - 1) else col_a
+            cap = (cx + 7.0, cy, 90) if cx == col_a else (cx - 7.0, cy, 90)
+            sx, sy, urot, scap = sr_slots[r]
         pads = {"1": "LOAD", "2": "CLK", "15": "GND", "16": "3V3", "8": "GND", "7": None,
                 "9": "QH0" if r == 0 else "Q%d" % r,
                 "10": "DATA_IN" if r == R - 1 else "Q%d" % (r + 1)}
         for letter, pin in REG_INPUT_PIN.items():
             pads[pin] = "IN%d%s" % (r, letter)
         parts["U%d" % (r + 1)] = {"kind": "reg", "x": cx, "y": cy, "rot": 90, "pads": pads}
-        parts["C%d" % (r + 1)] = {"kind": "c100n", "x": ccx, "y": cy, "rot": 90,
+        parts["C%d" % (r + 1)] = {"kind": "c100n", "x": cap[0], "y": cap[1], "rot": cap[2],
                                   "pads": {"1": "3V3", "2": "GND"}}
+        # its 74HC595: outputs QA..QH light the positions read at inputs A..H; the chain runs
+        # LIGHT_IN -> 595 0 -> ... -> last 595 -> 100 Ohm -> LIGHT_OUT, clocked by SRCLK (the board's
+        # CLK inverted), latched by LOAD's rising edge
+        sp = {SR_PINS["GND"]: "GND", SR_PINS["VCC"]: "3V3", SR_PINS["/OE"]: "GND", SR_PINS["/SRCLR"]: "3V3",
+              SR_PINS["SRCLK"]: "SRCLK", SR_PINS["RCLK"]: "LOAD",
+              SR_PINS["SER"]: "LIGHT_IN" if r == 0 else "LQ%d" % r, SR_PINS["QH'"]: "LQ%d" % (r + 1)}
+        for letter, pin in SR_OUTPUT_PIN.items():
+            b = r * 8 + LETTERS.index(letter)
+            sp[pin] = _led_net(b) if b in used_bits else None
+        parts["U%d" % (R + 2 + r)] = {"kind": "sr", "x": sx, "y": sy, "rot": urot, "pads": sp}
+        parts["C%d" % (R + 3 + r)] = {"kind": "c100n", "x": scap[0], "y": scap[1], "rot": scap[2],
+                                      "pads": {"1": "3V3", "2": "GND"}}
         for j in range(8):
             b = r * 8 + j
             if b not in used_bits:
                 spare.append(b)
-    # spare inputs: a pull-up each, in a row below (or beside) their register
-    for n, b in enumerate(spare):
+    # spare inputs: a pull-up each, in a row beside (or left of) their register
+    for m, b in enumerate(spare):
         r = b >> 3
-        k = sum(1 for c in spare[:n] if c >> 3 == r)
+        k = sum(1 for c in spare[:m] if c >> 3 == r)
         ux, uy = parts["U%d" % (r + 1)]["x"], parts["U%d" % (r + 1)]["y"]
-        if R <= 3:
+        if narrow:
             xy, rot = (41.5, round(uy - 4.0 + 2.0 * k, 2)), 0
         else:
-            xy, rot = (round(ux - 8.5, 2), round(uy - 5.0 + 2.0 * k, 2)), 0
+            xy, rot = (round(ux - (10.0 if ux == col_b else 8.5), 2), round(uy - 5.0 + 2.0 * k, 2)), 0
         parts["R%d" % (b + 1)] = {"kind": "r10k", "x": xy[0], "y": xy[1], "rot": rot,
                                   "pads": {"1": _in_net(b), "2": "3V3"}}
-    n = R * 8
     # connectors: UP (towards the controller) and DOWN, on the left edge, opening outwards
     conn_x = 10.2
     parts["J1"] = {"kind": "conn", "x": conn_x, "y": 6.0, "rot": 0, "pads": {}}
     parts["J2"] = {"kind": "conn", "x": conn_x, "y": 36.0, "rot": 0, "pads": {}}
     for p, sig in PINOUT.items():
-        up = {"CLK": "CLK_IN", "LOAD": "LOAD_IN", "DATA": "DATA_UP"}.get(sig, sig)
-        down = {"CLK": "CLK_OUT", "LOAD": "LOAD_OUT", "DATA": "DATA_IN"}.get(sig, sig)
+        up = {"CLK": "CLK_IN", "LOAD": "LOAD_IN", "DATA": "DATA_UP", "LIGHT": "LIGHT_IN"}.get(sig, sig)
+        down = {"CLK": "CLK_OUT", "LOAD": "LOAD_OUT", "DATA": "DATA_IN", "LIGHT": "LIGHT_OUT"}.get(sig, sig)
         parts["J1"]["pads"][str(p)] = up
         parts["J2"]["pads"][str(p)] = down
     # Schmitt buffer for CLK and LOAD, its decoupling, series resistors, tail pull-down, bulk
-    bx, by = (19.5 if R <= 3 else 16.5), 30.0
+    bx, by = (19.5 if narrow else 16.5), 30.0
     parts["U%d" % (R + 1)] = {"kind": "buf", "x": bx, "y": by, "rot": 0,
                               "pads": {"1": "CLK_IN", "2": "GND", "3": "LOAD_IN", "4": "LOAD",
                                        "5": "3V3", "6": "CLK"}}
@@ -261,7 +318,47 @@ def netlist_parts(d):
     # no Schmitt input floating
     parts["R%d" % (n + 5)] = {"kind": "r10k", "x": bx, "y": by + 3.0, "rot": 0, "pads": {"1": "CLK_IN", "2": "3V3"}}
     parts["R%d" % (n + 6)] = {"kind": "r10k", "x": bx, "y": by - 7.0, "rot": 0, "pads": {"1": "LOAD_IN", "2": "3V3"}}
+    # the lights' data: LIGHT_IN pulled down (unplugged = dark), LIGHT_OUT through 100 Ohm like
+    # every other output onto the cable; SRCLK = CLK inverted (the 595s shift on CLK's falling edge)
+    parts["R%d" % (n + 7)] = {"kind": "r10k", "x": bx, "y": 17.0, "rot": 0, "pads": {"1": "LIGHT_IN", "2": "GND"}}
+    last = parts["U%d" % (2 * R + 1)]
+    parts["R%d" % (n + 8)] = {"kind": "r100", "x": bx if narrow else round(last["x"] + 9.5, 2),
+                              "y": by + 12.0 if narrow else last["y"], "rot": 0 if narrow else 90,
+                              "pads": {"1": "LQ%d" % R, "2": "LIGHT_OUT"}}
+    parts["U%d" % (2 * R + 2)] = {"kind": "inv", "x": bx, "y": by + 19.5, "rot": 0,
+                                  "pads": {INV_PINS["NC"]: None, INV_PINS["A"]: "CLK", INV_PINS["GND"]: "GND",
+                                           INV_PINS["Y"]: "SRCLK", INV_PINS["VCC"]: "3V3"}}
+    parts["C%d" % (2 * R + 3)] = {"kind": "c100n", "x": bx, "y": by + 23.5, "rot": 0,
+                                  "pads": {"1": "3V3", "2": "GND"}}
     return parts
+
+
+def _edge_rows(d, R):
+    """Places of the 74HC595s on a board with more than two registers: (x, y, rotation, decoupling
+    capacitor (x, y, rotation)) per register.  The first half (the upper lanes' registers) in a row
+    along the top edge, above the first lane, the rest along the bottom edge, below the last lane,
+    both left to right, outputs facing the lanes: the LED lines of the upper lanes run up between
+    the spaces, those of the lower lanes down; SRCLK, LOAD and the chain run along the edge."""
+    w, h = d["size"]
+    top = R // 2
+    nb = R - top
+    slots = []
+    for k in range(top):
+        x = round(62.0 + k * (w - 78.0) / max(1, top - 1), 2)
+        slots.append((x, 10.0, 270, (round(x + 6.8, 2), 10.0, 90)))
+    for j in range(nb):
+        x = round(65.0 + j * (w - 91.0) / max(1, nb - 1), 2)
+        y = round(h - 7.0, 2)
+        slots.append((x, y, 90, (round(x - 6.8, 2), y, 270)))
+    return slots
+
+
+def _led_net(b):
+    return "LED%d%s" % (b >> 3, LETTERS[b & 7])
+
+
+def _anode_net(b):
+    return "LEDA%d%s" % (b >> 3, LETTERS[b & 7])
 
 
 # ============================================================================================
@@ -294,6 +391,7 @@ def build_board(d, log=print):
     ds.m_MinThroughDrill = mm(0.3)
     ds.m_CopperEdgeClearance = mm(pcb_route.EDGE_CLEAR)
     ds.m_HoleToHoleMin = mm(0.25)
+    ds.m_HoleClearance = mm(pcb_route.HOLE_CLEAR)
     nc = ds.GetNetClasses().GetDefault()
     nc.SetClearance(mm(pcb_route.CLEAR))
     nc.SetTrackWidth(mm(pcb_route.TRACK))
@@ -354,6 +452,11 @@ def build_board(d, log=print):
             cy = pcbnew.ToMM(bb.GetCenter().y) - OFFSET[1]
             hw = pcbnew.ToMM(bb.GetWidth()) / 2
             hh = pcbnew.ToMM(bb.GetHeight()) / 2
+            if pad.GetAttribute() == pcbnew.PAD_ATTRIB_NPTH:
+                # a plain hole (the reverse-mount LED shines through it): nothing on either layer
+                # near it (copper-to-hole clearance), no via near it (hole to hole)
+                rt.add_npth(cx, cy, hw, hh)
+                continue
             thru = pad.GetAttribute() == pcbnew.PAD_ATTRIB_PTH
             layers = (0, 1) if thru else (1,)
             nn = parts[ref]["pads"].get(pad.GetNumber())
@@ -419,7 +522,8 @@ def _pad_geometry(board):
         for pad in fp.Pads():
             bb = pad.GetBoundingBox()
             thru = pad.GetAttribute() == pcbnew.PAD_ATTRIB_PTH
-            out.append(((0, 1) if thru else (1,), pcbnew.ToMM(bb.GetCenter().x) - OFFSET[0],
+            npth = pad.GetAttribute() == pcbnew.PAD_ATTRIB_NPTH
+            out.append(((0, 1) if thru else () if npth else (1,), pcbnew.ToMM(bb.GetCenter().x) - OFFSET[0],
                         pcbnew.ToMM(bb.GetCenter().y) - OFFSET[1], pcbnew.ToMM(bb.GetWidth()) / 2,
                         pcbnew.ToMM(bb.GetHeight()) / 2))
     return sorted(out)
@@ -475,8 +579,12 @@ def _orient_connectors(fps, parts):
 
 
 def _route_all(rt, d, parts, pad_geo, netid, log):
-    """Connect every net.  Order: the switch cells (short), the register/buffer area, the long
-    input lines lane by lane (nearest switch first), then clock, load and power."""
+    """Connect every net.  Order: the switch and LED cells (short), the register/buffer/74HC595
+    area (decoupling, SRCLK, the two chains, clock and load), the long input and LED lines lane by
+    lane (nearest switch first), then clocks, load and power.  A connection that fails takes up
+    the signal nets crowding its ends (at most RIP_BUDGET times per board, RIP_PER_NET per net)
+    and they are routed again; PCB_TRACE=1 prints every take-up, PCB_DEBUG=1 keeps a board whose
+    routing failed (for its picture)."""
     import pcb_route
     G = pcb_route.GRID
     isl = {}     # net -> list of islands {"cells": set, "pts": [(x, y)], "pads": set, "rail": bool}
@@ -514,6 +622,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     failures = []
     queue = []
     budget = [RIP_BUDGET]
+    ripped = {}
 
     def find(nn, pad):
         return next(i for i, s in enumerate(isl[nn]) if pad in s["pads"])
@@ -528,8 +637,11 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
             src, dst = b["cells"], a["cells"]
         else:
             src, dst = a["cells"], b["cells"]
+        # a long way (across the lanes) may need a wider search than the default
+        far = dist(a, b) > LONG_MM
         try:
-            path = rt.route(netid[nn], src, dst, cost_b=cost_b, layer_pref=(0, 1))
+            path = rt.route(netid[nn], src, dst, cost_b=cost_b, layer_pref=(0, 1),
+                            limit=LONG_LIMIT if far else None)
         except pcb_route.RouteError:
             return False
         laid = rt.commit(netid[nn], path)
@@ -551,9 +663,16 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
             L = isl[nn]
             pts = [pad_geo[p][1:3] for p in sorted(L[i]["pads"] | L[j]["pads"])]
             victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"}
+            # a net taken up again and again is left alone (two nets must not take turns forever)
+            victims = {v for v in victims if ripped.get(v, 0) < RIP_PER_NET}
             if not victims:
                 continue
+            for v in victims:
+                ripped[v] = ripped.get(v, 0) + 1
             budget[0] -= 1
+            if os.environ.get("PCB_TRACE"):
+                print("    rip for %s %s-%s: %s" % (nn, sorted(L[i]["pads"])[:2], sorted(L[j]["pads"])[:2],
+                                                  sorted(victims)))
             rt.rip([netid[v] for v in victims])
             for v in sorted(victims):
                 reset(v)
@@ -601,12 +720,18 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     for hr in order:
         b = int(hr[1:]) - 1
         pair(_in_net(b), (hr, HALL_PINS["OUT"]), ("R%d" % (b + 1), "1"))
+    # the LED cells: 470 Ohm to its LED's anode, the cathode to the lane's GND rail
+    n = R * 8
+    for hr in order:
+        b = int(hr[1:]) - 1
+        pair(_anode_net(b), ("R%d" % (n + 9 + b), "2"), ("D%d" % (b + 1), LED_PINS["A"]))
     for hr in order:
         b = int(hr[1:]) - 1
         to_rail("GND", (hr, HALL_PINS["GND"]))
         to_rail("3V3", (hr, HALL_PINS["VDD"]))
         to_rail("3V3", ("R%d" % (b + 1), "2"))
-    # 2. register area: decoupling at every IC, chain, buffer, series resistors, tail, data
+        to_rail("GND", ("D%d" % (b + 1), LED_PINS["K"]))
+    # 2. register area: decoupling at every IC, chains, buffer, inverter, series resistors, tail, data
     for r in range(R + 1):
         u, c = "U%d" % (r + 1), "C%d" % (r + 1)
         if r < R:
@@ -616,18 +741,31 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         else:
             pair("3V3", (u, "5"), (c, "1"))
             pair("GND", (u, "2"), (c, "2"))
-    for nn in ["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
-                                                  "CLK_OUT", "LOAD_OUT"]:
+    for r in range(R):
+        u, c = "U%d" % (R + 2 + r), "C%d" % (R + 3 + r)
+        pair("3V3", (u, SR_PINS["VCC"]), (c, "1"))
+        pair("GND", (u, SR_PINS["GND"]), (c, "2"))
+        pair("3V3", (u, SR_PINS["/SRCLR"]), (u, SR_PINS["VCC"]))
+        pair("GND", (u, SR_PINS["/OE"]), (u, SR_PINS["GND"]))
+    u, c = "U%d" % (2 * R + 2), "C%d" % (2 * R + 3)
+    pair("3V3", (u, INV_PINS["VCC"]), (c, "1"))
+    pair("GND", (u, INV_PINS["GND"]), (c, "2"))
+    connect("SRCLK", cost_b=1.5)
+    for nn in (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
+                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_OUT"]
+               + ["LQ%d" % r for r in range(1, R + 1)]):
         connect(nn)
     for nn in ("CLK", "LOAD"):
         connect(nn, cost_b=1.5)
-    # 3. the input lines: per lane, nearest switch first; then the spare inputs
+    # 3. the input lines and the LED lines: per lane, nearest switch first; then the spare inputs
     for hr in order:
-        connect(_in_net(int(hr[1:]) - 1))
+        b = int(hr[1:]) - 1
+        connect(_in_net(b))
+        connect(_led_net(b))
     for b in range(R * 8):
         connect(_in_net(b))
-    # 4. clock and load, then power
-    for nn in ("CLK", "LOAD", "3V3", "GND"):
+    # 4. clocks and load, then power
+    for nn in ("CLK", "LOAD", "SRCLK", "3V3", "GND"):
         connect(nn, cost_b=1.5)
     # 5. whatever failed: once more, taking up more of its neighbours
     for _ in range(2):
@@ -669,7 +807,13 @@ def _silk(board, d):
     t.SetLayer(pcbnew.B_SilkS)
     t.SetTextSize(pcbnew.wxSize(mm(1.2), mm(1.2)))
     t.SetTextThickness(mm(0.15))
-    t.SetPosition(pt(d["size"][0] / 2, d["size"][1] - 2.5))
+    w, h = d["size"]
+    if d["registers"] <= 2:
+        t.SetPosition(pt(w / 2, h - 2.5))
+    else:
+        # the bottom edge holds 74HC595s: up the right-hand edge instead, beyond the lanes
+        t.SetPosition(pt(w - 4.0, h / 2))
+        t.SetTextAngle(900)
     t.SetMirrored(True)
     board.Add(t)
 
@@ -806,7 +950,9 @@ def write_assembly(board, parts, d, out, name):
         fit = []
         for ref in sorted(parts, key=_refkey):
             p = parts[ref]
-            if p["kind"] == "hall" and (p["lane"], p["pos"]) not in populated:
+            # an unpopulated position: no switch, no LED, no LED resistor (its pull-up stays:
+            # the register input it keeps defined is still read)
+            if p["kind"] in ("hall", "led", "r470") and (p["lane"], p["pos"]) not in populated:
                 continue
             fit.append(ref)
         tag = name + ("_" + suffix if suffix else "")

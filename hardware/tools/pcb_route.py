@@ -23,6 +23,7 @@ VIA_DRILL = 0.3
 CLEAR = 0.2          # copper clearance (the board's design rule)
 MARGIN = 0.04        # extra over the design rule, for grid rounding
 EDGE_CLEAR = 0.3     # copper to board edge
+HOLE_CLEAR = 0.25    # copper to a plain (non-plated) hole: KiCad's default hole clearance
 
 FREE, BLOCKED = -1, -2
 
@@ -111,6 +112,19 @@ class Router:
         self._mark_shape((0, 1), dist, (cx - r, cy - r, cx + r, cy + r), BLOCKED,
                          None, VIA_DRILL / 2 + 0.3)
 
+    def add_npth(self, cx, cy, hw, hh, record=True):
+        """A non-plated hole (its bounding rectangle): no track or via of any net on either layer
+        within the copper-to-hole clearance."""
+        if record:
+            self.static.append(("npth", cx, cy, hw, hh))
+
+        def dist(xs, ys):
+            dx = np.maximum(np.abs(xs - cx) - hw, 0.0)
+            dy = np.maximum(np.abs(ys - cy) - hh, 0.0)
+            return np.sqrt(dx * dx + dy * dy)
+        self._mark_shape((0, 1), dist, (cx - hw, cy - hh, cx + hw, cy + hh), BLOCKED,
+                         TRACK / 2 + HOLE_CLEAR + MARGIN, VIA_D / 2 + HOLE_CLEAR + MARGIN)
+
     def add_segment(self, layer, x1, y1, x2, y2, net, width=TRACK, record=True):
         hw = width / 2.0
 
@@ -149,6 +163,8 @@ class Router:
         for it in self.static:
             if it[0] == "rect":
                 self.add_rect(*it[1:], record=False)
+            elif it[0] == "npth":
+                self.add_npth(*it[1:], record=False)
             else:
                 self.add_hole(*it[1:], record=False)
         for t in self.tracks:
@@ -417,6 +433,10 @@ def render_png(path, w_mm, h_mm, pads, tracks, vias, outline_only=False, scale=8
         if layer == 1:
             dr.line([X(x1), Y(y1), X(x2), Y(y2)], fill=(200, 170, 60), width=max(1, int(width * scale)))
     for (layers, cx, cy, hw, hh) in (p[:5] for p in pads):
+        if not layers:        # a plain hole (an LED's window): drawn as a hole, red rim
+            dr.ellipse([X(cx + hw), Y(cy - hh), X(cx - hw), Y(cy + hh)], fill=(10, 10, 10),
+                       outline=(230, 60, 50), width=max(1, scale // 4))
+            continue
         col = (220, 220, 220) if len(layers) == 1 else (235, 200, 90)
         dr.rectangle([X(cx + hw), Y(cy - hh), X(cx - hw), Y(cy + hh)], fill=col)
     for (x, y, net) in vias:

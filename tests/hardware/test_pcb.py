@@ -179,7 +179,7 @@ def test_the_drc_gate_has_teeth(built, tmp_path):
     script = (
         "import pcbnew, re, sys\n"
         "b = pcbnew.LoadBoard(sys.argv[1])\n"
-        "b.FindFootprintByReference('R3').Move(pcbnew.wxPointMM(-3.0, 0))\n"
+        "b.FindFootprintByReference('R3').Move(pcbnew.wxPointMM(3.0, 0))\n"
         "pcbnew.WriteDRCReport(b, sys.argv[2], pcbnew.EDA_UNITS_MILLIMETRES, True)\n")
     rep = tmp_path / "drc.txt"
     subprocess.run([SYS_PY, "-c", script, os.path.join(built, "track_board.kicad_pcb"), str(rep)],
@@ -253,6 +253,145 @@ def test_chain_wiring_and_schmitt_buffer(built, board):
     assert ("J1", "6") in members[other]
 
 
+# ---- the guidance lights ------------------------------------------------------------------------
+SR_OUT = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G": "6", "H": "7"}   # 74HC595 QA..QH
+
+
+def _chips(part, value):
+    return sorted((r for r, p in part.items() if p == value), key=lambda r: int(r[1:]))
+
+
+def _other_pad(pin, ref, net):
+    """The net on the other pad of a two-pad part, seen from `net`."""
+    a, b = pin.get((ref, "1")), pin.get((ref, "2"))
+    return b if a == net else a
+
+
+@needs_kicad
+def test_every_sensed_position_has_its_led_on_the_595_output_of_the_same_letter(built):
+    """The position read at input X of 74HC165 r is lit by output QX of 74HC595 r: QX -> 470 Ohm ->
+    the anode of that position's LED (D<n> beside H<n>), cathode to GND."""
+    doc = read_json(FULL)
+    for strip in doc["strips"]:
+        pin, part, members = _netlist(built, strip["board"])
+        registers = _chips(part, "74HC165D")
+        lights = _chips(part, "74HC595D")
+        assert len(lights) == len(registers) == strip["registers"]
+        base = strip["first_register"] * 8
+        for lane in (l for l in doc["lanes"] if l["strip"] == strip["id"]):
+            for i, bit in enumerate(lane["bits"]):
+                local = bit - base
+                letter = "HGFEDCBA"[local & 7]
+                reg_pin = {"A": "11", "B": "12", "C": "13", "D": "14",
+                           "E": "3", "F": "4", "G": "5", "H": "6"}[letter]
+                sensed = members[pin[(registers[local >> 3], reg_pin)]]
+                switch = next(r for r, p in sensed if part[r] == "AH1807-W-7")
+                out = pin[(lights[local >> 3], SR_OUT[letter])]
+                on_out = members[out] - {(lights[local >> 3], SR_OUT[letter])}
+                assert len(on_out) == 1, (lane["id"], i, on_out)
+                res, _ = next(iter(on_out))
+                assert part[res] == "470R", (lane["id"], i, res)
+                anode = _other_pad(pin, res, out)
+                leds = [(r, p) for r, p in members[anode] if part[r] == "RED_RM1206"]
+                assert leds == [("D" + switch[1:], "2")], (lane["id"], i, members[anode])
+                assert members[anode] - set(leds) in ({(res, "1")}, {(res, "2")})
+                assert pin[(leds[0][0], "1")] == "GND"
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_the_595_chain_runs_from_light_in_to_light_out(built, board):
+    """J1 pin 8 (LIGHT_IN, 10 kOhm to GND) -> SER of 595 0 -> QH' -> SER of 595 1 -> ... -> QH' of the
+    last 595 -> 100 Ohm -> J2 pin 8 (LIGHT_OUT); the 595s in the order of the 74HC165s they serve."""
+    pin, part, members = _netlist(built, board)
+    lights = _chips(part, "74HC595D")
+    light_in = pin[("J1", "8")]
+    on_in = members[light_in]
+    assert (lights[0], "14") in on_in
+    pulls = [(r, p) for r, p in on_in if part[r] == "10k"]
+    assert len(pulls) == 1 and _other_pad(pin, pulls[0][0], light_in) == "GND"
+    assert on_in == {("J1", "8"), (lights[0], "14"), pulls[0]}
+    for k in range(len(lights) - 1):
+        link = pin[(lights[k], "9")]
+        assert members[link] == {(lights[k], "9"), (lights[k + 1], "14")}, (k, members[link])
+    last = pin[(lights[-1], "9")]
+    series = [r for r, _ in members[last] if part[r] == "100R"]
+    assert len(series) == 1 and len(members[last]) == 2
+    out = _other_pad(pin, series[0], last)
+    assert {r for r, _ in members[out]} == {"J2", series[0]} and ("J2", "8") in members[out]
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_595_clocks_and_control_pins(built, board):
+    """SRCLK from the 74LVC1G14 fed by the buffered CLK (the 595s shift on CLK's falling edge);
+    RCLK on the buffered LOAD (the 74HC165s' SH/LD); /OE to GND, /SRCLR to 3V3."""
+    pin, part, members = _netlist(built, board)
+    buf = _chips(part, "74LVC2G17")[0]
+    inv = _chips(part, "74LVC1G14")
+    assert len(inv) == 1
+    inv = inv[0]
+    clk, load = pin[(buf, "6")], pin[(buf, "4")]
+    assert pin[(inv, "2")] == clk and pin[(inv, "3")] == "GND" and pin[(inv, "5")] == "3V3"
+    assert (inv, "1") not in pin                       # NC
+    srclk = pin[(inv, "4")]
+    lights = _chips(part, "74HC595D")
+    assert {r for r, _ in members[srclk]} == set(lights) | {inv}
+    for reg in _chips(part, "74HC165D"):
+        assert pin[(reg, "2")] == clk and pin[(reg, "1")] == load
+    for u in lights:
+        assert pin[(u, "11")] == srclk and pin[(u, "12")] == load
+        assert pin[(u, "13")] == "GND" and pin[(u, "8")] == "GND"
+        assert pin[(u, "10")] == "3V3" and pin[(u, "16")] == "3V3"
+    # a 100 nF per 74HC595 and one for the inverter (besides the 74HC165s' and the buffer's)
+    caps = [r for r, p in part.items() if p == "100nF"]
+    assert len(caps) == 2 * len(lights) + 2
+
+
+_HOLES = """
+import json, sys, pcbnew
+b = pcbnew.LoadBoard(sys.argv[1])
+o = 20.0
+def box(bb):
+    return [pcbnew.ToMM(bb.GetX()) - o, pcbnew.ToMM(bb.GetY()) - o,
+            pcbnew.ToMM(bb.GetRight()) - o, pcbnew.ToMM(bb.GetBottom()) - o]
+out = {}
+for fp in b.GetFootprints():
+    ref = fp.GetReference()
+    holes = [box(p.GetBoundingBox()) for p in fp.Pads() if p.GetAttribute() == pcbnew.PAD_ATTRIB_NPTH]
+    pads = [box(p.GetBoundingBox()) for p in fp.Pads() if p.GetAttribute() != pcbnew.PAD_ATTRIB_NPTH]
+    out[ref] = {"holes": holes, "pads": pads, "bottom": fp.IsFlipped()}
+print(json.dumps(out))
+"""
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_every_led_hole_lies_in_its_space_beside_the_switch(built, board):
+    """The LED shines up through its hole into the printed space: the hole lies inside the space's
+    printed square, clear of the hall switch (and of every pad); the LED sits on the underside."""
+    from hwcommon import design
+    r = subprocess.run([SYS_PY, "-c", _HOLES, os.path.join(built, board + ".kicad_pcb")],
+                       capture_output=True, text=True, timeout=300, check=True)
+    fps = json.loads(r.stdout.strip().splitlines()[-1])
+    leds = [ref for ref in fps if ref.startswith("D")]
+    assert leds and all(fps[ref]["bottom"] for ref in leds)
+    half = design.SPACE / 2.0
+    for ref in leds:
+        sw = "H" + ref[1:]
+        (hole,) = fps[ref]["holes"]
+        sx = sum((p[0] + p[2]) / 2 for p in fps[sw]["pads"]) / len(fps[sw]["pads"])
+        sy = sum((p[1] + p[3]) / 2 for p in fps[sw]["pads"]) / len(fps[sw]["pads"])
+        # the switch's centre is the space's centre (placement from the map)
+        assert sx - half < hole[0] and hole[2] < sx + half and sy - half < hole[1] and hole[3] < sy + half, ref
+        for p in fps[sw]["pads"] + [q for f in fps.values() for q in f["pads"]]:
+            clear = p[2] < hole[0] or hole[2] < p[0] or p[3] < hole[1] or hole[3] < p[1]
+            assert clear, (ref, p)
+        assert not (hole[0] <= sx <= hole[2] and hole[1] <= sy <= hole[3]), ref
+    # and no other part has a hole but the connectors' pins
+    assert all(not f["holes"] for ref, f in fps.items() if not ref.startswith("D"))
+
+
 @needs_kicad
 @pytest.mark.parametrize("board", BOARDS)
 def test_a_reversed_cable_cannot_short_the_supply(built, board):
@@ -292,7 +431,7 @@ def test_assembly_files_in_jlcpcb_format(built, board):
         in_bom = {d for r in bom[1:] for d in r[1].split(",")}
         assert placed == in_bom
         for r in bom[1:]:
-            if r[0] in ("74HC165D", "74LVC2G17", "10k", "100R", "100nF", "10uF"):
+            if r[0] in ("74HC165D", "74LVC2G17", "74LVC1G14", "10k", "100R", "100nF", "10uF"):
                 assert r[3].startswith("C") and r[3][1:].isdigit(), r
             else:
                 assert r[3] == "" or (r[3].startswith("C") and r[3][1:].isdigit()), r
@@ -306,8 +445,15 @@ def test_assembly_files_in_jlcpcb_format(built, board):
         assert len(n_pos) == 1
         halls = [d for d in in_bom if part[d] == "AH1807-W-7"]
         assert len(halls) == n_pos.pop()
-        # every register input keeps its pull-up, populated or not; + tail pull-down, CLK/LOAD pull-ups
-        assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 3
+        # a populated position has its switch, its LED and the LED's 470 Ohm; an unpopulated one none
+        leds = sorted(d for d in in_bom if part[d] == "RED_RM1206")
+        assert sorted("D" + h[1:] for h in halls) == leds
+        assert len([d for d in in_bom if part[d] == "470R"]) == len(halls)
+        # every register input keeps its pull-up, populated or not; + tail pull-down, CLK/LOAD
+        # pull-ups, LIGHT_IN pull-down
+        assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 4
+        # every 74HC595 is fitted, populated positions or not
+        assert len([d for d in in_bom if part[d] == "74HC595D"]) == summary["registers"]
 
 
 @needs_kicad
