@@ -55,7 +55,7 @@ PINOUT = {1: "GND", 2: "CLK", 3: "GND", 4: "LOAD", 5: "3V3", 6: "DATA", 7: "GND"
 
 # ---- parts: (KiCad library, footprint, value, manufacturer part, LCSC part) --------------------
 PARTS = {
-    "hall": ("Package_TO_SOT_SMD", "SC-59", "AH1807-W-7", "Diodes AH1807-W-7", ""),
+    "hall": ("Package_TO_SOT_SMD", "SC-59", "AH1806-W-7", "Diodes AH1806-W-7", "C126663"),
     "reg": ("Package_SO", "SOIC-16_3.9x9.9mm_P1.27mm", "74HC165D", "Nexperia 74HC165D,653", "C5613"),
     "buf": ("Package_TO_SOT_SMD", "SOT-23-6", "74LVC2G17", "TI SN74LVC2G17DBVR", "C10429"),
     "r10k": ("Resistor_SMD", "R_0603_1608Metric", "10k", "UNI-ROYAL 0603WAF1002T5E", "C25804"),
@@ -65,16 +65,16 @@ PARTS = {
     "conn": ("Connector_JST", "JST_XH_S9B-XH-A_1x09_P2.50mm_Horizontal", "S9B-XH-A",
              "JST S9B-XH-A(LF)(SN)", ""),
     # the guidance lights (hardware/docs/pcb.md, "Guidance lights")
-    "sr": ("Package_SO", "SOIC-16_3.9x9.9mm_P1.27mm", "74HC595D", "Nexperia 74HC595D,118", ""),
+    "sr": ("Package_SO", "SOIC-16_3.9x9.9mm_P1.27mm", "74HC595D", "Nexperia 74HC595D,118", "C5947"),
     "inv": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G14", "UMW SN74LVC1G14DBVR", "C434069"),
     "led": ("LED_SMD", "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm", "RED_RM1206",
             "reverse-mount red 1206 LED (candidate Lite-On LTST-C230KRKT)", ""),
-    "r470": ("Resistor_SMD", "R_0603_1608Metric", "470R", "UNI-ROYAL 0603WAF4700T5E", ""),
+    "r470": ("Resistor_SMD", "R_0603_1608Metric", "470R", "UNI-ROYAL 0603WAF4700T5E", "C23179"),
 }
 # LCSC numbers left empty were not confirmed from a source we could read: match them in the
 # assembly service's BOM tool (hardware/docs/pcb.md, "Parts").
 FP_DIR = "/usr/share/kicad/footprints"
-HALL_PINS = {"VDD": "1", "OUT": "2", "GND": "3"}          # AH1807 SC59 (datasheet pin table)
+HALL_PINS = {"VDD": "1", "OUT": "2", "GND": "3"}          # AH1806-W-7 SC59 (KiCad's pad numbers)
 REG_INPUT_PIN = {"A": "11", "B": "12", "C": "13", "D": "14", "E": "3", "F": "4", "G": "5", "H": "6"}
 # 74HC595 (TI pin naming): output QX lights the position read at 74HC165 input X
 SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G": "6", "H": "7"}
@@ -327,9 +327,13 @@ def netlist_parts(d):
                               "pads": {"1": "LQ%d" % R, "2": "LIGHT_OUT"}}
     parts["U%d" % (2 * R + 2)] = {"kind": "inv", "x": bx, "y": by + 19.5, "rot": 0,
                                   "pads": {INV_PINS["NC"]: None, INV_PINS["A"]: "CLK", INV_PINS["GND"]: "GND",
-                                           INV_PINS["Y"]: "SRCLK", INV_PINS["VCC"]: "3V3"}}
+                                           INV_PINS["Y"]: "SRCLK_DRV", INV_PINS["VCC"]: "3V3"}}
     parts["C%d" % (2 * R + 3)] = {"kind": "c100n", "x": bx, "y": by + 23.5, "rot": 0,
                                   "pads": {"1": "3V3", "2": "GND"}}
+    # SRCLK runs to every 74HC595 (up to ~50 cm of track on the resource board): 100 Ohm at the
+    # inverter's output damps the ringing that could clock a 595 twice on one edge
+    parts["R%d" % (2 * n + 9)] = {"kind": "r100", "x": bx, "y": by + 26.5, "rot": 0,
+                                  "pads": {"1": "SRCLK_DRV", "2": "SRCLK"}}
     return parts
 
 
@@ -750,6 +754,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     u, c = "U%d" % (2 * R + 2), "C%d" % (2 * R + 3)
     pair("3V3", (u, INV_PINS["VCC"]), (c, "1"))
     pair("GND", (u, INV_PINS["GND"]), (c, "2"))
+    connect("SRCLK_DRV")
     connect("SRCLK", cost_b=1.5)
     for nn in (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
                                                    "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_OUT"]

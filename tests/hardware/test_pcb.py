@@ -15,10 +15,11 @@ import zipfile
 
 import pytest
 
-from hwcommon import FULL, HW, REDUCED, read_json
+from hwcommon import FULL, HW, REDUCED, TOOLS, _load, read_json
 
 SYS_PY = "/usr/bin/python3"
 TOOL = os.path.join(HW, "tools", "build_pcb.py")
+HALL_PART = _load("build_pcb", os.path.join(TOOLS, "build_pcb.py")).PARTS["hall"][2]  # its value column
 COMMITTED = os.path.join(HW, "pcb")
 DOCS = os.path.join(HW, "docs")
 BOARDS = ("track_board", "resource_board")
@@ -209,7 +210,7 @@ def test_every_sensor_bit_of_the_map_is_a_switch_on_its_register(built):
                            "E": "3", "F": "4", "G": "5", "H": "6"}[letter]
                 net = pin[(reg, reg_pin)]
                 on_net = members[net]
-                switches = [(r, p) for r, p in on_net if part[r] == "AH1807-W-7"]
+                switches = [(r, p) for r, p in on_net if part[r] == HALL_PART]
                 assert len(switches) == 1 and switches[0][1] == "2", (lane["id"], i, on_net)
                 sw = switches[0][0]
                 assert pin[(sw, "1")] == "3V3" and pin[(sw, "3")] == "GND"
@@ -285,7 +286,7 @@ def test_every_sensed_position_has_its_led_on_the_595_output_of_the_same_letter(
                 reg_pin = {"A": "11", "B": "12", "C": "13", "D": "14",
                            "E": "3", "F": "4", "G": "5", "H": "6"}[letter]
                 sensed = members[pin[(registers[local >> 3], reg_pin)]]
-                switch = next(r for r, p in sensed if part[r] == "AH1807-W-7")
+                switch = next(r for r, p in sensed if part[r] == HALL_PART)
                 out = pin[(lights[local >> 3], SR_OUT[letter])]
                 on_out = members[out] - {(lights[local >> 3], SR_OUT[letter])}
                 assert len(on_out) == 1, (lane["id"], i, on_out)
@@ -324,7 +325,8 @@ def test_the_595_chain_runs_from_light_in_to_light_out(built, board):
 @needs_kicad
 @pytest.mark.parametrize("board", BOARDS)
 def test_595_clocks_and_control_pins(built, board):
-    """SRCLK from the 74LVC1G14 fed by the buffered CLK (the 595s shift on CLK's falling edge);
+    """SRCLK from the 74LVC1G14 fed by the buffered CLK (the 595s shift on CLK's falling edge),
+    through a series resistor;
     RCLK on the buffered LOAD (the 74HC165s' SH/LD); /OE to GND, /SRCLR to 3V3."""
     pin, part, members = _netlist(built, board)
     buf = _chips(part, "74LVC2G17")[0]
@@ -334,9 +336,13 @@ def test_595_clocks_and_control_pins(built, board):
     clk, load = pin[(buf, "6")], pin[(buf, "4")]
     assert pin[(inv, "2")] == clk and pin[(inv, "3")] == "GND" and pin[(inv, "5")] == "3V3"
     assert (inv, "1") not in pin                       # NC
-    srclk = pin[(inv, "4")]
+    # the inverter drives SRCLK through one 100 Ohm series resistor (the long clock track)
+    drv = pin[(inv, "4")]
+    series = [r for r, _ in members[drv] if r != inv]
+    assert len(series) == 1 and part[series[0]] == "100R" and len(members[drv]) == 2
+    srclk = [n for (r, _), n in pin.items() if r == series[0] and n != drv][0]
     lights = _chips(part, "74HC595D")
-    assert {r for r, _ in members[srclk]} == set(lights) | {inv}
+    assert {r for r, _ in members[srclk]} == set(lights) | {series[0]}
     for reg in _chips(part, "74HC165D"):
         assert pin[(reg, "2")] == clk and pin[(reg, "1")] == load
     for u in lights:
@@ -443,7 +449,7 @@ def test_assembly_files_in_jlcpcb_format(built, board):
         strips = [s for s in doc["strips"] if s["id"] in summary["variants"][variant]]
         n_pos = {sum(len(l["bits"]) for l in doc["lanes"] if l["strip"] == s["id"]) for s in strips}
         assert len(n_pos) == 1
-        halls = [d for d in in_bom if part[d] == "AH1807-W-7"]
+        halls = [d for d in in_bom if part[d] == HALL_PART]
         assert len(halls) == n_pos.pop()
         # a populated position has its switch, its LED and the LED's 470 Ohm; an unpopulated one none
         leds = sorted(d for d in in_bom if part[d] == "RED_RM1206")
