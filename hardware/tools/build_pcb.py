@@ -70,6 +70,7 @@ PARTS = {
     "led": ("LED_SMD", "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm", "RED_RM1206",
             "reverse-mount red 1206 LED (candidate Lite-On LTST-C230KRKT)", ""),
     "r470": ("Resistor_SMD", "R_0603_1608Metric", "470R", "UNI-ROYAL 0603WAF4700T5E", "C23179"),
+    "ff": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G79", "TI SN74LVC1G79DBVR", ""),
 }
 # LCSC numbers left empty were not confirmed from a source we could read: match them in the
 # assembly service's BOM tool (hardware/docs/pcb.md, "Parts").
@@ -81,6 +82,7 @@ SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G
 SR_PINS = {"GND": "8", "QH'": "9", "/SRCLR": "10", "SRCLK": "11", "RCLK": "12", "/OE": "13", "SER": "14",
            "VCC": "16"}
 INV_PINS = {"NC": "1", "A": "2", "GND": "3", "Y": "4", "VCC": "5"}   # SN74LVC1G14DBVR, SOT-23-5
+FF_PINS = {"D": "1", "CLK": "2", "GND": "3", "Q": "4", "VCC": "5"}    # SN74LVC1G79DBVR, SOT-23-5
 LED_PINS = {"K": "1", "A": "2"}          # KiCad LED footprints: pad 1 cathode, pad 2 anode
 # a space's cell (x, y = the space's centre): hall switch centred, its pull-up on the left (beside
 # the switch's OUT and VDD pins), the LED on the right (its cathode beside the switch's GND pin),
@@ -268,7 +270,7 @@ def netlist_parts(d):
         parts["C%d" % (r + 1)] = {"kind": "c100n", "x": cap[0], "y": cap[1], "rot": cap[2],
                                   "pads": {"1": "3V3", "2": "GND"}}
         # its 74HC595: outputs QA..QH light the positions read at inputs A..H; the chain runs
-        # LIGHT_IN -> 595 0 -> ... -> last 595 -> 100 Ohm -> LIGHT_OUT, clocked by SRCLK (the board's
+        # LIGHT_IN -> 595 0 -> ... -> last 595 -> flip-flop -> 100 Ohm -> LIGHT_OUT, clocked by SRCLK (the board's
         # CLK inverted), latched by LOAD's rising edge
         sp = {SR_PINS["GND"]: "GND", SR_PINS["VCC"]: "3V3", SR_PINS["/OE"]: "GND", SR_PINS["/SRCLR"]: "3V3",
               SR_PINS["SRCLK"]: "SRCLK", SR_PINS["RCLK"]: "LOAD",
@@ -321,10 +323,19 @@ def netlist_parts(d):
     # the lights' data: LIGHT_IN pulled down (unplugged = dark), LIGHT_OUT through 100 Ohm like
     # every other output onto the cable; SRCLK = CLK inverted (the 595s shift on CLK's falling edge)
     parts["R%d" % (n + 7)] = {"kind": "r10k", "x": bx, "y": 17.0, "rot": 0, "pads": {"1": "LIGHT_IN", "2": "GND"}}
-    last = parts["U%d" % (2 * R + 1)]
-    parts["R%d" % (n + 8)] = {"kind": "r100", "x": bx if narrow else round(last["x"] + 9.5, 2),
-                              "y": by + 12.0 if narrow else last["y"], "rot": 0 if narrow else 90,
-                              "pads": {"1": "LQ%d" % R, "2": "LIGHT_OUT"}}
+    # LIGHT_OUT leaves from a D flip-flop clocked on CLK's rising edge (a lock-up stage): the last
+    # 74HC595's QH' changes on CLK's falling edge, the flip-flop passes it on half a clock later,
+    # so the next board, which samples on its own (later) falling edge, sees data that has been
+    # steady for ~500 ns either side: no hold-time race along the chain, and no extra bit
+    ffx, ffy, ffcap = ((25.5, 48.5, (25.5, 45.0, 0)) if narrow else (bx, 42.0, (bx + 3.5, 42.0, 90)))
+    parts["U%d" % (2 * R + 3)] = {"kind": "ff", "x": ffx, "y": ffy, "rot": 0,
+                                  "pads": {FF_PINS["D"]: "LQ%d" % R, FF_PINS["CLK"]: "CLK",
+                                           FF_PINS["GND"]: "GND", FF_PINS["Q"]: "LIGHT_RT",
+                                           FF_PINS["VCC"]: "3V3"}}
+    parts["C%d" % (2 * R + 4)] = {"kind": "c100n", "x": ffcap[0], "y": ffcap[1], "rot": ffcap[2],
+                                  "pads": {"1": "3V3", "2": "GND"}}
+    parts["R%d" % (n + 8)] = {"kind": "r100", "x": bx if narrow else bx + 3.5, "y": by + 12.0 if narrow else 45.5,
+                              "rot": 0 if narrow else 90, "pads": {"1": "LIGHT_RT", "2": "LIGHT_OUT"}}
     parts["U%d" % (2 * R + 2)] = {"kind": "inv", "x": bx, "y": by + 19.5, "rot": 0,
                                   "pads": {INV_PINS["NC"]: None, INV_PINS["A"]: "CLK", INV_PINS["GND"]: "GND",
                                            INV_PINS["Y"]: "SRCLK_DRV", INV_PINS["VCC"]: "3V3"}}
@@ -754,10 +765,13 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     u, c = "U%d" % (2 * R + 2), "C%d" % (2 * R + 3)
     pair("3V3", (u, INV_PINS["VCC"]), (c, "1"))
     pair("GND", (u, INV_PINS["GND"]), (c, "2"))
+    u, c = "U%d" % (2 * R + 3), "C%d" % (2 * R + 4)
+    pair("3V3", (u, FF_PINS["VCC"]), (c, "1"))
+    pair("GND", (u, FF_PINS["GND"]), (c, "2"))
     connect("SRCLK_DRV")
     connect("SRCLK", cost_b=1.5)
     for nn in (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
-                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_OUT"]
+                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT"]
                + ["LQ%d" % r for r in range(1, R + 1)]):
         connect(nn)
     for nn in ("CLK", "LOAD"):

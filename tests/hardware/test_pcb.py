@@ -303,7 +303,8 @@ def test_every_sensed_position_has_its_led_on_the_595_output_of_the_same_letter(
 @pytest.mark.parametrize("board", BOARDS)
 def test_the_595_chain_runs_from_light_in_to_light_out(built, board):
     """J1 pin 8 (LIGHT_IN, 10 kOhm to GND) -> SER of 595 0 -> QH' -> SER of 595 1 -> ... -> QH' of the
-    last 595 -> 100 Ohm -> J2 pin 8 (LIGHT_OUT); the 595s in the order of the 74HC165s they serve."""
+    last 595 -> D of the 74LVC1G79 (clocked by CLK) -> Q -> 100 Ohm -> J2 pin 8 (LIGHT_OUT); the
+    595s in the order of the 74HC165s they serve."""
     pin, part, members = _netlist(built, board)
     lights = _chips(part, "74HC595D")
     light_in = pin[("J1", "8")]
@@ -315,10 +316,17 @@ def test_the_595_chain_runs_from_light_in_to_light_out(built, board):
     for k in range(len(lights) - 1):
         link = pin[(lights[k], "9")]
         assert members[link] == {(lights[k], "9"), (lights[k + 1], "14")}, (k, members[link])
+    # the last QH' goes through the lock-up flip-flop, clocked by the board's (buffered) CLK,
+    # whose rising edge is half a clock after the 595s shift: LIGHT_OUT changes there
     last = pin[(lights[-1], "9")]
-    series = [r for r, _ in members[last] if part[r] == "100R"]
-    assert len(series) == 1 and len(members[last]) == 2
-    out = _other_pad(pin, series[0], last)
+    ff = _chips(part, "74LVC1G79")
+    assert len(ff) == 1 and members[last] == {(lights[-1], "9"), (ff[0], "1")}
+    buf = _chips(part, "74LVC2G17")[0]
+    assert pin[(ff[0], "2")] == pin[(buf, "6")] and pin[(ff[0], "3")] == "GND" and pin[(ff[0], "5")] == "3V3"
+    q = pin[(ff[0], "4")]
+    series = [r for r, _ in members[q] if part[r] == "100R"]
+    assert len(series) == 1 and len(members[q]) == 2
+    out = _other_pad(pin, series[0], q)
     assert {r for r, _ in members[out]} == {"J2", series[0]} and ("J2", "8") in members[out]
 
 
@@ -349,9 +357,10 @@ def test_595_clocks_and_control_pins(built, board):
         assert pin[(u, "11")] == srclk and pin[(u, "12")] == load
         assert pin[(u, "13")] == "GND" and pin[(u, "8")] == "GND"
         assert pin[(u, "10")] == "3V3" and pin[(u, "16")] == "3V3"
-    # a 100 nF per 74HC595 and one for the inverter (besides the 74HC165s' and the buffer's)
+    # a 100 nF per 74HC595, one for the inverter and one for the lock-up flip-flop (besides the
+    # 74HC165s' and the buffer's)
     caps = [r for r, p in part.items() if p == "100nF"]
-    assert len(caps) == 2 * len(lights) + 2
+    assert len(caps) == 2 * len(lights) + 3
 
 
 _HOLES = """
