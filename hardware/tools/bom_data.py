@@ -13,9 +13,12 @@ assembly FAQ but no live price list, so no part price could be looked up: re-pri
 
 Boards: one JLCPCB order per board design (track_board, resource_board), both sides' parts on
 the underside, assembled by JLCPCB: SMD parts by machine, the two 9-pin chain connectors by hand
-(JLCPCB's "manual assembly"). One population per design: the aspect strips get all 16 switches
-and lights of a track board too (their positions 7-8 are never reached by a token), which is
-cheaper than a second assembly order (a setup fee, a stencil and the extended-part fees again).
+(JLCPCB's "manual assembly"). The guidance lights are board parts like any other (one 74HC595 per
+74HC165 on the same chain, a reverse-mount LED and a 470 Ohm resistor per sensed position, a
+74LVC1G14 clock inverter per board). One population per design: the aspect strips get all 16
+switches and lights of a track board too (their positions 7-8 are never reached by a token),
+which is cheaper than a second assembly order (a setup fee, a stencil and the extended-part fees
+again).
 """
 import csv
 import importlib.util
@@ -55,27 +58,39 @@ SHIPPING = [  # (ref, what, US$, basis)
 # The boards are the source: which parts (manufacturer and LCSC numbers, build_pcb.PARTS) and how
 # many of each a board carries (its generated JLCPCB BOM, hardware/pcb/<board>_bom.csv). Here only
 # what the boards do not say: the line's words, the price, JLCPCB's library class, the joints per
-# part and whether it is hand-soldered. "led" and "r150" are the guidance lights, not on the
-# generated boards yet: counted by `LIGHTS_PER_BOARD` and numbered here.
+# part and whether it is hand-soldered. Every kind of part the boards carry needs a line here
+# (board_parts refuses an unknown part).
 # key: (item, unit US$ at the quantity ordered, basis, "basic"/"extended", joints per part, through-hole)
 ONBOARD_PRICES = {
     "hall": ("Omnipolar micropower Hall switch, open drain, SC59", 0.12, "estimate", "extended", 3, False),
-    "r10k": ("10 kOhm 1 % 0603 (input pull-ups, CLK/LOAD pull-ups, SER pull-down)", 0.001, "estimate",
-             "basic", 2, False),
-    "r100": ("100 Ohm 1 % 0603 (series on the re-driven CLK and LOAD and on DATA)", 0.001, "estimate",
-             "basic", 2, False),
+    "r10k": ("10 kOhm 1 % 0603 (input pull-ups, CLK/LOAD pull-ups, SER and LIGHT_IN pull-downs)", 0.001,
+             "estimate", "basic", 2, False),
+    "r100": ("100 Ohm 1 % 0603 (series on the re-driven CLK and LOAD, on DATA and on LIGHT_OUT)", 0.001,
+             "estimate", "basic", 2, False),
     "c100n": ("100 nF 50 V X7R 0603", 0.002, "estimate", "basic", 2, False),
     "c10u": ("10 uF 25 V X5R 0805 (bulk, per board)", 0.006, "estimate", "basic", 2, False),
-    "reg": ("8-bit parallel-in shift register, SOIC-16", 0.13, "estimate", "extended", 16, False),
+    "reg": ("8-bit parallel-in shift register (74HC165), SOIC-16", 0.13, "estimate", "extended", 16, False),
     "buf": ("Dual Schmitt-trigger buffer for CLK and LOAD, SOT-23-6", 0.10, "estimate", "extended", 6, False),
     "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN)", 0.10, "estimate", "extended", 9, True),
+    # the guidance lights (docs/pcb.md, "Guidance lights"): a 74HC595 beside every 74HC165, an LED and its
+    # resistor at every sensed position, the inverted clock for the 595s
+    "sr": ("Guidance lights: 8-bit shift register with output latches (74HC595), SOIC-16", 0.10,
+           "estimate", "basic", 16, False),
+    "inv": ("Guidance lights: single Schmitt inverter (74LVC1G14) for the 74HC595 clock, SOT-23-5",
+            0.04, "estimate", "extended", 5, False),
+    "led": ("Guidance light: red LED 1206, reverse mount (shines up through the board)", 0.04,
+            "estimate", "extended", 2, False),
+    "r470": ("470 Ohm 1 % 0603 (guidance light series resistor: ~2.6 mA from 3V3)", 0.001, "estimate",
+             "basic", 2, False),
+    "ff": ("Guidance lights: D flip-flop (74LVC1G79), lock-up stage before LIGHT_OUT, SOT-23-5", 0.06,
+           "estimate", "extended", 5, False),
 }
-LIGHT_PARTS = {  # key: (item, manufacturer part, LCSC part, unit US$, basis, class, joints, through-hole)
-    "led": ("Guidance light: LED 0603 red", "Hubei KENTO KT-0603R", "C2286",
-            0.005, "estimate", "basic", 2, False),
-    "r150": ("150 Ohm 1 % 0603 (light ROW resistors: (5 V - 2.0 V LED - ~0.6 V) / 150 Ohm = 16 mA "
-             "peak)", "UNI-ROYAL 0603WAF1500T5E", "C22808", 0.001, "estimate", "basic", 2, False),
-}
+# Classes: "basic" where the part's JLCPCB class was read (CDFER/JLCPCB-Kicad-Library, property
+# "Class": C5947, C22775, C23179, C25804, C15850 "Basic Component"; C5613 "Preferred Component",
+# counted as extended; the AH1806's source says not basic); the rest "extended" as the
+# conservative guess (one loading fee each).
+# Prices: estimates. Snapshots seen in the sources (not quotes): tscircuit/jlcsearch
+# docs/generated/logic_ics.md min_q_price 74HC595D,118 US$0.094, SN74LVC1G14DBVR US$0.036.
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -93,19 +108,69 @@ def _pcb_parts():
 PCB_PARTS = _pcb_parts()
 
 
-# LCSC numbers the boards leave empty (build_pcb could not confirm them): candidates, shown as
-# unconfirmed; match them in JLCPCB's BOM tool before ordering
-LCSC_UNCONFIRMED = {"hall": "C132217", "conn": "C157935"}
+# LCSC numbers confirmed from a public source read through the reference library (the number
+# tied to the manufacturer part there; bom.md lists them with these sources). An LCSC
+# datasheet file name is <date>_<maker>-<part>_<LCSC number>.pdf: CDFER's library stores it in
+# each symbol's "Datasheet" property.
+CDFER = "CDFER/JLCPCB-Kicad-Library (commit e37fb96f) symbols/"
+JLCSEARCH = "tscircuit/jlcsearch docs/generated/"
+LCSC_CONFIRMED = {  # key: (LCSC number, manufacturer part as the source names it, source)
+    "hall": ("C126663", "Diodes AH1806-W-7",
+             "BerkeleyHCI/PolymorphicBlocks (commit 404c0c2a) edg/parts/MagneticSwitch_Ah1806.py: "
+             "part='AH1806-W-7', mfr Diodes Incorporated, lcsc_part 'C126663', not a basic part"),
+    "reg": ("C5613", "Nexperia 74HC165D,653",
+            CDFER + "JLCPCB-ICs.kicad_sym: LCSC C5613, Part 74HC165D,653, datasheet "
+            "..._Nexperia-74HC165D-653_C5613.pdf"),
+    "sr": ("C5947", "Nexperia 74HC595D,118",
+           JLCSEARCH + "logic_ics.md (Registers: lcsc 5947, Nexperia 74HC595D,118, SOIC-16); "
+           + CDFER + "JLCPCB-ICs.kicad_sym: LCSC C5947, class Basic Component"),
+    "inv": ("C434069", "UMW SN74LVC1G14DBVR",
+            JLCSEARCH + "logic_ics.md and logic.md (Inverters: lcsc 434069, UMW SN74LVC1G14DBVR, SOT-23-5)"),
+    "r470": ("C23179", "UNI-ROYAL 0603WAF4700T5E",
+             CDFER + "JLCPCB-Resistors.kicad_sym: LCSC C23179, Part 0603WAF4700T5E, datasheet "
+             "..._UNI-ROYAL-Uniroyal-Elec-0603WAF4700T5E_C23179.pdf"),
+    "r10k": ("C25804", "UNI-ROYAL 0603WAF1002T5E",
+             JLCSEARCH + "resistors.md (lcsc 25804, UNI-ROYAL 0603WAF1002T5E); " + CDFER
+             + "JLCPCB-Resistors.kicad_sym: LCSC C25804"),
+    "r100": ("C22775", "UNI-ROYAL 0603WAF1000T5E",
+             CDFER + "JLCPCB-Resistors.kicad_sym: LCSC C22775, Part 0603WAF1000T5E"),
+    "c100n": ("C1591", "Samsung CL10B104KB8NNNC",
+              "oomlout/oomlout_OOMP_parts_V2 CAPC/0603/X/NF100/V50/basic.json: LCSC C1591 = "
+              "Samsung CL10B104KB8NNNC"),
+    "c10u": ("C15850", "Samsung CL21A106KAYNNNE",
+             CDFER + "JLCPCB-Capacitors.kicad_sym: LCSC C15850, Part CL21A106KAYNNNE"),
+}
+# Candidates no readable source confirmed: shown as unconfirmed; match them in JLCPCB's BOM tool
+# before ordering. (C10429: no source names it; C157935: one third-party script uses it for a
+# JST PH 8-way header, not the XH 9-way.)
+LCSC_UNCONFIRMED = {"conn": "C157935", "buf": "C10429"}
+# No number at all (the one candidate found, C125107, is given elsewhere for a blue 0402 LED):
+# the part is chosen in JLCPCB's parts library.
+LCSC_CHOOSE = {"led": "number not confirmed: pick a red 1206 reverse-mount LED in JLCPCB's parts library",
+               "ff": "number not confirmed: pick the SN74LVC1G79DBVR (SOT-23-5) in JLCPCB's parts library"}
+
+
+def lcsc_of(key):
+    """The LCSC words of a board part: the confirmed number, a candidate marked unconfirmed, or
+    what to do. The board's own number (build_pcb.PARTS) must agree with a confirmed one."""
+    board = PCB_PARTS[key][4]
+    if key in LCSC_CONFIRMED:
+        num = LCSC_CONFIRMED[key][0]
+        if board and board != num:
+            raise ValueError("%s: the boards say LCSC %s, the confirmed number is %s" % (key, board, num))
+        return num
+    cand = board or LCSC_UNCONFIRMED.get(key, "")
+    if cand:
+        return cand + " unconfirmed"
+    return LCSC_CHOOSE.get(key, "unknown")
 
 
 def _onboard():
-    """key -> (item, manufacturer part, LCSC part or "", unit, basis, class, joints, through-hole)."""
-    out = dict(LIGHT_PARTS)
+    """key -> (item, manufacturer part, LCSC words, unit, basis, class, joints, through-hole)."""
+    out = {}
     for key, (item, unit, basis, cls, joints, tht) in ONBOARD_PRICES.items():
-        mpn, lcsc = PCB_PARTS[key][3], PCB_PARTS[key][4]
-        if not lcsc and key in LCSC_UNCONFIRMED:
-            lcsc = LCSC_UNCONFIRMED[key] + " unconfirmed"
-        out[key] = (item, mpn, lcsc, unit, basis, cls, joints, tht)
+        if key in PCB_PARTS:  # a kind the boards do not have (any more) is not ordered
+            out[key] = (item, PCB_PARTS[key][3], lcsc_of(key), unit, basis, cls, joints, tht)
     return out
 
 
@@ -115,19 +180,21 @@ ONBOARD = _onboard()
 def board_parts(board):
     """key -> how many a generated board carries (hardware/pcb/<board>_bom.csv, by manufacturer
     part). The aspect strips take the same full population (one assembly order, see above)."""
-    key_of = {PCB_PARTS[k][3]: k for k in ONBOARD_PRICES}
+    key_of = {PCB_PARTS[k][3]: k for k in ONBOARD_PRICES if k in PCB_PARTS}
     path = os.path.join(os.path.dirname(HERE), "pcb", board + "_bom.csv")
     with open(path, newline="") as f:
-        return {key_of[r["Manufacturer Part"]]: int(r["Quantity"]) for r in csv.DictReader(f)}
+        out = {}
+        for r in csv.DictReader(f):
+            if r["Manufacturer Part"] not in key_of:
+                raise KeyError("%s: board part %r has no BOM line (bom_data.ONBOARD_PRICES)"
+                               % (path, r["Manufacturer Part"]))
+            out[key_of[r["Manufacturer Part"]]] = int(r["Quantity"])
+        return out
 
 
-def onboard_per_board(board, positions, registers):
-    """Parts per board of a design: what the generated board carries, and the guidance lights
-    (a light per sensed position, one 150 Ohm ROW resistor per register: the HT16K33s run from
-    5 V) that the boards do not carry yet."""
-    per = board_parts(board)
-    per.update(led=positions, r150=registers)
-    return per
+def onboard_per_board(board):
+    """Parts per board of a design: what the generated board carries (lights included)."""
+    return board_parts(board)
 
 
 # ---- what the maker buys elsewhere ----------------------------------------------------------
@@ -140,19 +207,6 @@ MAKER = [
     ("MCU1", "controller", "Raspberry Pi Pico H (RP2040, headers fitted)", "Raspberry Pi SC0917",
      "The Pi Hut / any Raspberry Pi approved reseller", 5.00, "estimate", lambda c: 1,
      "profile firmware/profiles/pico.json; ESP32-DevKitC alternative: note A"),
-    ("U3", "lights", "LED matrix driver, 16 x 8, I2C, SOP-28, VDD 4.5-5.5 V (from USB 5 V)",
-     "Holtek HT16K33 (28SOP)", "LCSC (part number: search 'HT16K33 28SOP')", 0.60, "estimate",
-     lambda c: c["light_chips"], "by board (firmware/ht16k33.py chip_starts): one for the track "
-     "boards on the controller side, one on each resource board; placed where the PCB generator "
-     "puts the lights' ROW/COM lines"),
-    ("C3", "lights", "10 uF 25 V X5R 0805 + 100 nF 0603 at each HT16K33's VDD",
-     "Samsung CL21A106KAYNNNE + CL10B104KB8NNNC", "LCSC C15850 + C1591", 0.05, "estimate",
-     lambda c: c["light_chips"], "per HT16K33; LCSC sells them in packs of 20-100, the rest are "
-     "spares"),
-    ("U4", "lights", "I2C level shifter 3.3 V <-> 5 V for the lights bus, PCA9306 module with "
-     "pull-ups on both sides", "TI PCA9306DCUR (LCSC C33196) on a generic breakout", "AliExpress",
-     0.90, "estimate", lambda c: 1 if c["light_chips"] else 0,
-     "on the controller carrier: MCU side to I2C bus 0 (3.3 V), chip side to the HT16K33s (5 V)"),
     ("S1", "wells", "TCS34725 colour sensor module with white LED and LED-control pin",
      "generic 'TCS34725 module' (CJMCU-34725 layout)", "AliExpress", 2.50, "estimate",
      lambda c: c["wells"], "Adafruit 1334 (US$7.95, prior) is the known-good alternative"),
@@ -162,8 +216,9 @@ MAKER = [
     ("K1", "controller", "Perfboard 50 x 70 mm + 2 x 20-pin female headers 2.54 mm",
      "generic", "AliExpress", 1.50, "estimate", lambda c: 1,
      "controller carrier: Pico socket, chain connector, well leads, REPL jumper"),
-    ("K4", "controller", "2-pin header + jumper (REPL-at-boot), 10 kOhm + 10 uF for the carrier",
-     "generic", "AliExpress", 0.30, "estimate", lambda c: 1, "MISO pull-down, bulk capacitor"),
+    ("K4", "controller", "2-pin header + jumper (REPL-at-boot), 10 kOhm + 10 uF + 3 x 100 Ohm for "
+     "the carrier", "generic", "AliExpress", 0.30, "estimate", lambda c: 1,
+     "MISO pull-down, bulk capacitor, series resistors on SCK, LOAD and MOSI (LIGHT)"),
     ("W1", "cable", "JST XH 9-pin cable 300 mm, both ends crimped, pin 1 to pin 1",
      "generic", "AliExpress", 0.60, "estimate", lambda c: c["boards"],
      "controller -> first board, board -> board"),

@@ -1,7 +1,9 @@
-"""The BOM (issue 17 item 7): quantities from the sensor maps, JLCPCB's fees recomputed from
-their rules and the parts on each board, every total the sum of the lines (nothing hard-coded),
-guidance lights included, each price marked looked-up/rule or estimate with the date, and the
-well material, the template and the assembly guide on the same dimensions."""
+"""The BOM (issue 17 item 7): quantities from the sensor maps and the generated boards, JLCPCB's fees
+recomputed from their rules and the parts on each board, every total the sum of the lines (nothing
+hard-coded), the guidance lights on the boards (74HC595s, LEDs, 470 Ohm resistors, a 74LVC1G14 per
+board: nothing of the old I2C lights driver), each price marked looked-up/rule or estimate with the date,
+every LCSC number either confirmed with its source or marked unconfirmed, and the well material,
+the template and the assembly guide on the same dimensions."""
 import csv
 import os
 import re
@@ -10,9 +12,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from hwcommon import FULL, HW, REDUCED, bom_data, build_docs, design, sensormap
-from firmware import ht16k33
 
 BUILDS = [("full", FULL), ("no_resources", REDUCED)]
+OLD_LIGHTS = ("HT16K33", "PCA9306", "ROW")  # the I2C lights driver the boards' 74HC595s replaced
 
 
 def rows():
@@ -32,45 +34,50 @@ def total(build, pred=lambda r: True):
     return round(sum(float(r["ext_usd_" + build]) for r in rows() if pred(r)), 2)
 
 
+def kind(b, build, key):
+    return sum(q(r, build) for ref, r in b.items() if ref.endswith("." + key))
+
+
 @pytest.mark.parametrize("build,path", BUILDS)
 def test_counts_match_the_map(build, path):
     m = sensormap.load(path)
     doc = build_docs.load_json(path)
     b = by_ref()
-    hall = sum(q(r, build) for ref, r in b.items() if ref.endswith(".hall"))
-    leds = sum(q(r, build) for ref, r in b.items() if ref.endswith(".led"))
-    regs = sum(q(r, build) for ref, r in b.items() if ref.endswith(".reg"))
-    pullups = sum(q(r, build) for ref, r in b.items() if ref.endswith(".r10k"))
+    hall = kind(b, build, "hall")
     boards = len(doc["strips"])
     assert m.n_sensors() <= hall <= m.n_sensors() + 4 * 2 * 2  # aspect boards fully populated
-    assert leds == hall                                       # a guidance light at every switch
-    assert regs == m.chain_registers
-    assert pullups >= m.chain_registers * 8
-    # HT16K33s by board, as the firmware lights them (firmware/ht16k33.py chip_starts): full 3
-    # (track boards, resource board p1, p2), without resource boards 1
-    chips = len(ht16k33.chip_starts(m.chain_registers, m.strip_starts, m.strip_ids))
-    assert q(b["U3"], build) == chips == {"full": 3, "no_resources": 1}[build]
-    assert q(b["C3"], build) == chips  # 10 uF + 100 nF at each chip's VDD
-    assert q(b["U4"], build) == 1  # the PCA9306 between the 3.3 V bus and the 5 V chips
-    # one 150 Ohm ROW resistor per register (its ROW line); the 100 Ohm ones are what the
-    # generated boards carry (series on the re-driven CLK and LOAD and on DATA)
-    assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".r150")) == m.chain_registers
+    assert kind(b, build, "led") == hall                      # a guidance light at every switch
+    assert kind(b, build, "r470") == hall                     # and its 470 Ohm resistor
+    assert kind(b, build, "reg") == m.chain_registers
+    assert kind(b, build, "sr") == m.chain_registers          # a 74HC595 beside every 74HC165
+    assert kind(b, build, "inv") == boards                    # the 595s' clock inverter
+    assert kind(b, build, "ff") == boards                     # the lights' lock-up flip-flop
+    assert kind(b, build, "r10k") >= m.chain_registers * 8
+    # the lights are board parts now: the old I2C driver chips, their capacitors, the level
+    # shifter and the ROW resistors are gone
+    assert not any(ref in b for ref in ("U3", "C3", "U4"))
+    assert not any(ref.endswith(".r150") for ref in b)
+    for r in b.values():
+        text = " ".join((r["item"], r["part"], r["shop"], r["notes"]))
+        assert not any(w in text for w in OLD_LIGHTS), r["ref"]
     per_design = {st["board"]: bom_data.board_parts(st["board"]) for st in doc["strips"]}
-    assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".r100")) == \
-        sum(per_design[st["board"]]["r100"] for st in doc["strips"])
     # every part the generated boards carry is ordered, as many as they carry, under their numbers
     for key in bom_data.ONBOARD_PRICES:
-        assert sum(q(r, build) for ref, r in b.items() if ref.endswith("." + key)) == \
-            sum(per_design[st["board"]].get(key, 0) for st in doc["strips"]), key
+        assert kind(b, build, key) == sum(per_design[st["board"]].get(key, 0) for st in doc["strips"]), key
         assert all(r["part"] == bom_data.PCB_PARTS[key][3] for ref, r in b.items() if ref.endswith("." + key)), key
-    assert all("150 Ohm" in r["item"] for ref, r in b.items() if ref.endswith(".r150"))
-    assert not any("ROW" in r["item"] for ref, r in b.items() if ref.endswith(".r100"))
     assert q(b["S1"], build) == m.n_wells
     assert q(b["W1"], build) == boards
-    assert sum(q(r, build) for ref, r in b.items() if ref.endswith(".conn")) == 2 * boards
+    assert kind(b, build, "conn") == 2 * boards
     assert q(b["MCU1"], build) == 1 and q(b["K5"], build) == 1 and q(b["F1"], build) >= 1
     assert q(b["T1"], build) == m.n_lanes
     assert q(b["M1"], build) * 100 >= m.n_lanes
+
+
+def test_every_board_part_kind_has_a_price_line():
+    """A part the boards carry without a BOM line would be left out of the totals: refused."""
+    assert set(bom_data.PCB_PARTS) <= set(bom_data.ONBOARD_PRICES)
+    for board in ("track_board", "resource_board"):
+        assert set(bom_data.board_parts(board)) <= set(bom_data.ONBOARD_PRICES)
 
 
 @pytest.mark.parametrize("build", ["full", "no_resources"])
@@ -118,10 +125,36 @@ def test_every_line_says_where_to_order_and_what_its_price_rests_on():
         assert r["item"] and r["part"] and r["shop"], r["ref"]
         assert r["basis"] in ("rule", "estimate", "prior"), r["ref"]
         if r["category"] == "board part":
-            assert re.search(r"LCSC C\d+", r["shop"]), r["ref"]
+            key = r["ref"].split(".")[1]
+            if key in bom_data.LCSC_CHOOSE:
+                assert "LCSC number not confirmed" in r["shop"], r["ref"]
+            else:
+                assert re.search(r"LCSC C\d+", r["shop"]), r["ref"]
     assert bom_data.PRICED_ON in md and "estimate" in md and "rule" in md
     assert "support.jlcpcb.com" in md
-    assert by_ref()["BT.hall"]["part"] == "Diodes AH1807-W-7"
+    assert by_ref()["BT.hall"]["part"] == bom_data.PCB_PARTS["hall"][3]
+    assert by_ref()["BT.hall"]["part"].startswith("Diodes AH18")
+
+
+def test_lcsc_numbers_are_confirmed_with_a_source_or_marked():
+    """A confirmed number names the manufacturer part the boards carry and where it was read; the
+    boards never carry another number; every other number is marked unconfirmed."""
+    md = open(os.path.join(HW, "bom.md")).read()
+    b = by_ref()
+    for key, (num, mpn, src) in bom_data.LCSC_CONFIRMED.items():
+        assert re.fullmatch(r"C\d+", num) and src, key
+        assert bom_data.PCB_PARTS[key][3] == mpn, key            # the part it was confirmed for
+        assert bom_data.PCB_PARTS[key][4] in ("", num), key      # the boards agree (or leave it empty)
+        assert "| %s | %s | %s |" % (mpn, num, src) in md, key   # bom.md cites the source
+        for ref, r in b.items():
+            if ref.endswith("." + key):
+                assert "LCSC %s," % num in r["shop"] and "unconfirmed" not in r["shop"], ref
+    for key in set(bom_data.ONBOARD_PRICES) - set(bom_data.LCSC_CONFIRMED):
+        for ref, r in b.items():
+            if ref.endswith("." + key):
+                assert "unconfirmed" in r["shop"] or "not confirmed" in r["shop"], ref
+    # the candidates the project could not confirm stay marked
+    assert "C10429 unconfirmed" in b["BT.buf"]["shop"]
 
 
 def test_the_goal_is_stated_with_what_would_reach_it():
