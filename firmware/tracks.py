@@ -48,7 +48,7 @@ def mask_bit(mask):
         p += 1
     return p
 
-# Output update period assumed for the AH1807 micropower hall switches (docs/firmware.md,
+# Output update period bound for the AH1806 micropower hall switches (typ. 75 ms; docs/firmware.md,
 # "Debounce"): the windows that guard against stale outputs are longer than this.
 HALL_PERIOD_MS = 100
 COMMITS_PER_SCAN = 8

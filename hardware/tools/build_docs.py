@@ -260,8 +260,8 @@ def pins_md():
                "| 11-14, 3-6 (A-H) | hall switch outputs + 10 kOhm pull-up each (unpopulated positions: pull-up only) |\n\n"
                "Register k of a board (k = 0 nearest the UP connector) is chain register `first_register + k` "
                "(table in `sensor_map.md`). The 74HC165 pins: A=11, B=12, C=13, D=14, E=3, F=4, G=5, H=6.\n\n"
-               "Hall switch AH1807-W-7 (SC59): pin 1 VDD (3V3), pin 2 OUTPUT (to the register input), pin 3 GND; "
-               "mount it on the underside of the board, centred on the space's x/y, marked face up (towards the token).\n\n")
+               "Hall switch %s (SC59): pin 1 VDD (3V3), pin 2 OUTPUT (to the register input), pin 3 GND; "
+               "mount it on the underside of the board, centred on the space's x/y, marked face up (towards the token).\n\n" % bom_data.PCB_PARTS["hall"][2])
     out.append("## 74HC595 on every board (guidance lights)\n\n"
                "One 74HC595 per 74HC165: register k of a board has 595 k beside it.\n\n"
                "| 74HC595 pin | connection |\n|---|---|\n"
@@ -290,8 +290,8 @@ WELL_MODULE_MD = (
     "measure them idle at 3.2-3.4 V, never 5 V. Leave 3V3 and INT open.\n\n"
     "The module's LED pin is pulled up on the module (LED on); the firmware drives it from the "
     "GPIO in the table above as an open-drain output: low = LED off, released = on. Each dice "
-    "reading is the LED-on integration minus the LED-off one (`firmware/tcs34725.py`), so room "
-    "light cancels; the LED is on half the time.\n\n")
+    "reading is a lit integration minus the latest LED-off one (`firmware/tcs34725.py`), so room "
+    "light cancels; the LED is on two integrations out of three.\n\n")
 
 
 def ambient_md():
@@ -371,9 +371,9 @@ def clock_md():
 # ----------------------------------------------------------------- power_budget.md
 POWER = [
     # item, per-unit mA (average), note
-    ("hall switch %s, average (micropower, sampled)" % bom_data.PCB_PARTS["hall"][2], 0.008,
-     "24 uW at 3 V typ., the figure of Diodes' AH18xx micropower switches (AH1802/AH1807/AH1809 "
-     "datasheets); BerkeleyHCI/PolymorphicBlocks models the AH1806 at up to 40 uA average: measure; "
+    ("hall switch %s, average (micropower, sampled)" % bom_data.PCB_PARTS["hall"][2], 0.040,
+     "up to 40 uA average (the AH1806 datasheet as BerkeleyHCI/PolymorphicBlocks quotes it; "
+     "Diodes' AH18xx switches give 24 uW at 3 V typ., 8 uA): the worst case counted; "
      "wake-up pulses are absorbed by the 100 nF per register"),
     ("pull-up of a switch that sees a magnet (3.3 V / 10 kOhm)", 0.33, "one per token on the board"),
     ("74HC165 quiescent", 0.002, "plus ~0.4 mA each while clocking at 1 MHz, a few % of the time"),
@@ -419,7 +419,7 @@ def power_3v3_rows(c):
 def power_5v_rows(c):
     """(item, count, mA each, note) of the 5 V rail."""
     return [
-        ("TCS34725 module white LED, switched on half the time", c["wells"], 10.0,
+        ("TCS34725 module white LED, on two integrations out of three", c["wells"], 13.333,
          "estimate: ~20 mA while on from VIN = 5 V; measure yours"),
     ]
 
@@ -811,7 +811,8 @@ def magnet_bringup_block():
     f = design.magnet_figures()
     t = _tracks_constants()
     src = ("assumed envelope, NOT yet checked against the datasheet table" if not h["verified"]
-           else "from the datasheet")
+           else "thresholds from the datasheet as %s quotes it; the period's typical %d ms likewise, "
+                "its bound ours, as no maximum is quoted" % (h["source"].split(" (")[0], h["period_typ_ms"]))
     return ("Switch: %s; operate point at most %.1f mT, release point at least %.1f mT (typical %.1f "
             "mT), output updated at least every %d ms (%s: `tools/design.py` HALL). Magnet: %g x %g mm "
             "%s, Br %.2f-%.2f T. Hall plate %.1f mm below the magnet's face (card %.1f + PCB %.1f + "

@@ -1,4 +1,4 @@
-"""Table sensing against micropower hall switches (issue 16 item 2): the AH1807 samples the
+"""Table sensing against micropower hall switches (issue 16 item 2): the AH1806 samples the
 field once per its own period and holds its output in between, so a sliding token leaves
 stale outputs. A token sliding slowly or resting between two spaces is never reported as two
 tokens; a placement still reaches the tablet quickly; a stuck bit and a wrong sensor ID are

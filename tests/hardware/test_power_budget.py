@@ -52,7 +52,7 @@ def test_the_lights_are_on_the_3v3_table_with_their_own_counts(title, path):
     assert rows["74LVC1G14 clock inverter"][1] == len(doc["strips"])  # one per board
     assert rows["74LVC1G79 lock-up flip-flop"][1] == len(doc["strips"])  # one per board
     # 5 V: only the dice modules' LEDs; nothing of the lights
-    assert [r[0] for r in v5] == ["TCS34725 module white LED, switched on half the time"]
+    assert [r[0] for r in v5] == ["TCS34725 module white LED, on two integrations out of three"]
     assert v5[0][1] == m.n_wells
     for rail in ("3V3 rail", "5 V (USB VBUS) rail"):
         assert abs(sum(r[3] for r in t[rail]) - t[rail + " total"]) < 0.06, rail
