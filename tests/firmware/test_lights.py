@@ -12,7 +12,7 @@ from firmware.hc165 import ShiftChain
 from firmware.sim.chips import HC595Chain
 from firmware.sim.world import input_letter
 from protocol import wire
-from tests.firmware.harness import MAP_PATH, NO_RES_MAP_PATH, Rig, load_map
+from tests.firmware.harness import MAP_PATH, NO_RES_MAP_PATH, Rig, load_map, long_chain_map
 
 
 def _lights(rig, pairs):
@@ -341,15 +341,8 @@ def test_the_map_without_resource_boards_lights_its_16_registers(tmp_path):
 def test_any_chain_length_can_be_lit(tmp_path):
     """A map of another game 132 registers long (33 lanes of 32 spaces; the HT16K33 design
     could not light past register 127): its last lane's last space is lit like the first."""
-    seats = ["s%d" % i for i in range(33)]
-    doc = {"format": 1, "game": "bigtrack", "seats": seats,
-           "tracks": {"t": {"kind": "resource", "spaces": 32}},
-           "chain": {"registers": 132},
-           "lanes": [{"id": "t.%s" % s, "track": "t", "seat": s,
-                      "bits": list(range(k * 32, (k + 1) * 32))} for k, s in enumerate(seats)],
-           "wells": [{"id": "w0", "bus": 0}]}
     p = tmp_path / "big.json"
-    p.write_text(json.dumps(doc))
+    p.write_text(json.dumps(long_chain_map()))
     rig = Rig(tmp_path, map_path=str(p))
     _lights(rig, [(32, 31), (0, 0), (31, 5)])
     _settle(rig)

