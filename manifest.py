@@ -5,7 +5,7 @@
 # The profile, the sensor map and /main.py still go on the filesystem:
 #   mpremote cp firmware/profiles/pico.json :profile.json + cp hardware/sensor_map.json :sensor_map.json
 #   + cp firmware/boot/main.py :main.py
-# The module lists are the ones companion/firmware_package.py deploys (a test keeps them equal).
+# The module lists are the ones companion/cli/firmware_package.py deploys (a test keeps them equal).
 include("$(PORT_DIR)/boards/manifest.py")
 package("firmware", files=("__init__.py", "board.py", "calib.py", "dice.py", "hc165.py", "hc595.py",
                            "main.py", "selftest.py", "sensormap.py", "tcs34725.py", "tracks.py", "transport.py"))

@@ -44,7 +44,7 @@ def _display():
 def make_game(directory, n=1000, seed=1):
     """A saved game of n journaled actions, played from the legal-action list (random play that
     keeps the tracks low, so the game lasts long enough)."""
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     for attempt in range(20):
         c = GameController.new(directory, ("A", "B"), ("blue", "green"), seed=seed + attempt,
@@ -90,7 +90,7 @@ def startup_vs_saves(tmp, env):
     0, 30 and 100 saved games of 200 actions each: with the summaries stored when each game
     closed (the normal case) and without them (the first start after they were lost: every
     game replayed once, and the summaries written again)."""
-    from companion import save_summary
+    from companion.store import save_summary
 
     bare = _start(env, "barekivy")
     src_dir = os.path.join(tmp, "src")
@@ -142,7 +142,7 @@ def main():
         print(f"memory in use at the home screen: RSS {statistics.median(rss) / 1024:.0f} MiB")
         startup_vs_saves(tmp, env)
 
-        from companion.gui.controller import GameController
+        from companion.controller import GameController
 
         games = os.path.join(tmp, "games")
         path = make_game(games, 1000)

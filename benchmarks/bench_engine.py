@@ -85,7 +85,7 @@ def bench_games(seconds=5.0, max_rounds=12):
 
 def bench_resume(n_actions=1000):
     try:
-        import companion.journal  # noqa: F401
+        import companion.store.journal  # noqa: F401
     except ImportError:
         return None
     with tempfile.TemporaryDirectory() as d:
@@ -130,7 +130,7 @@ def main():
     print(f"random full games:   {gps:.1f} games/s (12-round limit, {apg:.0f} actions/game, legal-list policy)")
     r = bench_resume()
     if r is None:
-        print("resume:              companion.journal not available")
+        print("resume:              companion.store.journal not available")
     else:
         print(f"resume:              {r[1]:.1f} ms median for a {r[0]}-action journal (goal <= 300 ms)")
 

@@ -378,7 +378,7 @@ def calibrate():
 
 def latency_figures(quick):
     import serial
-    from companion.virtual_board import VirtualBoard
+    from companion.link.virtual_board import VirtualBoard
     from protocol.link import HostLink
     vb = VirtualBoard(seed=11)
     vb.start()

@@ -14,7 +14,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from companion.journal import Journal, list_journals  # noqa: E402
+from companion.store.journal import Journal, list_journals  # noqa: E402
 
 SETUP = {"players": [{"seat": "p1", "name": "Ada"}, {"seat": "p2", "name": "Bo"}]}
 

@@ -173,7 +173,7 @@ def bench_micropython():
 
 
 def bench_soak(resets, unplugs):
-    from companion.linksim import Faults, Harness
+    from companion.link.linksim import Faults, Harness
     faults = Faults(ber=1e-3, drop=5e-4, garbage=0.01, truncate=0.01, unplug_every_ms=2000,
                     unplug_ms=1500, reset_every_ms=3000)
     t = time.perf_counter()

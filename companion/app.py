@@ -63,11 +63,11 @@ def _make_app_class():
     from kivy.uix.screenmanager import NoTransition, ScreenManager
 
     from companion import games, kit
-    from companion.gui import controller as C
-    from companion.gui import paths
-    from companion.gui import settings as settings_mod
-    from companion.gui.board_port import ENV_VAR as BOARD_ENV
-    from companion.gui.board_port import ManualBoard, open_board
+    from companion import controller as C
+    from companion.store import paths
+    from companion.store import settings as settings_mod
+    from companion.link.board_port import ENV_VAR as BOARD_ENV
+    from companion.link.board_port import ManualBoard, open_board
 
     class LazyScreens(ScreenManager):
         """Every screen but home is built the first time it is asked for, which keeps the

@@ -1,7 +1,7 @@
 """The board firmware: peripherals from a pin profile, scanning, dice, link, commands.
 
 Runs on MicroPython (firmware/main.py builds it with the real ``machine`` and USB CDC) and on
-CPython (companion/virtual_board.py builds it with firmware/sim). ``step()`` is one
+CPython (companion/link/virtual_board.py builds it with firmware/sim). ``step()`` is one
 non-blocking main-loop iteration: serial input, a chain scan every ``scan_ms`` (200 Hz),
 a dice sample per well every integration period, link timers, the indicator LED and the
 watchdog. Nothing on the scan and sample paths allocates after start-up (buffers and lists

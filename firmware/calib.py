@@ -23,7 +23,7 @@ with ``face`` on top; SAVE writes the file; CANCEL drops the copy; DEFAULTS rese
 (255 = every well) to the defaults and saves.
 
 Empty-well reference: the tablet begins a session only once the player has emptied the well and
-the board reports it empty (companion/gui/board_port.py), so BEGIN takes the well's live
+the board reports it empty (companion/link/board_port.py), so BEGIN takes the well's live
 empty-well mean as the session's new reference (``empty_captured``); SAVE stores it with the
 faces. A reference that is not darker than every face is not used (dice.Classifier.set).
 """

@@ -58,20 +58,20 @@ class Session:
         state = game.initial_state(setup)  # a bad setup fails before a journal file exists
         journal = None
         if journal_path is not None:
-            from companion.journal import Journal
+            from companion.store.journal import Journal
 
             journal = Journal.create(journal_path, game.name, setup, app_version, data_version)
         return cls(game, setup, state, journal, seed, initial=state.copy())
 
     @classmethod
     def resume(cls, journal_path, game_for=None) -> "Session":
-        """Replay a journal. Raises only: companion.journal.JournalError (the file: missing,
+        """Replay a journal. Raises only: companion.store.journal.JournalError (the file: missing,
         not a journal, too new, damaged, read-only), ResumeError (a game this app does not have,
         a saved setup the game cannot start from), ReplayError (a subclass: an entry the
         engine no longer accepts), or what `game_for(meta)` raises when given (it picks the
         rules for the journal's meta data; default: the registry's game of that name). The
         file is closed on every error."""
-        from companion.journal import Journal
+        from companion.store.journal import Journal
 
         journal = Journal.open(journal_path)
         meta = journal.meta

@@ -82,7 +82,7 @@ class GameModule:
     game: Game                # the rules (engine.Game)
     view: "GameView"          # presentation without Kivy
     make_setup: Callable
-    sensing: object = None    # companion.sensing.Sensing: counters and rolls for the board
+    sensing: object = None    # companion.table.sensing.Sensing: counters and rolls for the board
     options: tuple = ()       # Option, shown by the new-game form
     setup_panel: str | None = None   # "module:Class": an extra widget for the setup form
     panels: dict = dataclasses.field(default_factory=dict)   # step id -> "module:Class"

@@ -17,7 +17,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 from kivy.uix.togglebutton import ToggleButton
 
-from companion.gui import board_port as bp
+from companion.link import board_port as bp
 from companion.gui.virtual_table import VirtualTableModel
 from companion.kit import nice, rgba
 from companion.words import well_name
@@ -70,7 +70,7 @@ def _map_game_binding(game_id, smap):
     """With no game open: the binding of the game the sensor map was drawn for (its "game"), so
     a sensed space still reads in that game's words; None when this build lacks that game."""
     from companion import games
-    from companion.sensing import Binding, lanes_of
+    from companion.table.sensing import Binding, lanes_of
 
     try:
         m = games.get_module(game_id)

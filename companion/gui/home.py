@@ -13,9 +13,9 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
-from companion.journal import BrokenJournal
+from companion.store.journal import BrokenJournal
 
-from . import controller as C
+from companion import controller as C
 
 
 def _local_time(iso: str) -> str:

@@ -19,19 +19,19 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.togglebutton import ToggleButton
 
 from companion.games.contract import dice_words
-from companion.journal import JournalError, UndoRefused
+from companion.store.journal import JournalError, UndoRefused
 from companion.kit import rgba
-from companion.sensing import Binding, lanes_of
-from companion.table_sync import DiceFeeder, TableSync
-from companion.table_todo import TableTodo, setup_checklist
+from companion.table.sensing import Binding, lanes_of
+from companion.table.sync import DiceFeeder, TableSync
+from companion.table.todo import TableTodo, setup_checklist
 
-from . import controller as C
+from companion import controller as C
 from . import step_panels
 
 
 def _app_map():
     """The app's own sensor map (what a board would report) when no board is attached."""
-    from companion.gui.board_port import _default_smap
+    from companion.link.board_port import _default_smap
     try:
         return _default_smap()
     except Exception:  # noqa: BLE001 - no map: nothing is sensed
@@ -50,7 +50,7 @@ class LeftTab(ToggleButton):
 
 
 class TodoRow(BoxLayout):
-    """One "do this at the table" line with its Done button (companion/table_todo.py)."""
+    """One "do this at the table" line with its Done button (companion/table/todo.py)."""
     screen = ObjectProperty(None, allownone=True)
     key = StringProperty("")
     text = StringProperty("")

@@ -1,11 +1,11 @@
-"""Settings screen (layout in settings.kv); values are kept by companion/gui/settings.py."""
+"""Settings screen (layout in settings.kv); values are kept by companion/store/settings.py."""
 from __future__ import annotations
 
 from kivy.app import App
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from . import settings as S
+from companion.store import settings as S
 
 
 class SettingsScreen(Screen):

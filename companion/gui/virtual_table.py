@@ -218,7 +218,7 @@ class WellBox(BoxLayout):
 
 
 class VirtualTableModel:
-    """What the view shows and where its gestures go, over a VirtualBoard (companion/virtual_board.py)
+    """What the view shows and where its gestures go, over a VirtualBoard (companion/link/virtual_board.py)
     and the board's sensor map; `counter_of(lane)` -> (counter name, player name, rgba) or None
     names a lane after the open game's counter."""
 

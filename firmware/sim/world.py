@@ -2,7 +2,7 @@
 the 74HC165 chain and TCS34725 sensors that read them, the guidance lights' 74HC595s on the same
 chain, pins, faults.
 
-All methods are called with the owner's lock held (companion/virtual_board.py), or from a
+All methods are called with the owner's lock held (companion/link/virtual_board.py), or from a
 single thread (tests). Positions are lane space indexes; wells are indexes into the map.
 """
 import random

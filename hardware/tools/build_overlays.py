@@ -21,7 +21,7 @@ sys.path.insert(0, ROOT)
 import design  # noqa: E402
 
 from companion import games  # noqa: E402
-from companion.sensing import Binding, lanes_of, overlay_svg  # noqa: E402
+from companion.table.sensing import Binding, lanes_of, overlay_svg  # noqa: E402
 from firmware import sensormap  # noqa: E402
 
 

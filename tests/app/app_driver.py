@@ -169,7 +169,7 @@ def board_latency(n=20):
     """Virtual board -> screen: a cube slid one space (mismatch row drawn) and a die thrown
     (roll journaled and shown), timed from the physical change to the frame that shows it."""
     from companion.games.civmint import lane_ids, lane_position
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     app = boot(board="virtual")
     wait_for(lambda: app.board.status()["state"] == "paired", 20, "pairing")

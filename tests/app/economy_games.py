@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from companion.gui.controller import GameController
+from companion.controller import GameController
 
 
 def _pick(acts, *types, where=lambda a: True):

@@ -29,7 +29,7 @@ def _event_roll_of(who):
 
 
 def scenario_bad_taps(app, drv):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     from economy_games import resume_in_app
 
     drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")

@@ -1,4 +1,4 @@
-"""The sensing binding (companion/sensing.py), headless: CivMint's counters land on today's lanes
+"""The sensing binding (companion/table/sensing.py), headless: CivMint's counters land on today's lanes
 exactly, other games' counters are placed by the stated rules, a counter that fits no lane stays
 on the tablet, rolls build their actions, and the overlay is a 1:1 drawing of the binding."""
 import json
@@ -11,8 +11,8 @@ import pytest
 from companion.engine.session import Session
 from companion.games.civmint import lane_ids, lane_position
 from companion.games.civmint.sensing import SENSING
-from companion.sensing import Binding, Counter, Lane, Roll, lanes_of, overlay_svg
-from companion.table_sync import DiceFeeder
+from companion.table.sensing import Binding, Counter, Lane, Roll, lanes_of, overlay_svg
+from companion.table.sync import DiceFeeder
 from firmware import sensormap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

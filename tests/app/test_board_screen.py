@@ -41,9 +41,9 @@ def _port_row(drv, scr, choice):
 
 # ------------------------------------------------------------------ scenarios
 def scenario_versions_and_virtual_controls(app, drv):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     from firmware import sensormap
-    from companion.board_link import DEFAULT_MAP
+    from companion.link.board_link import DEFAULT_MAP
 
     smap = sensormap.load(DEFAULT_MAP)
     scr = _open_board_screen(app, drv)
@@ -222,8 +222,8 @@ def scenario_selftest_and_calibration(app, drv):
 
 
 def scenario_port_picker_and_refused_board(app, drv):
-    from companion.board_link import DEFAULT_MAP
-    from companion.virtual_board import VirtualBoard
+    from companion.link.board_link import DEFAULT_MAP
+    from companion.link.virtual_board import VirtualBoard
     from firmware import sensormap
 
     scr = _open_board_screen(app, drv)

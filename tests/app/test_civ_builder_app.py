@@ -160,7 +160,7 @@ def scenario_civ_builder_full_game(app, drv):
     assert end.total_labels["p1"].text == str(s.vp["p1"]) and end.total_labels["p2"].text == str(s.vp["p2"])
     drv.shot("civ-builder-game-end")
     # the save replays to the same state
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     again = GameController.open(ctrl.path)
     assert g.view(again.state) == g.view(s)

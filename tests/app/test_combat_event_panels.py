@@ -88,7 +88,7 @@ def at_event_roll(round_):
 
 
 def combat_game(directory):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     c = GameController.new(directory, ("Ann", "Bob"), ("blue", "red"), seed=COMBAT_SEED, max_rounds=None)
     drive(c, COMBAT_SEED, at_attack)
@@ -96,7 +96,7 @@ def combat_game(directory):
 
 
 def event_game(directory):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     c = GameController.new(directory, ("Ann", "Bob"), ("blue", "red"), seed=EVENT_SEED, max_rounds=None)
     drive(c, EVENT_SEED, at_event_roll(2))
@@ -169,7 +169,7 @@ def test_combat_model_follows_engine(tmp_path):
 def test_combat_model_defender_choice(tmp_path):
     """Seed 15 reaches a battle where the defender picks among several units."""
     from companion.games.civmint.ui import combat_model as M
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     c = GameController.new(tmp_path, seed=15, max_rounds=None)
     try:
@@ -197,7 +197,7 @@ def test_event_model_follows_engine(tmp_path):
         t = M.event_text(n)
         assert t and "{" not in t, (n, t)
 
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     # seed 115, round 1: p1 has event bonus +1, so 6 + 6 is limited to 12
 

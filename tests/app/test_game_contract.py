@@ -12,14 +12,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from toy_module import TOY_ID, register_toy, toy_module  # noqa: E402
 
 from companion import games  # noqa: E402
-from companion import journal as J  # noqa: E402
+from companion.store import journal as J  # noqa: E402
 from companion.games.contract import ContractError, GameModule, GameView, Option, check_module  # noqa: E402
-from companion.gui import controller as C  # noqa: E402
+from companion import controller as C  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SHELL = ["companion/app.py", "companion/kit.py", "companion/words.py", "companion/table_sync.py", "companion/journal.py", "companion/sensing.py",
-         "companion/board_link.py", "companion/board_cli.py", "companion/virtual_board.py",
-         "companion/linksim.py", "companion/android_serial.py"]
+SHELL = ["companion/app.py", "companion/kit.py", "companion/words.py", "companion/table/sync.py", "companion/store/journal.py", "companion/table/sensing.py",
+         "companion/link/board_link.py", "companion/cli/board_cli.py", "companion/link/virtual_board.py",
+         "companion/link/linksim.py", "companion/link/android_serial.py"]
 SHELL += [f"companion/gui/{f}" for f in sorted(os.listdir(os.path.join(ROOT, "companion/gui"))) if f.endswith(".py")]
 SHELL += [f"companion/engine/{f}" for f in sorted(os.listdir(os.path.join(ROOT, "companion/engine"))) if f.endswith(".py")]
 SHELL_KV = ["companion/kit.kv"] + [f"companion/gui/{f}" for f in sorted(os.listdir(os.path.join(ROOT, "companion/gui"))) if f.endswith(".kv")]

@@ -95,8 +95,8 @@ def test_toy_game_played_through_the_generic_panel(xdisplay, tmp_path):
 
 
 def scenario_saves_of_two_games_side_by_side(app, drv):
-    from companion import journal as J
-    from companion.gui.controller import GameController
+    from companion.store import journal as J
+    from companion.controller import GameController
 
     toy = _toy()
     civ = GameController.new(app.games_dir, ("Ada", "Bo"), ("red", "yellow"), seed=7)

@@ -31,8 +31,8 @@ def env(xdisplay):
     })
     if "kivy" in sys.modules and "kivy.core.window" in sys.modules:
         pytest.skip("a Kivy window already exists in this process")
-    from companion.gui import paths
-    from companion.gui.controller import GameController
+    from companion.store import paths
+    from companion.controller import GameController
 
     games = paths.games_dir()
     # one healthy saved game, a few actions in ...
@@ -227,7 +227,7 @@ def _leave_and_resume_from_home(app, drv):
 
 def _play_a_whole_game_by_touch(app, drv):
     """A short game (max_rounds 2) from New game to Game over, only through buttons."""
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     drv.press(app.root.get_screen("game").ids.home)
     c = GameController.new(app.games_dir, ("E", "F"), ("blue", "green"), seed=11, max_rounds=2)

@@ -9,9 +9,9 @@ import pytest
 from companion.engine.session import Session
 from companion.games.civmint import lane_ids, lane_position
 from companion.games.civmint.sensing import SENSING
-from companion.gui import board_port as bp
-from companion.sensing import Binding, lanes_of
-from companion.table_sync import MOVE, TableSync
+from companion.link import board_port as bp
+from companion.table.sensing import Binding, lanes_of
+from companion.table.sync import MOVE, TableSync
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -142,7 +142,7 @@ def test_lights_come_back_after_the_board_resets(rig):
 
 
 def test_no_board_and_no_sink_light_nothing(tmp_path):
-    from companion import table_sync
+    from companion.table import sync as table_sync
     sess = Session.new("civmint", None, tmp_path / "g.journal", seed=4)
     try:
         sess.roll()
@@ -176,7 +176,7 @@ def test_no_board_and_no_sink_light_nothing(tmp_path):
 
 # ------------------------------------------------------------ the real app, under Xvfb
 def scenario_virtual_board_shows_lights(app, drv):
-    from companion import table_sync
+    from companion.table import sync as table_sync
 
     drv.press(app.root.get_screen("home").ids.board_status)
     scr = app.root.get_screen("board")

@@ -6,7 +6,7 @@ import pytest
 
 from companion.games.civmint.state import Unit
 from companion.games.civmint import history as H
-from companion.gui.controller import GameController
+from companion.controller import GameController
 
 
 def _play(ctrl, rng, n=None):

@@ -14,8 +14,8 @@ pytestmark = pytest.mark.timeout(240)
 
 
 def scenario_odd_files_are_listed_as_broken(app, drv):
-    from companion import journal as J
-    from companion.gui.controller import GameController
+    from companion.store import journal as J
+    from companion.controller import GameController
 
     d = str(app.games_dir)
     good = GameController.new(d, ("Ana", "Ben"), ("blue", "green"), seed=4)

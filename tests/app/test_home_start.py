@@ -15,9 +15,9 @@ pytestmark = pytest.mark.timeout(240)
 
 
 def scenario_many_saves_fill_in_batches(app, drv):
-    from companion import journal as J
-    from companion import save_summary
-    from companion.gui.controller import GameController
+    from companion.store import journal as J
+    from companion.store import save_summary
+    from companion.controller import GameController
 
     d = str(app.games_dir)
     g = GameController.new(d, ("Ana", "Ben"), ("blue", "green"), seed=4)

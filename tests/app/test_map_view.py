@@ -54,7 +54,7 @@ def open_map(scr, drv):
 
 
 def new_dashboard_game(app, drv, seed=3):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     E.resume_in_app(app, GameController.new(app.games_dir, ("Ada", "Bo"), ("red", "yellow"), seed=seed))
     drv.pump(2)

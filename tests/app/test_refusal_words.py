@@ -5,7 +5,7 @@ import re
 import pytest
 
 from companion.engine.errors import Rejected
-from companion.gui.controller import GameController
+from companion.controller import GameController
 
 DEV = re.compile(r"\bp\d\b|allowed:|'[a-z_]+'|\[[a-z]+\.[a-z]+\]")
 

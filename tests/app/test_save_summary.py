@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from companion import journal as J
-from companion import save_summary
-from companion.gui import controller as C
+from companion.store import journal as J
+from companion.store import save_summary
+from companion import controller as C
 
 
 def _step(ctrl):

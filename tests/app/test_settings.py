@@ -1,9 +1,9 @@
-"""Settings file: defaults, round trip, untrusted content (companion/gui/settings.py, no Kivy)."""
+"""Settings file: defaults, round trip, untrusted content (companion/store/settings.py, no Kivy)."""
 import json
 
 import pytest
 
-from companion.gui import settings
+from companion.store import settings
 
 
 @pytest.fixture(autouse=True)

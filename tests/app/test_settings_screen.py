@@ -13,7 +13,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def scenario_settings(app, drv):
-    from companion.gui import settings
+    from companion.store import settings
 
     home = app.root.get_screen("home")
     assert "Settings:" in home.message and "not valid" in home.message

@@ -10,7 +10,7 @@ from gui_process import run_scenario  # noqa: E402
 
 
 def _new_game_on_screen(app, drv):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     from economy_games import resume_in_app
 
     c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=4, max_rounds=None)
@@ -47,7 +47,7 @@ def scenario_checklist_by_touch(app, drv):
     drv.press(all_placed)
     assert not drv.find(scr, "SetupRow")
     # a game with a player decision already made gets no checklist (an older save)
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     from economy_games import resume_in_app
 
     c = GameController.new(app.games_dir, ("Cy", "Di"), ("red", "green"), seed=4, max_rounds=None)

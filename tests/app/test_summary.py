@@ -18,7 +18,7 @@ def scenario_round_card_and_game_end(app, drv):
     from kivy.core.window import Window
 
     from companion.games.civmint import history as H
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     c = GameController.new(app.games_dir, ("Ann", "Bob"), ("blue", "red"), seed=11, max_rounds=2)
     path = c.path

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.timeout(240)
 
 # ------------------------------------------------------------------------------ helpers (child)
 def _open_game(app, drv, seed=5, max_rounds=None):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
     kw = {} if max_rounds is None else {"max_rounds": max_rounds}
@@ -207,7 +207,7 @@ def scenario_full_game_on_the_virtual_board(app, drv):
     import random
 
     from companion.games.civmint import lane_ids, lane_position
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
 
     drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
     c = GameController.new(app.games_dir, ("Ada", "Bo"), ("red", "blue"), seed=21, max_rounds=3)

@@ -1,12 +1,12 @@
-"""Headless: table vs app reconciliation and dice from the wells (companion/table_sync.py)."""
+"""Headless: table vs app reconciliation and dice from the wells (companion/table/sync.py)."""
 import pytest
 
 from companion.engine.session import Session
 from companion.games.civmint import lane_ids, lane_position
 from companion.games.civmint.sensing import SENSING
-from companion.gui.board_port import _default_smap
-from companion.sensing import Binding, lanes_of
-from companion.table_sync import MISMATCH, MOVE, DiceFeeder, TableSync
+from companion.link.board_port import _default_smap
+from companion.table.sensing import Binding, lanes_of
+from companion.table.sync import MISMATCH, MOVE, DiceFeeder, TableSync
 
 
 @pytest.fixture
@@ -202,8 +202,8 @@ def test_tokens_are_named_as_the_table_knows_them(sess):
 
 
 def test_a_die_thrown_when_no_roll_is_asked_is_never_kept_for_a_later_roll():
-    from companion.sensing import Roll
-    from companion.table_sync import DiceFeeder
+    from companion.table.sensing import Roll
+    from companion.table.sync import DiceFeeder
 
     f = DiceFeeder([Roll("roll_first", "First-player roll", 1, ("die",))])
     f.seen(0, "rolling", 0, 1)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.timeout(240)
 def _rolled_game_on_screen(app, drv, seed, frames=2):
     """A new game (Ana blue, Ben green, no round limit), its first-player roll made, resumed
     on the game screen; its save's path."""
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     from economy_games import resume_in_app
 
     c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=seed,
@@ -99,7 +99,7 @@ def scenario_log_of_a_moved_unit_reads_the_same_later(app, drv):
             break
     assert moved is not None, "a unit moved"
     assert moved.text == text  # later moves did not rewrite it
-    from companion.history_log import HistoryLog
+    from companion.store.history_log import HistoryLog
     c = app.ctrl
     rebuilt = HistoryLog(c.game, c.view, c.setup)
     rebuilt.rebuild(c.journal.entries(), c.game.initial_state(c.setup))
@@ -116,7 +116,7 @@ def scenario_earthquake_that_kills_a_cavalry(app, drv):
     import random
 
     from companion.games import civmint
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     from economy_games import resume_in_app
 
     c = GameController.new(app.games_dir, ("Ana", "Ben"), ("blue", "green"), seed=1, max_rounds=None)

@@ -98,7 +98,7 @@ def test_virtual_table(xdisplay, tmp_path):
 def scenario_board_screen_draws_the_table(app, drv):
     """The Board screen's virtual tab opens on the table: the open game's tracks named by
     player, a token tapped down on a track is sensed and named in the game's words."""
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     from economy_games import resume_in_app
 
     drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")

@@ -12,7 +12,7 @@ if ROOT not in sys.path:
 
 from companion import games  # noqa: E402
 from companion.games.contract import GameModule, GameView  # noqa: E402
-from companion.sensing import Counter, Roll, Sensing  # noqa: E402
+from companion.table.sensing import Counter, Roll, Sensing  # noqa: E402
 from tests.engine.test_toy_game import RaceToTen  # noqa: E402
 
 TOY_ID = "toy"

@@ -156,7 +156,7 @@ def test_session_undo_refuses_revealed_rolls_in_memory():
     assert sess.state.to_dict() == before
 
 
-journal = pytest.importorskip("companion.journal")
+journal = pytest.importorskip("companion.store.journal")
 
 
 def test_session_journal_resume_reproduces_state(tmp_path):

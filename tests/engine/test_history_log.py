@@ -1,10 +1,10 @@
-"""The true history (companion/history_log.py): words fixed when an action happens, automatic
+"""The true history (companion/store/history_log.py): words fixed when an action happens, automatic
 consequences listed, undone entries kept and marked, BG Stats export (issue 18, item 2)."""
 import json
 
 from companion.engine.session import Session
 from companion.games import civmint
-from companion.history_log import SOURCE_NAME, HistoryLog, bg_stats_play
+from companion.store.history_log import SOURCE_NAME, HistoryLog, bg_stats_play
 
 from engine_helpers import P2_CAP, act, at, bare, new_game, no_cp, put
 
@@ -98,7 +98,7 @@ def test_undone_entries_stay_marked_and_the_rebuild_equals_the_live_log(tmp_path
 
 
 def test_bg_stats_play_has_a_stable_source_and_a_unique_play_id(tmp_path):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     plays = []
     for n in range(2):
         c = GameController.new(tmp_path, ("Ana", "Ben"), ("blue", "green"), seed=11, max_rounds=1)
@@ -124,7 +124,7 @@ def test_bg_stats_play_has_a_stable_source_and_a_unique_play_id(tmp_path):
 
 
 def test_an_unfinished_game_is_exported_as_ignored(tmp_path):
-    from companion.gui.controller import GameController
+    from companion.controller import GameController
     c = GameController.new(tmp_path, ("Ana", "Ben"), ("blue", "green"), seed=2)
     c.roll_virtual()
     play = bg_stats_play(c.module, c.setup, c.view, c.game, c.state, c.journal.meta, c.history.entries, "x")

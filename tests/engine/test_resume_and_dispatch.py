@@ -7,7 +7,7 @@ import pytest
 
 from companion.engine import Action, MalformedAction, Session
 from companion.engine.session import ReplayError, ResumeError
-from companion.journal import Journal, JournalError
+from companion.store.journal import Journal, JournalError
 
 BAD_SHAPES = [
     ("unit as text", {"type": "move", "player": "p1", "unit": "3", "to": "r0c0"}),

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from companion import board_cli, firmware_package
+from companion.cli import board_cli, firmware_package
 from tests.firmware.harness import long_chain_map
 
 ROOT = firmware_package.ROOT

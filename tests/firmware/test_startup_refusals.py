@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from companion.board_link import TableMirror
+from companion.link.board_link import TableMirror
 from firmware import board as board_mod
 from protocol import wire
 from tests.firmware import harness

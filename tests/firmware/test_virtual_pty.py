@@ -7,7 +7,7 @@ import time
 import pytest
 import serial
 
-from companion.virtual_board import VirtualBoard
+from companion.link.virtual_board import VirtualBoard
 from protocol import wire
 from protocol.link import HostLink
 from tests.firmware.harness import MAP_PATH, ROOT
@@ -122,7 +122,7 @@ def test_cmd_repl_drops_to_a_repl_banner(vb):
 
 
 def test_cli_virtual_prints_pty_and_takes_commands():
-    p = subprocess.Popen([sys.executable, "-m", "companion.board_cli", "virtual", "--seed", "1"],
+    p = subprocess.Popen([sys.executable, "-m", "companion.cli.board_cli", "virtual", "--seed", "1"],
                          cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         path = p.stdout.readline().strip()

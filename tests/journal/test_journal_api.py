@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from companion.journal import (
+from companion.store.journal import (
     Entry, Journal, JournalClosed, JournalError, JournalExists, JournalWriteError, SCHEMA_VERSION,
     UNDO_TYPE, UndoRefused,
 )

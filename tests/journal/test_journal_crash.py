@@ -7,13 +7,13 @@ import textwrap
 
 import pytest
 
-from companion.journal import Journal, JournalSummary, list_journals
+from companion.store.journal import Journal, JournalSummary, list_journals
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CHILD = textwrap.dedent("""
     import sys
-    from companion.journal import Journal
+    from companion.store.journal import Journal
     j = Journal.open(sys.argv[1])
     i = len(j.entries())
     while True:

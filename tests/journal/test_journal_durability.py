@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from companion.journal import (
+from companion.store.journal import (
     Journal, JournalCorrupt, JournalReadOnly, JournalSummary, list_journals,
 )
 
@@ -90,7 +90,7 @@ def test_a_foreign_write_ahead_log_beside_a_save_is_reported_not_applied(tmp_pat
 RO_SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, %(root)r)
-    from companion.journal import Journal, JournalReadOnly, JournalSummary, list_journals
+    from companion.store.journal import Journal, JournalReadOnly, JournalSummary, list_journals
     p = %(path)r
     try:
         Journal.open(p)

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from companion.journal import (
+from companion.store.journal import (
     SCHEMA_VERSION, BrokenJournal, Journal, JournalCorrupt, JournalError, JournalExists,
     JournalNotFound, JournalSummary, JournalTooNew, NotAJournal, list_journals,
 )
@@ -126,7 +126,7 @@ def test_undo_row_with_wrong_target_detected(tmp_path):
         for i in range(3):
             j.append({"type": "move", "i": i}, "ui")
     # forge a correctly-checksummed undo row that targets the wrong action
-    from companion.journal import _row_checksum
+    from companion.store.journal import _row_checksum
     conn = raw(p)
     (prev,) = conn.execute("SELECT checksum FROM entries WHERE seq=3").fetchone()
     text = '{"target":1,"type":"_undo"}'
@@ -419,7 +419,7 @@ def test_list_journals_sees_a_journal_open_for_writing(tmp_path):
 
 def test_undo_refusal_and_latest_actions_agree_with_undo(tmp_path):
     """undo_refusal says exactly what undo would do; actions(last=n) is the tail of actions()."""
-    from companion.journal import Journal, UndoRefused
+    from companion.store.journal import Journal, UndoRefused
 
     def chance(a):
         return a["type"] == "roll"

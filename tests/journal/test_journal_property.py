@@ -5,7 +5,7 @@ from pathlib import Path
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from companion.journal import Journal, UndoRefused
+from companion.store.journal import Journal, UndoRefused
 
 json_leaf = st.none() | st.booleans() | st.integers(-2**63, 2**63) | \
     st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12)

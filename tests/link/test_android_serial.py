@@ -1,4 +1,4 @@
-"""The Android USB serial adapter (companion/android_serial.py) on the desktop.
+"""The Android USB serial adapter (companion/link/android_serial.py) on the desktop.
 
 usb4a and usbserial4a need Android (pyjnius + the USB host API), so the tests inject stand-ins
 for the two modules. The stand-in driver copies usbserial4a 0.4.0's behaviour that the adapter
@@ -14,8 +14,8 @@ import time
 import pytest
 from serial.serialutil import SerialException
 
-from companion import android_serial as aser
-from companion.virtual_board import VirtualBoard
+from companion.link import android_serial as aser
+from companion.link.virtual_board import VirtualBoard
 from protocol import wire
 
 PICO = (0x2E8A, 0x0005)
@@ -444,7 +444,7 @@ def _spec():
 
 def test_device_filter_lists_exactly_the_boards_the_link_layer_knows():
     import xml.etree.ElementTree as ET
-    from companion.board_link import KNOWN_USB
+    from companion.link.board_link import KNOWN_USB
     root = ET.parse(os.path.join(ROOT, "android", "res", "xml", "device_filter.xml")).getroot()
     entries = {(int(d.get("vendor-id")), int(d.get("product-id")) if d.get("product-id") else None)
                for d in root.iter("usb-device")}

@@ -1,8 +1,8 @@
 """The companion's link layer over a real pty with pyserial and the real sensor map."""
 import time
 
-from companion.board_link import DEFAULT_MAP, BoardConnection, describe_usb, mask_positions
-from companion.linksim import PtyBoardEndpoint
+from companion.link.board_link import DEFAULT_MAP, BoardConnection, describe_usb, mask_positions
+from companion.link.linksim import PtyBoardEndpoint
 from firmware import sensormap
 from protocol import wire
 
@@ -96,7 +96,7 @@ def test_port_names_and_masks():
 
 
 def test_app_falls_back_to_the_virtual_board_running_the_real_firmware():
-    from companion.gui.board_port import open_board
+    from companion.link.board_port import open_board
     board = open_board("virtual")
     board.start()
     try:
@@ -119,7 +119,7 @@ def test_app_falls_back_to_the_virtual_board_running_the_real_firmware():
 
 
 def test_mirror_refuses_messages_that_do_not_fit_the_map_and_keeps_its_state():
-    from companion.board_link import TableMirror
+    from companion.link.board_link import TableMirror
     mirror = TableMirror(SMAP)
     good = {"type": "SNAPSHOT", "reason": 1, "folded": 0, "lanes": [1] * SMAP.n_lanes,
             "wells": [(0, 0, 0, 0)] * SMAP.n_wells}
@@ -175,7 +175,7 @@ def test_refused_board_does_not_answer_the_hosts_error_with_an_error():
     firmware counts it and stays quiet instead of replying 'command ERROR not handled'."""
     import os
 
-    from companion.virtual_board import VirtualBoard
+    from companion.link.virtual_board import VirtualBoard
 
     other_map = os.path.join(os.path.dirname(DEFAULT_MAP), "sensor_map_no_resources.json")
     vb = VirtualBoard(other_map, seed=1)
@@ -195,7 +195,7 @@ def test_refused_board_does_not_answer_the_hosts_error_with_an_error():
 
 
 def test_event_queue_is_bounded_and_folds_into_the_table_and_a_snapshot_request():
-    from companion.board_link import EventQueue
+    from companion.link.board_link import EventQueue
     board = _board()
     conn = BoardConnection(board.path)
     conn.events = EventQueue(bound=40)

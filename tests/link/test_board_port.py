@@ -1,4 +1,4 @@
-"""companion/gui/board_port.py without Kivy: versions, refusal messages, commands, the port
+"""companion/link/board_port.py without Kivy: versions, refusal messages, commands, the port
 picker's list and the calibration wizard, against the virtual board (real firmware, real pty,
 real link) where it matters."""
 import binascii
@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from companion import board_link
-from companion.gui import board_port as bp
+from companion.link import board_link
+from companion.link import board_port as bp
 from firmware import sensormap
 from protocol import cobs, wire
 

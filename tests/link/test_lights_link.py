@@ -1,11 +1,11 @@
-"""The app's light layer (companion/gui/board_port.py LinkBoard.show_lights) against the virtual
+"""The app's light layer (companion/link/board_port.py LinkBoard.show_lights) against the virtual
 board through the real link: at most MAX_LIT at once in lane order, the next waiting target lit
 when a token puts one out, an occupied space never lit, a short unplug keeps the lights."""
 import time
 
 import pytest
 
-from companion.gui import board_port as bp
+from companion.link import board_port as bp
 from protocol import wire
 
 pytestmark = pytest.mark.timeout(120)

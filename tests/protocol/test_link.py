@@ -1,7 +1,7 @@
 """The reliable link between a real BoardLink and a real HostLink over a simulated faulty cable."""
 import binascii
 
-from companion.linksim import Faults, Harness
+from companion.link.linksim import Faults, Harness
 from protocol import cobs
 from protocol import link as plink
 from protocol import wire

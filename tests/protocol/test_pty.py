@@ -3,7 +3,7 @@ import time
 
 import serial
 
-from companion.linksim import PtyBoardEndpoint
+from companion.link.linksim import PtyBoardEndpoint
 from protocol import link as plink
 from protocol import wire
 

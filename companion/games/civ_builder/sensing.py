@@ -5,7 +5,7 @@ The dice wells fill the setup rolls, one die at a time named by its attribute ("
 1 die"), and the initiative roll-offs."""
 from __future__ import annotations
 
-from companion.sensing import Roll, Sensing
+from companion.table.sensing import Roll, Sensing
 
 from .data_load import ATTRIBUTES
 

@@ -3,7 +3,7 @@ Resource Points as counters (0..15: they need lanes of 16 spaces, which today's 
 have, so they stay on the tablet and the dashboard says so; CQ-R10 in the register)."""
 from __future__ import annotations
 
-from companion.sensing import Counter, Roll, Sensing
+from companion.table.sensing import Counter, Roll, Sensing
 
 from .rules import ONE_DIE, ROLL_NAMES, TWO_DICE
 

@@ -3,7 +3,7 @@ board was designed around CivMint, so its binding is the sensor map's own naming
 rolls the dice wells fill (well 1 = attacker, well 2 = defender in combat: REG-L3)."""
 from __future__ import annotations
 
-from companion.sensing import Counter, Roll, Sensing
+from companion.table.sensing import Counter, Roll, Sensing
 
 from . import lanes
 

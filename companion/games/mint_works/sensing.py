@@ -3,7 +3,7 @@
 two (p3, p4) and Mort's unlimited Mints stay on the tablet (MW-R12)."""
 from __future__ import annotations
 
-from companion.sensing import Counter, Sensing
+from companion.table.sensing import Counter, Sensing
 
 HIGH = 10  # the board's resource lanes have 11 spaces (0..10)
 

@@ -8,7 +8,7 @@ FTDI, PL2303). `BoardConnection` only needs ``read(n)`` (bytes, short timeout, b
 ``write(bytes)`` and ``close()``, and treats any exception as an unplug; this module supplies an
 ``open_port`` callable that returns exactly that::
 
-    from companion import android_serial
+    from companion.link import android_serial
     conn = android_serial.board_connection()   # first supported board; rescanned on each retry
 
 What the adapter adds over usbserial4a (see docs/android.md):
@@ -35,7 +35,7 @@ import time
 
 from serial.serialutil import SerialException
 
-from companion.board_link import DEFAULT_MAP, BoardConnection, describe_usb
+from companion.link.board_link import DEFAULT_MAP, BoardConnection, describe_usb
 
 BAUDRATE = 115200
 READ_TIMEOUT_S = 0.005  # as the desktop port in BoardConnection

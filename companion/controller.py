@@ -21,8 +21,8 @@ import secrets
 from pathlib import Path
 
 from companion import games as registry
-from companion import journal as J
-from companion import save_summary
+from companion.store import journal as J
+from companion.store import save_summary
 from companion.engine.errors import Rejected  # noqa: F401  (re-exported for the screens)
 
 APP_VERSION = "0.1.0"
@@ -212,10 +212,10 @@ class GameController:
 
     @property
     def history(self):
-        """The true history (companion/history_log.py), built by one replay on first use and
+        """The true history (companion/store/history_log.py), built by one replay on first use and
         kept up to date action by action."""
         if self._history is None:
-            from companion.history_log import HistoryLog
+            from companion.store.history_log import HistoryLog
             self._history = HistoryLog(self.game, self.view, self.setup)
             self._history_state = self._history.rebuild(self.journal.entries(), self.game.initial_state(self.setup))
         return self._history
@@ -284,8 +284,8 @@ class GameController:
         }
 
     def bg_stats(self) -> dict:
-        """The game as one play of BG Stats' JSON import format (companion/history_log.py)."""
-        from companion.history_log import bg_stats_play
+        """The game as one play of BG Stats' JSON import format (companion/store/history_log.py)."""
+        from companion.store.history_log import bg_stats_play
         play_id = Path(self.path).stem  # unique per save: a re-export updates the same play
         return bg_stats_play(self.module, self.setup, self.view, self.game, self.state,
                              self.journal.meta, self.history.entries, play_id)

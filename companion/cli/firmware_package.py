@@ -15,7 +15,7 @@ import sys
 
 from firmware import sensormap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VERSION = "0.1.0"
 BOOT_MAIN = "firmware/boot/main.py"  # the board's /main.py
 PACKAGES = ("firmware", "protocol")  # firmware/sim is the host simulator: never on a board

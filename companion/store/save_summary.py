@@ -14,8 +14,8 @@ import json
 import os
 from pathlib import Path
 
-from companion import journal as J
-from companion import sidecar
+from companion.store import journal as J
+from companion.store import sidecar
 
 FORMAT = "tabletop-save-summary"
 VERSION = 2

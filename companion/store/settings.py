@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from . import paths
+from companion.store import paths
 
 BOARD_CHOICES = ("auto", "virtual", "none")
 DEFAULTS = {

@@ -27,7 +27,7 @@ from protocol import link as plink
 from companion.words import well_name
 from protocol import wire
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_MAP = os.path.join(ROOT, "hardware", "sensor_map.json")
 APP_VERSION = (0, 1, 0)
 

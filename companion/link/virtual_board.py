@@ -24,7 +24,7 @@ from firmware.board import Board
 from firmware.sim.machine import SimMachine
 from firmware.sim.world import World
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_MAP = os.path.join(ROOT, "hardware", "sensor_map.json")
 PROFILES = os.path.join(ROOT, "firmware", "profiles")
 REPL_BANNER = (b"\r\nMicroPython (tabletop virtual board) REPL: the firmware stopped on "

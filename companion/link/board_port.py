@@ -5,8 +5,8 @@ thread), `status()` (what to show on the Board status screen) and `lanes()` (lan
 position, for reconciliation). `open_board()` picks an implementation:
 
 * `ManualBoard`  - no board: every input is entered by touch (always available);
-* `LinkBoard`    - `companion.board_link.BoardConnection` (serial worker thread + table mirror);
-* `VirtualLinkBoard` - the same link to `companion.virtual_board.VirtualBoard`, which runs the
+* `LinkBoard`    - `companion.link.board_link.BoardConnection` (serial worker thread + table mirror);
+* `VirtualLinkBoard` - the same link to `companion.link.virtual_board.VirtualBoard`, which runs the
   firmware's own modules on simulated chips behind a real pty.
 
 `TABLETOP_COMPANION_BOARD` chooses: `none` (manual only), `auto` (default: a USB board found by
@@ -43,14 +43,14 @@ def version_text(v) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _default_smap():
-    from companion import board_link
+    from companion.link import board_link
     from firmware import sensormap
     return sensormap.load(board_link.DEFAULT_MAP)
 
 
 def _app_side(smap=None) -> dict:
     try:
-        from companion import board_link
+        from companion.link import board_link
         from protocol import wire
         out = {"version": version_text(board_link.APP_VERSION), "protocol": wire.VERSION}
         if smap is None:
@@ -138,7 +138,7 @@ class ManualBoard(BoardPort):
 
 
 class LinkBoard(BoardPort):
-    """Adapter for companion.board_link.BoardConnection (lead's link layer)."""
+    """Adapter for companion.link.board_link.BoardConnection (lead's link layer)."""
 
     mode = "hardware"
 
@@ -165,11 +165,11 @@ class LinkBoard(BoardPort):
 
     def start(self):
         self.conn.start()
-        from companion import table_sync
+        from companion.table import sync as table_sync
         table_sync.set_light_sink(self.show_lights)
 
     def stop(self):
-        from companion import table_sync
+        from companion.table import sync as table_sync
         if table_sync.light_sink() == self.show_lights:
             table_sync.set_light_sink(None)
         try:
@@ -190,7 +190,7 @@ class LinkBoard(BoardPort):
             if self.state != "paired":
                 self.self_test_pending = False
         elif t == "TABLE":
-            from companion.board_link import mask_positions
+            from companion.link.board_link import mask_positions
             for lane_id, mask in zip(self.conn.smap.lane_ids, ev["lanes"]):  # the mirror checked the count
                 self._set_lane(lane_id, mask_positions(mask))
             for w in ev["wells"]:
@@ -408,8 +408,8 @@ class VirtualLinkBoard(LinkBoard):
 
     def __init__(self, detail: str = "", board_map: str | None = None, app_map: str | None = None,
                  seed=None):
-        from companion import board_link
-        from companion.virtual_board import VirtualBoard
+        from companion.link import board_link
+        from companion.link.virtual_board import VirtualBoard
         self.vboard = VirtualBoard(board_map or board_link.DEFAULT_MAP, seed=seed)
         path = self.vboard.start()
         try:
@@ -437,13 +437,13 @@ def open_board(choice: str | None = None) -> BoardPort:
     if choice == "none":
         return ManualBoard()
     try:
-        from companion import board_link
+        from companion.link import board_link
     except Exception as exc:  # link layer missing or broken: manual entry still works
         return ManualBoard(f"Board link unavailable ({exc.__class__.__name__}).")
     try:
         if choice == "virtual":
             return VirtualLinkBoard()
-        from companion import android_serial
+        from companion.link import android_serial
         if android_serial.is_android():  # no /dev/tty*: the USB host API; waits for a board
             return LinkBoard(android_serial.board_connection(None if choice == "auto" else choice),
                              "USB board")
@@ -471,8 +471,8 @@ def port_choices() -> list[dict]:
     """Port picker entries: {choice, title, subtitle, kind: fixed|board|port}; never raises."""
     out = [{"choice": c, "title": t, "subtitle": s, "kind": "fixed"} for c, t, s in FIXED_CHOICES]
     try:
-        from companion import board_link
-        from companion import android_serial
+        from companion.link import board_link
+        from companion.link import android_serial
         lister = android_serial if android_serial.is_android() else board_link
         boards = lister.find_boards()
         ports = lister.all_ports()

@@ -1,6 +1,6 @@
 """"Do this at the table": the physical changes the players still have to make (no Kivy).
 
-The items come from the true history (companion/history_log.py): each entry's `table` list
+The items come from the true history (companion/store/history_log.py): each entry's `table` list
 (the game view's `table_changes`: dice to add, remove, turn or move with owner, kind and space;
 cubes to move). An item is open until the players tap Done, or, for a cube on a lane the board
 senses, until TableSync sees it there (the dashboard leaves those to TableSync's own rows).
@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from companion import sidecar
+from companion.store import sidecar
 
 FORMAT = "tabletop-table-list"
 VERSION = 1

@@ -1,4 +1,4 @@
-"""``tabletop-board``: deploy the firmware to a board (a mip package, companion/firmware_package.py), open its REPL, run a virtual board.
+"""``tabletop-board``: deploy the firmware to a board (a mip package, companion/cli/firmware_package.py), open its REPL, run a virtual board.
 
     tabletop-board deploy --board pico|esp32 [--port P] [--map PATH] [--dev] [--dry-run] [--source]
     tabletop-board package --board pico|esp32 --out DIR [--map PATH] [--source]
@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_MAP = os.path.join(ROOT, "hardware", "sensor_map.json")
 
 
@@ -32,7 +32,7 @@ def deploy_commands(package_json, port, dev):
 
 
 def cmd_deploy(args):
-    from companion import firmware_package
+    from companion.cli import firmware_package
     with tempfile.TemporaryDirectory() as staging:
         try:  # refuse a map the board cannot run before touching the board
             pj = firmware_package.build(args.board, args.map, staging, mpy=not args.source)
@@ -54,7 +54,7 @@ def cmd_deploy(args):
 
 
 def cmd_package(args):
-    from companion import firmware_package
+    from companion.cli import firmware_package
     try:
         pj = firmware_package.build(args.board, args.map, args.out, mpy=not args.source)
     except firmware_package.PackageError as exc:
@@ -138,7 +138,7 @@ def run_command(vb, line):
 
 
 def cmd_virtual(args):
-    from companion.virtual_board import VirtualBoard
+    from companion.link.virtual_board import VirtualBoard
     vb = VirtualBoard(args.map, seed=args.seed)
     print(vb.start(), flush=True)
     try:

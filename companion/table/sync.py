@@ -19,10 +19,10 @@ each throw is used once, and a crooked die asks for a re-roll instead of guessin
 **Guidance lights**: the target space of every pending *move* is lit on the board (an LED under
 each sensed position, docs/protocol.md 3.7) until the move is done or no longer wanted. TableSync
 only works out which spaces (`light_targets()`) and hands them to a plain function whenever they
-change: the board layer's `show_lights` (companion/gui/board_port.py), given as `lights=` or
+change: the board layer's `show_lights` (companion/link/board_port.py), given as `lights=` or
 registered with `set_light_sink()`. No serial or protocol code here.
 
-What a lane means comes from the open game: its `Sensing` (companion/sensing.py) says which
+What a lane means comes from the open game: its `Sensing` (companion/table/sensing.py) says which
 counters it has and what their values are, the `Binding` which lane holds which counter. No game
 is named here.
 """

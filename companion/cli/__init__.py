@@ -1,0 +1,1 @@
+"""Command-line tools: the board tool and the firmware package (no Kivy)."""

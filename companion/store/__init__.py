@@ -1,0 +1,1 @@
+"""What sits in and beside a save: the journal, its sidecar, summary and history, the app's data paths and settings (no Kivy)."""
