@@ -202,7 +202,13 @@ def _make_app_class():
             tmp.write_text(ctrl.path, encoding="utf-8")
             os.replace(tmp, f)
             self._sm.get_screen("game").set_controller(ctrl)
+            self._game_changed()
             self.go("game")
+
+        def _game_changed(self):
+            """Screens that show something of the open game start clean from it (or from none)."""
+            if "board" not in self._sm.later:  # built screens only: the rest start clean anyway
+                self._sm.get_screen("board").game_changed()
 
         def start_new_game(self, game, names, colours, virtual_first=True, **options):
             """A new game of `game` (a registered id) from the new-game form's values."""
@@ -229,11 +235,12 @@ def _make_app_class():
             return True
 
         def leave_game(self):
-            if "game" not in self._sm.later:  # built: its guidance lights go out
-                self._sm.get_screen("game").close_table()
+            if "game" not in self._sm.later:  # built: its guidance lights go out, it forgets the game
+                self._sm.get_screen("game").clear_game()
             if self.ctrl is not None:
                 self.ctrl.close()
                 self.ctrl = None
+            self._game_changed()
             try:
                 self._current_file().unlink()
             except OSError:

@@ -2,11 +2,12 @@
 
 * colours: `COLOURS` (the seat colours offered by the new-game form) and `rgba(name)`;
 * `StepPanel`: the base of a step panel (what the dashboard calls, and `submit`);
-* `DiceEntry`: touch entry for a roll of one or two dice; `ChoiceButton`: a tappable option;
-* `ConfirmBar`: the pending choice with Cancel / Confirm.
+* `DiceEntry`: touch entry for a roll of one or two dice; `ChoiceButton`: a tappable option.
 
-Panels never dispatch on their own: `StepPanel.submit` goes through the dashboard's `submit`,
-the same validated and journaled path as its Confirm button.
+Panels never dispatch on their own and have no Confirm of their own: `StepPanel.submit` hands the
+chosen action to the dashboard, where it waits for the one pinned Confirm (the same validated and
+journaled path as every decision); `StepPanel.withdraw` takes back a choice that is no longer
+complete.
 """
 from __future__ import annotations
 
@@ -47,8 +48,14 @@ class StepPanel(BoxLayout):
     def update(self, screen, ctrl, snap):  # pragma: no cover - every panel overrides it
         raise NotImplementedError
 
-    def submit(self, action) -> bool:
-        return self.screen.submit(action) if self.screen is not None else False
+    def submit(self, action, label=None) -> bool:
+        """Choose `action`: it waits for the dashboard's Confirm (False: refused, said why)."""
+        return self.screen.submit(action, label=label) if self.screen is not None else False
+
+    def withdraw(self):
+        """The panel's choice is no longer complete: nothing of it waits for Confirm."""
+        if self.screen is not None:
+            self.screen.withdraw()
 
 
 class DiceEntry(BoxLayout):
@@ -80,14 +87,3 @@ class ChoiceButton(Button):
     action = ObjectProperty(None, allownone=True)
     selected = BooleanProperty(False)
 
-
-class ConfirmBar(BoxLayout):
-    """'Confirm: <text>' with Cancel and Confirm; hidden (and taking no taps) while text is ''."""
-    text = StringProperty("")
-    __events__ = ("on_confirm", "on_cancel")
-
-    def on_confirm(self):
-        pass
-
-    def on_cancel(self):
-        pass

@@ -64,6 +64,20 @@ class Option:
         return raw
 
 
+PICK_KINDS = ("area", "card", "count", "unit", "seat", "yesno", "choice")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """What a player picks for one field of an action (GameView.picks), so the shell builds the
+    decision step by step instead of listing every combination: kind "area" (an area or space of
+    the game's map), "card" (a card by name from a set), "count" (a number in a range), "unit",
+    "seat", "yesno" or "choice" (a plain list); `question` in plain words ("Which area?")."""
+    field: str
+    kind: str = "choice"
+    question: str = ""
+
+
 @dataclasses.dataclass
 class GameModule:
     """Everything the shell knows about one game.
@@ -88,6 +102,7 @@ class GameModule:
     panels: dict = dataclasses.field(default_factory=dict)   # step id -> "module:Class"
     tabs: tuple = ()          # (key, title, "module:Class"): extra views beside Players and Log
     tab_for_step: dict = dataclasses.field(default_factory=dict)  # step id -> tab key it opens
+    pickers: dict = dataclasses.field(default_factory=dict)  # Pick kind -> "module:Class": the game's own widget
     kv_files: tuple = ()      # the game's .kv layouts (absolute paths)
     register: str = ""        # interpretation register (path, relative to the repository)
     trace: str = ""           # rule -> code -> test table
@@ -136,9 +151,12 @@ class GameModule:
         if a is None:
             return None
         roll = self.sensing.roll_for(a.type) if self.sensing is not None else None
+        # chance that throws no dice is a card or tile drawn or turned up at the table
+        kind = "dice" if probe.count else "draw"
         if roll is not None:
-            return {"action": roll.action, "roll": roll.name, "count": roll.dice, "spec": roll}
-        return {"action": a.type, "roll": self.view.step_label(a.type), "count": probe.count, "spec": None}
+            return {"action": roll.action, "roll": roll.name, "count": roll.dice, "spec": roll, "kind": kind}
+        return {"action": a.type, "roll": self.view.step_label(a.type), "count": probe.count, "spec": None,
+                "kind": kind}
 
 
 class _ProbeDice:
@@ -188,6 +206,43 @@ class GameView:
 
     def step_help(self, step) -> str:
         return ""
+
+    # pickers ------------------------------------------------------------------------------
+    def picks(self, game: Game, action_type) -> tuple:
+        """The fields a player picks for an action of `action_type`, in order (Pick). The default
+        reads the rules' action schema: a seat field picks a seat, a whole number a count, any
+        other field a choice. A game declares areas, cards and units here."""
+        schema = getattr(getattr(game, "codec", None), "schemas", {}).get(action_type)
+        if schema is None:
+            return ()
+        if schema.chance:  # a roll's dice or a card turned up: what the table shows
+            return tuple(Pick(f, "card" if k == "str" else "choice", "What was drawn?" if k == "str" else "")
+                         for f, k in schema.kinds.items() if f != "player")
+        kinds = {"seat": "seat", "int": "count"}
+        return tuple(Pick(f, kinds.get(k, "choice")) for f, k in schema.kinds.items() if f != "player")
+
+    def type_label(self, action_type) -> str:
+        """An action type as a choice among kinds of action ("Build", "Move")."""
+        return self.step_label(action_type)
+
+    def value_label(self, game: Game, state, setup, action_type, field, value) -> str:
+        """One value of a field in plain words (a seat by its player's name)."""
+        if isinstance(value, bool):
+            return "Yes" if value else "No"
+        if isinstance(value, str) and value in setup.get("players", {}):
+            return self.name(setup, value)
+        if isinstance(value, (list, tuple)):
+            return ", ".join(self.value_label(game, state, setup, action_type, field, v) for v in value) or "none"
+        if isinstance(value, dict):
+            return ", ".join(f"{nice(k)} {v}" for k, v in value.items()) or "none"
+        if value is None:
+            return "none"
+        return nice(value) if isinstance(value, str) else str(value)
+
+    def draw_prompt(self, game: Game, state, setup, request: dict) -> str:
+        """What to do when the rules await a card or tile drawn at the table (no dice)."""
+        return (f"{request['roll']}: draw at the table and tap what was drawn below, "
+                "or let the app draw for you.")
 
     def table_changes(self, game: Game, before, action: dict, after, setup) -> list:
         """Every physical change the table must make after `action`, as dicts: `text` (plain
@@ -251,6 +306,8 @@ class GameView:
             return self.result_text(game, state, setup)
         actor = game.actor(state)
         if actor == ROLE_SYSTEM:
+            if dice and dice.get("kind") == "draw":
+                return self.draw_prompt(game, state, setup, dice)
             if dice:
                 return (f"{dice_words(dice, lambda s: self.name(setup, s))}: roll at the table and put "
                         "the dice in the wells, enter what they show, or use the virtual dice.")
@@ -382,6 +439,10 @@ def check_module(m) -> list:
             probs.append(f"option {o!r} is not an Option of kind choice, int or bool")
     refs = list(m.panels.values()) + [t[2] for t in m.tabs if len(t) == 3] + (
         [m.setup_panel] if m.setup_panel else [])
+    for kind in m.pickers:
+        if kind not in PICK_KINDS:
+            probs.append(f"pickers: {kind!r} is not a pick kind ({', '.join(PICK_KINDS)})")
+    refs += list(m.pickers.values())
     for ref in refs:
         if not isinstance(ref, str) or ":" not in ref:
             probs.append(f"Kivy piece {ref!r} must be named as 'module:Class'")

@@ -239,6 +239,21 @@ class BoardScreen(Screen):
             ids.v_table.model = VirtualTableModel(board, self._counter_of) if self.virtual_mode else None
         self.build_ports()
 
+    def game_changed(self):
+        """Another game was opened or the game was left: nothing of the previous game stays
+        (lane names, the virtual table's names and lights, the table grid, a calibration in
+        progress is kept: it belongs to the board); drawn again from the open game's binding."""
+        self._grid_rows = None
+        if self._board is not None:
+            self._name_lanes()
+            if "v_table" in self.ids and self.virtual_mode:
+                self.ids.v_table.model = VirtualTableModel(self._board, self._counter_of)
+                self.ids.v_table.rebuild()
+            if "v_lane" in self.ids:
+                self.lane_chosen(self.ids.v_lane.text)
+        if self.manager is not None and self.manager.current == self.name:
+            self.refresh()
+
     # ------------------------------------------------------------ refresh
     def refresh(self):
         board = self.board

@@ -1,11 +1,8 @@
 """The round dashboard (GameScreen), the screen a game is played on.
-Layout in companion.kv; this module only moves data between `GameController` (engine + journal)
+Layout in game.kv; this module only moves data between `GameController` (engine + journal)
 and widgets, and asks the open game's view (contract.GameView) what to say. It names no game and
 holds no rules."""
 from __future__ import annotations
-
-import time
-
 
 from kivy.app import App
 from kivy.logger import Logger
@@ -18,6 +15,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.togglebutton import ToggleButton
 
+from companion.decisions import Decision
 from companion.games.contract import dice_words
 from companion.store.journal import JournalError, UndoRefused
 from companion.kit import rgba
@@ -27,6 +25,7 @@ from companion.table.todo import TableTodo, setup_checklist
 
 from companion import controller as C
 from . import step_panels
+from .pickers import PAGE, DecisionPicker  # noqa: F401  (DecisionPicker: a rule of game.kv)
 
 
 def _app_map():
@@ -42,6 +41,12 @@ def _app_map():
 class LegalActionButton(Button):
     action = ObjectProperty(None, allownone=True)
     selected = BooleanProperty(False)
+
+
+class NowColumn(BoxLayout):
+    """What to do now (game.kv): prompt, last roll, the decision, the table list. Its ids are
+    the screen's too (GameScreen.on_kv_post), wherever the layout puts the column."""
+    screen = ObjectProperty(None, allownone=True)
 
 
 class LeftTab(ToggleButton):
@@ -88,6 +93,9 @@ def stepper_markup(flow, step, view) -> str:
     if phase == "setup":
         parts.insert(0, f"[b][color=ffd54f]{view.step_label(step)}[/color][/b]")
     return "  >  ".join(parts)
+
+
+PORTRAIT_WIDTH = 700  # dp: narrower than this (a phone in portrait), one column with a Now tab
 
 
 BOARD_COLOURS = {"paired": "8be28b", "searching": "ffd54f", "disconnected": "ff8a80",
@@ -143,6 +151,12 @@ class GameScreen(Screen):
     dice_count = NumericProperty(0)    # dice of the touch entry (0: none shown)
     roll_result_text = StringProperty("")  # the last roll and what it did, until OK is tapped
     left_view = StringProperty("players")
+    portrait = BooleanProperty(False)   # one column with tabs (a phone), else two columns
+    bar_hint = StringProperty("")       # the confirm bar's words while nothing waits for Confirm
+    chance_button_text = StringProperty("Roll virtual dice")
+    show_all = BooleanProperty(False)   # the manual list of every legal action is open
+    all_count = NumericProperty(0)      # how many legal actions that list holds
+    all_pages = NumericProperty(1)
     _sync = None       # TableSync of the open game
     _feeder = None     # DiceFeeder
     _board_state = "manual"
@@ -151,27 +165,48 @@ class GameScreen(Screen):
     _binding_key = None   # (game, sensor map) the TableSync was bound for
     _unbound_said = None  # ... and for which the counters kept on the tablet were named
     _dice = None          # the roll awaited at the last refresh (controller.dice_request)
-    _last_tap = None      # (what was tapped, monotonic time, journal length after it): a double tap is taken once
+    _pending_from = None  # what made the pending decision: picker, panel, list, dice, end, undo, correction
+    _pending_label = None
     _seen = None  # (round, over) at the last refresh
     _auto_tab = False       # a game view is shown because its step began
     _auto_tab_done = False  # ... once per such step (the player may switch away)
 
     def on_kv_post(self, base_widget):
+        now = self.ids.now_panel.__self__
+        self.ids.update({k: v for k, v in now.ids.items()})  # one set of ids for the whole screen
         # ids are weak references: keep the swapped-out views alive
-        self._views = {"players": self.ids.players_view.__self__, "log": self.ids.log_view.__self__}
+        self._views = {"players": self.ids.players_view.__self__, "log": self.ids.log_view.__self__,
+                       "now": now}
         self.ids.left_holder.remove_widget(self._views["log"])  # shown by the Log toggle
+        self._moment = None    # (journal length, step, actor): a new one is a new decision
+        self._decision = None  # the Decision the pickers are building
+        self._all_page = 0
+        self.bind(size=lambda *_: self._apply_layout())
         self.tabs = {}          # key -> the game's tab widget, made when first shown
         self.tab_buttons = {}   # key -> its LeftTab
         self.player_panels = {}
 
     def set_controller(self, ctrl):
+        """Open a game: everything bound to the previous one is reset (panel, pickers, roll card,
+        table list, notices, scroll positions, left view), then drawn from this game alone."""
         step_panels.ensure_layouts(ctrl.module)
+        self._apply_layout()
         self.ctrl = ctrl
         self.pending = None
-        self.message = ""
+        self.pending_text = ""
+        self.message, self.error = "", False
+        self.roll_result_text = self.dice_hint = ""
+        self.show_help = self.show_all = False
+        self._moment = self._decision = None
         self._panel_key = "-"  # force a new panel for this game
+        self._panel = None
+        self.ids.step_area.clear_widgets()
+        self.ids.picker.clear()
         self._seen = (None, ctrl.game.is_over(ctrl.state))
+        self._auto_tab = self._auto_tab_done = False
         self.ids.notice_area.clear_widgets()
+        self.ids.now_scroll.scroll_y = 1
+        self.ids.players_view.scroll_y = 1
         self._build_players(ctrl)
         self._build_tabs(ctrl)
         self.close_table()
@@ -201,24 +236,66 @@ class GameScreen(Screen):
             grid.add_widget(self.player_panels[seat])
 
     def _build_tabs(self, ctrl):
-        """Players, the game's own views (GameModule.tabs), Log."""
+        """Players, the game's own views (GameModule.tabs), Log; Now first on a phone."""
         bar = self.ids.tab_bar
         bar.clear_widgets()
         self.tabs, self.tab_buttons = {}, {}
-        self.show_left("players")
-        for key, title in [("players", "Players")] + [(k, t) for k, t, _ in ctrl.module.tabs] + [("log", "Log")]:
+        first = "now" if self.portrait else "players"
+        keys = ([("now", "Now")] if self.portrait else []) + [("players", "Players")] + [
+            (k, t) for k, t, _ in ctrl.module.tabs] + [("log", "Log")]
+        for key, title in keys:
             b = LeftTab(key=key, text=title, group="left_view", allow_no_selection=False,
-                        state="down" if key == "players" else "normal")
+                        state="down" if key == first else "normal")
             b.bind(on_release=lambda btn: self.show_left(btn.key))
             self.tab_buttons[key] = b
             bar.add_widget(b)
+        self.show_left(first)
+
+    def _size_columns(self):
+        """Landscape: a map or another view of the game gets the wider column, the players and
+        the log the narrower one; portrait: one column."""
+        left, holder = self.ids.left_column, self.ids.now_holder
+        if self.portrait:
+            left.size_hint_x = 1
+            return
+        share = 0.58 if self.left_view in self.tabs else 0.45
+        left.size_hint_x, holder.size_hint_x = share, 1 - share
+
+    def _apply_layout(self):
+        """Two columns on a tablet in landscape; one column with a Now tab on a phone. Re-laid
+        out when the window is resized or rotated, mid-decision included (nothing is lost: the
+        pending decision and the picks stay)."""
+        portrait = self.width < dp(PORTRAIT_WIDTH) or self.height > self.width * 1.15
+        self.wide = self.width >= dp(1100)
+        if portrait == self.portrait and self.ids.now_panel.parent is not None:
+            return
+        self.portrait = portrait
+        now = self._views["now"]
+        if now.parent is not None:
+            now.parent.remove_widget(now)
+        holder = self.ids.now_holder
+        if portrait:
+            holder.size_hint_x, holder.width, holder.opacity = None, 0, 0
+        else:
+            holder.opacity = 1
+            holder.add_widget(now)
+        self._size_columns()
+        if self.ctrl is not None:
+            was = self.left_view
+            self._build_tabs(self.ctrl)
+            if was not in ("now", "players") and was in self.tab_buttons:
+                self.show_left(was)  # a view of the game or the log stays; else the decision first
+        elif not portrait and self.left_view == "now":
+            self.left_view = "players"
 
     # -------------------------------------------------------------- left side: players / game views / log
     def show_left(self, which):
         """Swap the left column between the player panels, a view of the game and the log."""
         holder = self.ids.left_holder
         holder.clear_widgets()
-        if which in ("log", "players"):
+        if which == "now" and not self.portrait:
+            which = "players"  # the now column stands beside the tabs in landscape
+        if which in ("log", "players", "now"):
             holder.add_widget(self._views[which])
         else:
             if which not in self.tabs:
@@ -227,6 +304,7 @@ class GameScreen(Screen):
             if self.ctrl is not None:
                 self.tabs[which].update(self, self.ctrl, self.ctrl.snapshot())
         self.left_view = which
+        self._size_columns()
         for key, b in self.tab_buttons.items():
             b.state = "down" if key == which else "normal"
         self._auto_tab = False
@@ -253,7 +331,7 @@ class GameScreen(Screen):
         elif not playing:
             self._auto_tab_done = False
             if self._auto_tab:
-                self.show_left("players")
+                self.show_left("now" if self.portrait else "players")
         if self.left_view in self.tabs:
             self.tabs[self.left_view].update(self, self.ctrl, snap)
 
@@ -340,6 +418,23 @@ class GameScreen(Screen):
             note = self._sync.binding.unbound_text(ctrl.name)
             if note:
                 self.message, self.error = note, False
+
+    def clear_game(self):
+        """The game was left: the table comparison ends (its lights go out) and nothing of the
+        game stays on this screen for the next one."""
+        self.close_table()
+        self.ctrl = None
+        self.pending, self.pending_text, self._pending_from = None, "", None
+        self.roll_result_text = self.dice_hint = self.message = ""
+        self._moment = self._decision = None
+        self._panel, self._panel_key = None, "-"
+        self.ids.step_area.clear_widgets()
+        self.ids.picker.clear()
+        self.ids.notice_area.clear_widgets()
+        self.ids.action_grid.clear_widgets()
+        self.ids.table_area.clear_widgets()
+        self.ids.todo_area.clear_widgets()
+        self._feeder = None
 
     def close_table(self):
         """The game's table comparison ends (another game, another board, the game left): its
@@ -495,9 +590,8 @@ class GameScreen(Screen):
         except ValueError as exc:
             self.message, self.error = str(exc), True
             return
-        for b in self.ids.action_grid.children:
-            b.selected = False
-        self.pending = action
+        self._mark_selected(None)
+        self.pending, self._pending_from, self._pending_label = action, "correction", None
         self.pending_text = ("Confirm correction: " + self.ctrl.action_label(action)
                              + ". The game takes the table's value (no gains or costs); Undo reverts it.")
         self.message = ""
@@ -518,32 +612,45 @@ class GameScreen(Screen):
             self._feeder.used(action)
             self.submit(action, "board", label="dice from the board: " + c.action_label(action))
 
-    DOUBLE_TAP_S = 0.4  # the same action tapped again this soon is the same tap, not a second one
-
     def submit(self, action, source="ui", label=None) -> bool:
-        """Dispatch an action built by a panel or the map (same path as Confirm). True if done.
-        Refused, with the reason on screen, while another decision waits for Confirm, and a
-        repeat of the same tap within DOUBLE_TAP_S is taken once."""
-        if source == "ui" and self.pending is not None:
-            # the confirm bar just below says which decision waits
+        """A panel, the map or the dice entry chose `action`. The players' choice ("ui") waits
+        for Confirm like every decision (True: it is the pending decision now); a roll from the
+        board is applied at once (True: done)."""
+        if source != "ui":
+            return self._run(lambda: self.ctrl.dispatch(action, source), label)
+        return self.propose(action, label)
+
+    def propose(self, action, label=None, origin="panel") -> bool:
+        """Make `action` the decision waiting for Confirm (the engine checks it first: a choice
+        that is no longer legal, say from a control a newer decision replaced, is refused in
+        words and nothing changes). A newer choice replaces the one waiting."""
+        if self.ctrl is None or self.over:
+            return False
+        if self._pending_from in ("undo", "correction"):
+            # an undo or a correction is answered first: a tap elsewhere must not replace it unseen
             self.message, self.error = "First tap Confirm or Cancel below; nothing else was done.", True
             return False
-        if source == "ui" and self._tapped_twice(("submit", action)):
-            self.message, self.error = "Tapped twice: done once.", False
+        why = self.ctrl.check(action)
+        if why:
+            self.message, self.error = f"Not possible now: {why}", True
             return False
-        done = self._run(lambda: self.ctrl.dispatch(action, source), label)
-        if done and source == "ui":
-            self._last_tap = (("submit", action), time.monotonic(), len(self.ctrl.journal))
-        return done
+        self.pending, self._pending_from = action, origin
+        self._pending_label = label
+        self.pending_text = "Confirm: " + (label or self.ctrl.action_label(action))
+        self.message = ""
+        self._mark_selected(action)
+        return True
 
-    def _tapped_twice(self, key) -> bool:
-        """The same tap again within DOUBLE_TAP_S with nothing journaled in between."""
-        last = self._last_tap
-        return (last is not None and last[0] == key and time.monotonic() - last[1] < self.DOUBLE_TAP_S
-                and last[2] == len(self.ctrl.journal))
+    def withdraw(self):
+        """A panel's choice is no longer complete: it no longer waits for Confirm."""
+        if self._pending_from == "panel":
+            self.pending, self.pending_text, self._pending_from = None, "", None
+            self._mark_selected(None)
 
-    def on_size(self, *a):
-        self.wide = self.width >= dp(1100)
+    def _mark_selected(self, action):
+        for b in list(self.ids.action_grid.children) + list(self.ids.step_area.walk(restrict=True)):
+            if hasattr(b, "selected") and hasattr(b, "action"):
+                b.selected = action is not None and b.action == action
 
     def refresh(self):
         c = self.ctrl
@@ -553,18 +660,26 @@ class GameScreen(Screen):
         self.over = snap["over"]
         actor = snap["actor"]
         view = c.view
+        moment = (c.path, len(c.journal), snap["step"], actor, self.over)
+        new = moment != self._moment
+        self._moment = moment
         self.header = view.header(c.game, c.state, c.setup)
         for seat, panel in self.player_panels.items():
             panel.update(snap["players"][seat], active=(actor == seat))
         self.awaiting_dice = c.awaiting_dice()
         self.can_undo = c.can_undo()
         self._dice = dice = c.dice_request()  # every change of state refreshes: valid until the next
-        self.dice_prompt = dice_words(dice, c.name) if dice else ""
-        self.dice_count = dice["count"] if dice and dice["spec"] is not None and dice["count"] <= 2 else 0
+        draw = bool(dice) and dice.get("kind") == "draw"
+        self.chance_button_text = "Let the app draw" if draw else "Roll virtual dice"
+        self.dice_prompt = "" if (not dice or draw) else dice_words(dice, c.name)
+        self.dice_count = dice["count"] if dice and not draw and dice["spec"] is not None and dice["count"] <= 2 else 0
         self.prompt = view.prompt(c.game, c.state, c.setup, dice)
         self.stepper_text = stepper_markup(c.game.flow, snap["step"], view)
         self.help_text = c.step_help(snap["step"]) if not snap["over"] else ""
-        self._fill_actions()
+        if new:
+            self.ids.now_scroll.scroll_y = 1  # a new decision: its prompt first
+            self.show_all, self._all_page = False, 0
+        self._fill_actions(snap, new)
         # helpers of the dashboard: a bug in one must not stop the game (the action is saved)
         for part in (self._update_step_panel, self._round_and_end):
             try:
@@ -579,59 +694,115 @@ class GameScreen(Screen):
         self.log_text = c.history.text(limit=40)
 
     def enter_dice(self, d1, d2=None):
-        """The generic dice entry: the awaited roll from the values typed by touch."""
+        """The generic dice entry: the awaited roll from the values set by touch (waits for Confirm)."""
         req = self._dice if self.ctrl is not None else None
         if req is None or req["spec"] is None:
             self.message, self.error = "No dice roll is awaited now.", True
             return
         values = [d1] if req["count"] == 1 else [d1, d2]
-        if self._tapped_twice(("entry", values)):
-            # the second tap of a double tap would give the next roll (another player's) these values
-            self.message, self.error = (f"Tapped twice: the dice were entered once. Now {self.dice_prompt}: "
-                                        "set the dice and tap Enter."), False
-            return
         try:
             action = req["spec"].action_from(values)
         except ValueError as exc:
             self.message, self.error = str(exc), True
             return
-        if self.submit(action, "ui", label=f"{req['roll']}: " + ", ".join(map(str, values))):
-            self._last_tap = (("entry", values), time.monotonic(), len(self.ctrl.journal))
+        self.propose(action, label=f"{req['roll']}: " + ", ".join(map(str, values)), origin="dice")
 
-    def _fill_actions(self):
-        grid = self.ids.action_grid
-        grid.clear_widgets()
-        self.pending = None
-        self.pending_text = ""
+    def _fill_actions(self, snap, new):
+        """The decision of this moment: the game's panel or the pickers, the manual list behind
+        them, and the pinned bar's "Done with step"."""
+        if new:
+            self.pending = None
+            self.pending_text = ""
+            self._pending_from = None
         self._end_step, self.end_step_text = None, ""
-        if self.ctrl is None or self.over:
-            return
-        acts = self.ctrl.legal_actions()
+        picker = self.ids.picker
+        acts = [] if (self.ctrl is None or self.over) else self.ctrl.legal_actions()
         self._end_step = next((a for a in acts if a.get("type") == "end_step"), None)
         self.end_step_text = self.ctrl.action_label(self._end_step) if self._end_step else ""
         self.ids.end_step.action = self._end_step  # what the pinned button stands for
+        self._choices = [a for a in acts if a is not self._end_step]
+        self.all_count = len(self._choices)
+        self._fill_all()
+        dice = self._dice
+        own_panel = step_panels.panel_key(self.ctrl, snap) is not None if self.ctrl is not None else False
+        by_entry = bool(self.dice_count)  # the dice entry (or the wells) answers a roll of 1-2 dice
+        if not self._choices or own_panel or by_entry or (dice and dice.get("kind") != "draw" and dice["count"] > 2):
+            picker.clear()
+            self._decision = None
+        elif new or self._decision is None:
+            c = self.ctrl
+            g, st, su, v = c.game, c.state, c.setup, c.view
+            self._decision = Decision(self._choices, c.action_label, lambda t: v.picks(g, t),
+                                      lambda t, f, val: v.value_label(g, st, su, t, f, val), v.type_label)
+            pickers = {}
+            for kind, ref in c.module.pickers.items():
+                try:
+                    pickers[kind] = step_panels.load(ref)
+                except (ImportError, AttributeError) as exc:
+                    Logger.warning(f"dashboard: the game's {kind} picker is not available ({exc})")
+            picker.show(self._decision, self._picked, self._pick_refused, pickers)
+        self._say_bar_hint(dice, own_panel)
+
+    def _say_bar_hint(self, dice, own_panel):
+        where = "on Now" if self.portrait else "above"
+        if self.over:
+            self.bar_hint = "The game is over."
+        elif dice and dice.get("kind") == "draw":
+            self.bar_hint = f"Tap what was drawn {where}, or let the app draw; then Confirm."
+        elif dice:
+            self.bar_hint = f"Throw the dice at the table, or set them {where} or roll the virtual dice."
+        elif not self._choices and self._end_step is not None:
+            self.bar_hint = "Nothing else to do in this step: tap Done with step, then Confirm."
+        else:
+            self.bar_hint = f"Choose {where}, then Confirm."
+
+    def _picked(self, action):
+        """The pickers completed a decision (action) or are not complete (None)."""
+        if action is not None:
+            self.propose(action, origin="picker")
+        elif self._pending_from == "picker":
+            self.pending, self.pending_text, self._pending_from = None, "", None
+
+    def _pick_refused(self, why):
+        self.message, self.error = why + " Choose again.", True
+
+    def toggle_all(self):
+        self.show_all = not self.show_all
+        self._all_page = 0
+        self._fill_all()
+
+    def turn_all_page(self, delta):
+        self._all_page += delta
+        self._fill_all()
+
+    def _fill_all(self):
+        """The manual list, a screenful at a time (only while it is open)."""
+        grid = self.ids.action_grid
+        grid.clear_widgets()
+        choices = getattr(self, "_choices", [])
+        self.all_pages = max(1, -(-len(choices) // PAGE))
+        self._all_page = max(0, min(self._all_page, self.all_pages - 1))
+        if not self.show_all:
+            return
         dice = self.awaiting_dice
-        grid.cols = 6 if dice and len(acts) > 6 else (3 if dice else 1)
-        for a in acts:
-            if a is self._end_step:
-                continue  # it has its own pinned button, never a second one in the list
+        for a in choices[self._all_page * PAGE:(self._all_page + 1) * PAGE]:
             text = self.ctrl.action_label(a)
             if dice and "player" not in a:  # one button per outcome: the values say enough
                 text = text.split(":", 1)[-1].strip()
-            grid.add_widget(LegalActionButton(action=a, text=text))
+            grid.add_widget(LegalActionButton(action=a, text=text, selected=a == self.pending))
 
     def select(self, button):
-        for b in self.ids.action_grid.children:
-            b.selected = b is button
-        self.pending = button.action
-        self.pending_text = "Confirm: " + self.ctrl.action_label(button.action)
-        self.message = ""
+        self.propose(button.action, origin="list")
 
     def cancel(self):
-        for b in self.ids.action_grid.children:
-            b.selected = False
         self.pending = None
         self.pending_text = ""
+        if self._pending_from == "picker" and self._decision is not None:
+            self._decision.back()
+            self.ids.picker.show(self._decision, self._picked, self._pick_refused,
+                                 self.ids.picker.game_pickers)
+        self._pending_from = None
+        self._mark_selected(None)
         self._try_board_dice()  # dice that waited for this decision
 
     UNDO = {"type": "_undo"}  # the pending "undo" (asked first, like any decision)
@@ -644,17 +815,14 @@ class GameScreen(Screen):
             self.cancel()
             self._undo_now()
             return
-        self._run(lambda: self.ctrl.dispatch(a, "ui"), self.ctrl.action_label(a))
+        label = getattr(self, "_pending_label", None)
+        self._run(lambda: self.ctrl.dispatch(a, "ui"), label or self.ctrl.action_label(a))
 
     def end_step(self):
-        """The pinned "done with this step" button: asks for Confirm like every decision."""
+        """The bar's "Done with step": asks for Confirm like every decision."""
         if self._end_step is None:
             return
-        for b in self.ids.action_grid.children:
-            b.selected = b.action == self._end_step
-        self.pending = self._end_step
-        self.pending_text = "Confirm: " + self.end_step_text
-        self.message = ""
+        self.propose(self._end_step, self.end_step_text, origin="end")
 
     def roll_virtual(self):
         self._run(self.ctrl.roll_virtual, None)
@@ -665,9 +833,8 @@ class GameScreen(Screen):
             return
         last = self.ctrl.history.entries
         last = next((e for e in reversed(last) if not e.undone and e.undo_of is None), None)
-        for b in self.ids.action_grid.children:
-            b.selected = False
-        self.pending = self.UNDO
+        self._mark_selected(None)
+        self.pending, self._pending_from, self._pending_label = self.UNDO, "undo", None
         self.pending_text = ("Undo " + (f"#{last.seq} {last.text}" if last else "the last action")
                              + "? The game goes back to just before it; the table must follow.")
         self.message = ""

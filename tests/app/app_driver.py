@@ -57,10 +57,24 @@ def press(widget, frames=2):
     pump(frames)
 
 
+def list_buttons(scr):
+    """The buttons of the manual list of legal actions (opened, every page of it), each with its
+    .action; the pressed button's action waits for Confirm like any choice."""
+    if not scr.show_all and scr.all_count:
+        scr.toggle_all()
+    out = []
+    for page in range(scr.all_pages):
+        scr._all_page = page
+        scr._fill_all()
+        out += list(reversed(scr.ids.action_grid.children))
+    scr._all_page = 0
+    scr._fill_all()
+    return out
+
+
 def legal_buttons(scr):
-    """The game screen's buttons for the legal actions, each with its .action: the list, then
-    the pinned 'done with this step' (never repeated in the list) when it is legal."""
-    out = list(reversed(scr.ids.action_grid.children))
+    """list_buttons, then the bar's 'Done with step' (never in the list) when it is legal."""
+    out = list_buttons(scr)
     assert not [b for b in out if b.action.get("type") == "end_step"], "'done' twice on screen"
     if scr.end_step_text:
         out.append(scr.ids.end_step)

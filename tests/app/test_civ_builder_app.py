@@ -13,7 +13,7 @@ GAME_ID = "civ_builder"
 
 
 def _buttons(drv, scr):
-    return {b.text: b for b in drv.find(scr, "LegalActionButton")}
+    return {b.text: b for b in drv.list_buttons(scr)}
 
 
 def _press_legal(drv, scr, pick):
@@ -34,6 +34,8 @@ def _dice(drv, scr, ctrl, value):
         drv.press(entry.ids.minus1, frames=0)
     n = len(ctrl.journal)
     drv.press(entry.ids.enter, frames=1)
+    assert len(ctrl.journal) == n, "the dice wait for Confirm"
+    drv.press(scr.ids.confirm, frames=1)
     assert len(ctrl.journal) == n + 1, scr.message
 
 
@@ -112,6 +114,7 @@ def scenario_civ_builder_full_game(app, drv):
                 drv.shot("civ-builder-trade-panel")
             n = len(ctrl.journal)
             drv.press(panel.ids.end_trade, frames=1)
+            drv.press(scr.ids.confirm, frames=1)
             assert len(ctrl.journal) == n + 1 and ctrl.state.step != "trade"
         elif step == "turn":
             if s.melds == 0 and s.hand[g.actor(s)] > 0:
@@ -138,6 +141,7 @@ def scenario_civ_builder_full_game(app, drv):
                 continue
             n = len(ctrl.journal)
             drv.press(panel.ids.ok, frames=1)
+            drv.press(scr.ids.confirm, frames=1)
             assert len(ctrl.journal) == n + 1 and ctrl.journal.actions()[-1].action["type"] == "meld"
         elif step == "special":
             _press_legal(drv, scr, lambda ts: sorted(t for t in ts if "skip" not in t)[0]

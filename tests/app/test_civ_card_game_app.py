@@ -68,6 +68,7 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
             if not panel.why:
                 card = panel.plot
                 drv.press(panel.ids.buy)
+                drv.press(scr.ids.confirm)  # the purchase waits for the one Confirm
                 assert len(ctrl.journal) == n + 1, scr.message
                 assert ctrl.state.plots[s.current][-1][0] == card
                 drv.shot("civ-card-game-purchase-panel")
@@ -81,7 +82,7 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
             assert "attack[/b]" in panel.text and "Now: " in panel.text
             drv.shot("civ-card-game-combat-helper")
             combat_seen = True
-        buttons = drv.find(scr, "LegalActionButton")
+        buttons = drv.list_buttons(scr)
         assert buttons, f"no action offered at {s.step}"
         who = ctrl.name(ctrl.game.actor(s))
         assert who in scr.prompt, scr.prompt

@@ -59,7 +59,7 @@ def scenario_civ_quest_played_with_dice_from_the_wells(app, drv):
             drv.wait_for(lambda: all((app.board.wells().get(w) or ("empty",))[0] in ("empty", "removed")
                                      for w in wids), 10, "the wells seen empty")
             continue
-        buttons = drv.find(scr, "LegalActionButton")
+        buttons = drv.list_buttons(scr)
         assert buttons, f"no action offered at {ctrl.state.step}"
         who = ctrl.name(ctrl.game.actor(ctrl.state))
         assert who in scr.prompt, scr.prompt

@@ -291,14 +291,14 @@ def scenario_combat(app, drv):
         repr(a) for a in ctrl.legal_actions() if a["type"] == "attack")
     att = btns[-1]  # the first one listed
     drv.press(att)
-    assert p.confirm_text.startswith("Confirm: ")
-    drv.press(p.ids.confirm)
+    assert scr.pending_text.startswith("Confirm: ") and len(ctrl.journal) == n0  # one Confirm: the bar's
+    drv.press(scr.ids.confirm)
     assert ctrl.state.combat and ctrl.state.combat["att"] == att.action["unit"]
     assert len(ctrl.journal) == n0 + 1 and ctrl.journal.actions()[-1].action == att.action
     if ctrl.state.combat["stage"] == "defend":  # the defender chooses
         d = [w for w in p.ids.choices.children if type(w).__name__ == "ChoiceButton"][-1]
         drv.press(d)
-        drv.press(p.ids.confirm)
+        drv.press(scr.ids.confirm)
         assert journal_types(ctrl, 1) == ["defend"]
     assert ctrl.state.combat["stage"] == "roll"
     assert "[color=ffd24d]Roll" in p.stage_text and p.show_dice
@@ -317,6 +317,7 @@ def scenario_combat(app, drv):
     assert (de.value1, de.value2) == (1, 6)
     n1 = len(ctrl.journal)
     drv.press(de.ids.enter)
+    drv.press(scr.ids.confirm)
     last = ctrl.journal.actions()[-1]
     assert len(ctrl.journal) == n1 + 1 and last.source == "ui"
     assert last.action == {"type": "roll_combat", "attacker": 1, "defender": 6}
@@ -337,6 +338,7 @@ def scenario_combat(app, drv):
     drv.shot("panel-combat")
     tot0 = cb["tot"]
     drv.press(p.ids.cp_commit)
+    drv.press(scr.ids.confirm)
     last = ctrl.journal.actions()[-1].action
     assert last == {"type": "spend_combat_power", "player": seat, "amount": have}
     assert ctrl.state.players[seat].res["combat_power"] == 0
@@ -345,6 +347,7 @@ def scenario_combat(app, drv):
         att_side = ctrl.state.units[cb["att"]].owner == seat
         assert cb["tot"][0 if att_side else 1] == tot0[0 if att_side else 1] + have
         drv.press(p.ids.cp_pass)
+        drv.press(scr.ids.confirm)
         assert ctrl.journal.actions()[-1].action["amount"] == 0
     lb = ctrl.state.t["last_battle"]
     assert lb["dice"] == [1, 6]
@@ -362,7 +365,7 @@ def scenario_combat(app, drv):
     pick = btns[0]
     uid = cb["unit"]
     drv.press(pick)
-    drv.press(p.ids.confirm)
+    drv.press(scr.ids.confirm)
     assert ctrl.journal.actions()[-1].action == {"type": "retreat", "player": ctrl.state.units[uid].owner,
                                                  "unit": uid, "to": pick.action["to"]}
     assert ctrl.state.units[uid].space == pick.action["to"]
@@ -382,6 +385,7 @@ def scenario_event(app, drv):
     d1, d2 = gather_dice(c)
     E.resume_in_app(app, c)
     ctrl = app.ctrl
+    scr = app.root.get_screen("game")
     p = _panel(app, "EventPanel")
     assert "roll 2D6 in the wells" in p.prompt_text and p.show_dice
     for seat in ("p1", "p2"):
@@ -396,6 +400,8 @@ def scenario_event(app, drv):
         drv.press(de.ids.plus2, frames=0)
     n0 = len(ctrl.journal)
     drv.press(de.ids.enter)
+    assert len(ctrl.journal) == n0  # the roll waits for Confirm
+    drv.press(app.root.get_screen("game").ids.confirm)
     assert len(ctrl.journal) == n0 + 1
     last = ctrl.journal.actions()[-1]
     assert last.action == {"type": "roll_event", "dice": [d1, d2]} and last.source == "ui"
@@ -430,20 +436,20 @@ def scenario_event(app, drv):
         else:
             need = p.multi["need"]
             assert ctrl.name(seat) in p.choose_title and f"exactly {need}" in p.choose_title
-            assert p.ids.confirm.disabled
+            assert scr.ids.confirm.disabled
             _tap_toggle(toggles[0], drv)
-            assert p.ids.confirm.disabled and p.confirm_text.startswith(f"1 of {need}")
+            assert scr.ids.confirm.disabled and p.confirm_text.startswith(f"1 of {need}")
             for t in toggles[1:need]:
                 _tap_toggle(t, drv)
-            assert not p.ids.confirm.disabled
-            _on_screen(p.ids.confirm)
+            assert not scr.ids.confirm.disabled
+            _on_screen(scr.ids.confirm)
             want = {"type": "event_gather", "player": seat, "spaces": sorted(t.value for t in toggles[:need])}
             assert ctrl.check(want) is None
             if seat == ctrl.state.order()[0]:
                 drv.shot("panel-event")
         res0 = dict(ctrl.state.players[seat].res)
         n1 = len(ctrl.journal)
-        drv.press(p.ids.confirm)
+        drv.press(scr.ids.confirm)
         assert len(ctrl.journal) == n1 + 1 and ctrl.journal.actions()[-1].action == want
         if want["type"] == "event_gather":
             gained = sum(ctrl.state.players[seat].res.values()) - sum(res0.values())
@@ -474,6 +480,7 @@ def scenario_small(app, drv):
         _on_screen(w)
     drv.shot("panel-combat-800x480")
     drv.press(p.ids.cp_pass)
+    drv.press(app.root.get_screen("game").ids.confirm)
     assert ctrl.journal.actions()[-1].action["amount"] == 0
 
     # the event choice: candidates scroll, the Confirm stays in sight
@@ -487,8 +494,9 @@ def scenario_small(app, drv):
     _in_view(toggles[0], p.ids.info)  # the first candidate is in sight without scrolling
     for t in toggles[:p.multi["need"]]:
         _tap_toggle(t, drv)
-    assert not p.ids.confirm.disabled
-    _on_screen(p.ids.confirm)
+    conf = app.root.get_screen("game").ids.confirm
+    assert not conf.disabled  # the complete choice waits for the dashboard's one Confirm
+    _on_screen(conf)
     drv.shot("panel-event-800x480")
 
 

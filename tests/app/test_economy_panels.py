@@ -51,9 +51,12 @@ def _diff(before, after):
 
 
 def _press_logged(app, drv, button, expect_type):
-    """Press a panel button; the journal gains exactly one entry, of source 'ui'."""
+    """Press a panel button, then the dashboard's one Confirm; the journal gains exactly one
+    entry, of source 'ui' (none before Confirm)."""
     n = len(app.ctrl.journal)
     drv.press(button)
+    assert len(app.ctrl.journal) == n, f"{button.key}: applied before Confirm"
+    drv.press(drv.game_screen(app).ids.confirm)
     acts = app.ctrl.journal.actions()
     assert len(acts) == n + 1, f"{button.key}: the press did not dispatch ({drv.game_screen(app).message})"
     assert acts[-1].source == "ui" and acts[-1].action["type"] == expect_type, (acts[-1].source, acts[-1].action)
@@ -245,7 +248,7 @@ def scenario_offer(app, drv):
 
 
 def scenario_small(app, drv):
-    """800x480: the panel's body scrolls and leaves room for the action list below it."""
+    """800x480: the panel sits in the one scrolling now column, which starts at its top."""
     from kivy.metrics import dp
 
     import economy_games as E
@@ -253,9 +256,8 @@ def scenario_small(app, drv):
     scr = _open(app, drv, E.at_step("build"))
     pan = _panel(scr, "BuildPanel")
     drv.pump(3)
-    assert pan.ids.scroll.height <= pan.max_body + 1
     # the right column scrolls as one: at the top, the panel starts inside the visible column
-    right = scr.ids.right_scroll
+    right = scr.ids.now_scroll
     right.scroll_y = 1
     drv.pump(2)
     pan_top = pan.to_window(pan.x, pan.top)[1]
@@ -263,7 +265,7 @@ def scenario_small(app, drv):
     assert pan_top <= col_top + 1
     print("800x480: panel", pan.height, "body", pan.ids.scroll.height, "right column", right.height)
     assert right.height >= dp(150), f"right column squeezed to {right.height}px"
-    assert all(b.height >= dp(48) for b in scr.ids.action_grid.children)
+    assert all(b.height >= dp(48) for b in drv.legal_buttons(scr))
     drv.shot("panel-build-800x480")
     drv.press(pan.ids.collapse)
     assert pan.ids.scroll.height == 0 and not pan.expanded

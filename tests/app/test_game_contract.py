@@ -247,7 +247,7 @@ def test_the_generic_view_speaks_for_a_game_without_one(tmp_path, toy):
     c = C.GameController.new(tmp_path, ("Cy", "Di"), ("blue", "green"), seed=1, game=TOY_ID)
     assert isinstance(c.view, GameView) and type(c.view) is GameView
     req = c.dice_request()
-    assert req == {"action": "roll", "roll": "Turn roll", "count": 1, "who": None, "spec": req["spec"]}
+    assert req == {"action": "roll", "roll": "Turn roll", "count": 1, "who": None, "spec": req["spec"], "kind": "dice"}
     assert "Turn roll, 1 die" in c.view.prompt(c.game, c.state, c.setup, req)
     c.dispatch({"type": "roll", "die": 4})
     assert c.view.prompt(c.game, c.state, c.setup, None) == "Cy: choose an action for the Bank step."

@@ -56,9 +56,10 @@ def scenario_toy_game_played_through_the_generic_panel(app, drv):
                 drv.press(entry.ids.plus1, frames=1)
             n = len(ctrl.journal)
             drv.press(entry.ids.enter)
+            drv.press(scr.ids.confirm)
             assert len(ctrl.journal) == n + 1 and ctrl.journal.actions()[-1].action == {"type": "roll", "die": 6}
         else:
-            buttons = {b.text: b for b in drv.find(scr, "LegalActionButton")}
+            buttons = {b.text: b for b in drv.list_buttons(scr)}
             who = ctrl.name(ctrl.game.actor(ctrl.state))
             assert set(buttons) == {f"{who}: Bank", f"{who}: Pass"}
             drv.press(buttons[f"{who}: Bank"], frames=1)

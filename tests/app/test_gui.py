@@ -120,8 +120,8 @@ def _new_game_draws_first_player_and_opens_dashboard(app, drv):
     assert ctrl.journal.actions()[0].action["type"] == "roll_first_player"
     scr = app.root.get_screen("game")
     assert "Round 1" in scr.header
-    assert drv.find(scr, "LegalActionButton")
-    assert all(b.height >= 48 for b in drv.find(scr, "LegalActionButton"))
+    assert drv.list_buttons(scr)
+    assert all(b.height >= 48 for b in drv.list_buttons(scr))
     shot(drv, "04-dashboard")
 
 
@@ -197,12 +197,14 @@ def _small_window_800x480_still_usable(app, drv):
     assert scr.ids.home.height >= 48 and scr.ids.undo.height >= 48
     # the list may be empty right now (dice awaited, or only 'done' legal): play on until it is not
     for _ in range(60):
-        if drv.find(scr, "LegalActionButton"):
+        if drv.list_buttons(scr):
             break
         drv.play(app, 1, seed=7)
         scr.refresh()
         drv.pump(2)
-    buttons = drv.find(scr, "LegalActionButton")
+    drv.list_buttons(scr)  # the manual list opened, its first page shown
+    drv.pump(2)
+    buttons = list(scr.ids.action_grid.children)
     assert buttons and all(b.height >= 48 and b.width > 200 for b in buttons)
     if scr.end_step_text:
         assert scr.ids.end_step.height >= 48
@@ -239,7 +241,7 @@ def _play_a_whole_game_by_touch(app, drv):
     drv.play(app, 3000, seed=1)
     assert scr.over, scr.header
     assert "Game over" in scr.prompt
-    assert not drv.find(scr, "LegalActionButton")
+    assert not drv.list_buttons(scr)
     shot(drv, "08-game-over")
 
 

@@ -211,9 +211,11 @@ def scenario_touch_move(app, drv):
     want = {"type": "move", "player": seat, "unit": u.id, "to": dest}
     assert want in legal
     tap_widget(drv, view._spaces[dest])
+    assert len(ctrl.journal) == n and scr.pending == want  # the move waits for the one Confirm
+    assert not view.error and view.message.endswith("tap Confirm to move it.")
+    drv.press(scr.ids.confirm)
     assert ctrl.state.units[u.id].space == dest
     assert len(ctrl.journal) == n + 1 and ctrl.journal.actions()[-1].action == want
-    assert not view.error and view.message.startswith("Moved")
     assert view.selected_unit == 0 and not any(w.reachable for w in view._spaces.values())
     assert f"#{ctrl.journal.last_seq}" in scr.log_text
     # the moved unit is shown on its new space, dimmed (it cannot move again)
@@ -240,6 +242,7 @@ def scenario_touch_move(app, drv):
         to = ctrl.game.reachable(ctrl.state, o)[-1]
         n = len(ctrl.journal)
         assert view.tap_space(to) is True
+        drv.press(scr.ids.confirm)
         assert ctrl.state.units[o.id].space == to and len(ctrl.journal) == n + 1
     # an enemy unit is described, never selected
     enemy = ctrl.game.units_of(ctrl.state, "p1" if seat == "p2" else "p2")[0]

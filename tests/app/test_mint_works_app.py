@@ -44,8 +44,8 @@ def _play_on_the_panel(drv, scr, ctrl):
         opts = list(panel.options.children)
         if opts:
             drv.press(min(opts, key=lambda b: _rank(b.action, b.text)), frames=1)
-    assert panel.bar.text.startswith("Confirm: Ana: ")
-    drv.press(panel.bar.ids.confirm, frames=1)
+    assert scr.pending_text.startswith("Confirm: Ana: ")  # the dashboard's one Confirm
+    drv.press(scr.ids.confirm, frames=1)
 
 
 _play_on_the_panel.shot = None
@@ -80,7 +80,8 @@ def scenario_mint_works_solitaire_against_rachael(app, drv):
     while not ctrl.game.is_over(ctrl.state):
         s = ctrl.state
         if scr.awaiting_dice:  # a plan comes off the app's deck
-            assert "press the draw button" in scr.prompt
+            assert "tap Let the app draw" in scr.prompt and scr.ids.roll_virtual.text == "Let the app draw"
+            assert "dice" not in scr.prompt and scr.dice_prompt == ""  # a card drawn, not a roll
             n = len(ctrl.journal)
             drv.press(scr.ids.roll_virtual, frames=1)
             assert len(ctrl.journal) == n + 1 and ctrl.journal.actions()[-1].action["type"] == "draw"
@@ -100,7 +101,7 @@ def scenario_mint_works_solitaire_against_rachael(app, drv):
             if turns % 2 == 0 and s.step == "turn":
                 _play_on_the_panel(drv, scr, ctrl)
             else:
-                buttons = [b for b in drv.find(scr, "LegalActionButton")]
+                buttons = [b for b in drv.list_buttons(scr)]
                 assert buttons and any(b.text == "Ana: pass" for b in buttons)
                 pick = _pick(buttons)
                 drv.press(pick, frames=1)
@@ -151,7 +152,7 @@ def scenario_mint_works_scripted_game_with_the_tables_deck(app, drv):
     assert ctrl.state.to_dict() == GAME.initial_state(ctrl.setup).to_dict()
     assert "Ana: draw a plan for the Plan Supply from your Plan Deck and tap it here." in scr.prompt
     for want in expected:
-        buttons = drv.find(scr, "LegalActionButton")
+        buttons = drv.list_buttons(scr)
         pick = _pick(buttons)
         assert pick.action == want, (pick.action, want)
         if ctrl.state.ai_turn:

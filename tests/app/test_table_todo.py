@@ -152,6 +152,7 @@ def scenario_earthquake_that_kills_a_cavalry(app, drv):
     entry = scr.ids.dice_entry
     entry.value1, entry.value2 = dice
     drv.press(entry.ids.enter)
+    drv.press(scr.ids.confirm)
     assert "Earthquake" in scr.roll_result_text and scr.roll_result_text.startswith("[b]Ana: Event roll")
     if cav in ctrl.state.units:  # Ana chooses the unit she loses: the Cavalry
         [pick] = [b for b in drv.legal_buttons(scr)
@@ -195,8 +196,9 @@ def scenario_action_area_at_800x480(app, drv):
     # nothing pending: the confirm bar's buttons take no tap and nothing is applied
     _tap(drv, scr.ids.confirm)
     assert scr.pending is None and len(app.ctrl.journal) == n
-    # the last action button, scrolled into view, takes a real tap
-    sv = scr.ids.right_scroll
+    # the last action button of the manual list, scrolled into view, takes a real tap
+    sv = scr.ids.now_scroll
+    drv.list_buttons(scr)  # the list opened
     sv.scroll_y = 0
     drv.pump(3)
     buttons = list(reversed(scr.ids.action_grid.children))
@@ -214,8 +216,8 @@ def scenario_action_area_at_800x480(app, drv):
     drv.pump(3)
     buttons = drv.legal_buttons(scr)
     y_list = buttons[0].to_window(*buttons[0].pos)[1]
-    # the pinned "done with this step" is always there, large, and asks for Confirm
-    assert scr.end_step_text and scr.ids.end_step.height >= 48
+    # the confirm bar's "done with this step" is always there, large, and asks for Confirm
+    assert scr.end_step_text and scr.ids.end_step.height >= 48 and scr.ids.end_step.width >= 48
     _tap(drv, scr.ids.end_step)
     assert scr.pending["type"] == "end_step" and scr.pending_text.startswith("Confirm: ")
     assert buttons[0].to_window(*buttons[0].pos)[1] == y_list, "the confirm bar does not move the list"

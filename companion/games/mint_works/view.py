@@ -150,7 +150,7 @@ class MintWorksView(GameView):
             what = (f"the top plan for {self.name(setup, seat)}'s Lotto (face down)" if kind == "lotto"
                     else "a plan for the Plan Supply")
             if state.deck_mode == "app":
-                return f"Draw {what}: press the draw button (or tap the plan you drew)."
+                return f"Draw {what}: tap Let the app draw, or draw at the table and tap the plan you drew."
             return f"{self.name(setup, actor)}: draw {what} from your Plan Deck and tap it here."
         if state.step == "coop":
             return f"{self.name(setup, actor)} (Co-Op): choose another player, who gains 1 mint."

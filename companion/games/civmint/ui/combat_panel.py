@@ -1,8 +1,8 @@
 """Combat wizard (step "combat"): the battle being fought, its stage, dice, Combat Power bidding,
 retreat choices and the last battle's outcome. Layout in combat.kv; data from combat_model.
 
-Also what the event panel shares with it: `WizardPanel` (tap a kit `ChoiceButton` + Confirm, dice
-entered on the kit's `DiceEntry`). Panels never dispatch dice from board events: the dashboard
+Also what the event panel shares with it: `WizardPanel` (a tapped kit `ChoiceButton` waits for the
+dashboard's one Confirm, dice entered on the kit's `DiceEntry`). Panels never dispatch dice from board events: the dashboard
 feeds settled dice in the wells to the engine.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from . import combat_model as M
 
 class WizardPanel(StepPanel):
     """What the combat and event panels share: the legal actions of the last update, a tapped
-    ChoiceButton confirmed with Confirm, and the roll entered on the DiceEntry. A subclass sets
+    ChoiceButton handed to the dashboard's Confirm, and the roll entered on the DiceEntry. A subclass sets
     `model` (a module with `roll_action(legal, d1, d2)`) and `no_roll_text`."""
     confirm_text = StringProperty("")
     can_confirm = BooleanProperty(False)
@@ -47,19 +47,12 @@ class WizardPanel(StepPanel):
         self.can_confirm = False
 
     def pick(self, button):
+        """A tapped choice waits for the dashboard's Confirm (the one confirm bar)."""
         for w in self.ids.choices.children:
             w.selected = w is button
         self.chosen = button.action
-        self.confirm_text = "Confirm: " + button.text
-        self.can_confirm = True
-
-    def confirm(self):
-        if self.chosen is None or self.screen is None:
-            return
-        a = self.chosen
-        if a in self._legal or self.ctrl.check(a) is None:
-            self._choices_key = None
-            self.screen.submit(a)
+        if self.screen is not None:
+            self.screen.submit(button.action, label=button.text)
 
     def enter_dice(self, d1, d2):
         a = self.model.roll_action(self._legal, d1, d2)

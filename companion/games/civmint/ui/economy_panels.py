@@ -9,7 +9,7 @@ dispatches it with `screen.submit(action)` (journaled with source "ui").
 from __future__ import annotations
 
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
@@ -18,11 +18,6 @@ from companion.kit import StepPanel, nice
 
 from . import economy_model as M
 from ..help import step_help
-
-# a panel's scrolling body gets at most this share of the screen height, less a margin that
-# leaves the legal-action list a few rows on a 480 px high screen
-BODY_SHARE, BODY_MARGIN, BODY_MIN = 0.36, 64, 96
-
 
 def fmt(change: dict, sign=True) -> str:
     """'+2 Food, -1 Wood' (sign=False: '2 Food, 1 Wood')."""
@@ -73,12 +68,12 @@ class EcoButton(Button):
 
 
 class EconomyPanel(StepPanel):
-    """Common frame: title, collapsible rule help, a scrolling body filled by `fill`."""
+    """Common frame: title, collapsible rule help, a body filled by `fill` (the dashboard's now
+    column scrolls it with everything else)."""
     title = StringProperty("")
     help_text = StringProperty("")
     show_help = BooleanProperty(False)
     expanded = BooleanProperty(True)
-    max_body = NumericProperty(dp(260))
 
     _screen = None
     ctrl = None
@@ -86,23 +81,10 @@ class EconomyPanel(StepPanel):
 
     # ---------------------------------------------------------------- dashboard hook
     def update(self, screen, ctrl, snap):
-        if screen is not self._screen:
-            if self._screen is not None:
-                self._screen.unbind(height=self._fit)
-            screen.bind(height=self._fit)
-            self._screen = screen
-        self._fit()
+        self._screen = screen
         self.ctrl, self.snap = ctrl, snap
         self.help_text = step_help(snap.get("step"))
         self.rebuild()
-
-    def on_parent(self, _w, parent):
-        if parent is None and self._screen is not None:
-            self._screen.unbind(height=self._fit)
-            self._screen = None
-
-    def _fit(self, *_a):
-        self.max_body = max(dp(BODY_MIN), self._screen.height * BODY_SHARE - dp(BODY_MARGIN))
 
     def rebuild(self):
         body = self.ids.body

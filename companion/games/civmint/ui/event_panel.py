@@ -107,3 +107,8 @@ class EventPanel(WizardPanel):
         self.chosen = a if len(vals) == ch["need"] and why is None else None
         self.can_confirm = self.chosen is not None
         self.confirm_text = f"{len(vals)} of {ch['need']} chosen" + (f" - {why}" if why else "")
+        if self.screen is not None:
+            if self.chosen is not None:
+                self.screen.submit(self.chosen)  # complete: it waits for the dashboard's Confirm
+            else:
+                self.screen.withdraw()

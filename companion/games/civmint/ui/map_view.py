@@ -3,7 +3,8 @@
 The dashboard builds `MapView()` and calls `update(screen, ctrl, snap)` after every change.
 During the Move step the acting player taps one of their units (a marker, a space holding it, or
 its chip in the bar under the map); the spaces the engine's `reachable` lists light up; tapping a
-space builds the same move action the engine lists and submits it through `screen.submit`. A space
+space builds the same move action the engine lists and hands it to `screen.submit`, where it waits
+for the dashboard's one Confirm. A space
 the engine refuses shows the engine's own message (`ctrl.check`) and nothing is dispatched.
 Outside the Move step a tap only tells what is on a space. No rule is decided here.
 
@@ -456,5 +457,5 @@ class MapView(BoxLayout):
         self._unselect()
         self.selected_space = sid
         self._render()
-        self.message, self.error = f"Moved {name} from {src} to {sid}.", False
+        self.message, self.error = f"{name} from {src} to {sid}: tap Confirm to move it.", False
         return True

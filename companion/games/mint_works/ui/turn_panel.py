@@ -1,14 +1,14 @@
 """The Development turn panel: tap a location (only those you can use now are offered), then one
-of its choices (which plan to buy or build, whom the Crowdfunder helps...), then Confirm; or
-Pass. Every choice is a legal action of the engine; the generic decision area below stays the
-manual way in."""
+of its choices (which plan to buy or build, whom the Crowdfunder helps...), or Pass; the choice
+waits for the dashboard's Confirm. Every choice is a legal action of the engine; the list of every
+legal action stays the manual way in."""
 from __future__ import annotations
 
 from kivy.metrics import dp
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 
-from companion.kit import ChoiceButton, ConfirmBar, StepPanel
+from companion.kit import ChoiceButton, StepPanel
 
 
 class TurnPanel(StepPanel):
@@ -22,9 +22,7 @@ class TurnPanel(StepPanel):
         self.places.bind(minimum_height=self.places.setter("height"))
         self.options = GridLayout(cols=1, size_hint_y=None, spacing=dp(4))
         self.options.bind(minimum_height=self.options.setter("height"))
-        self.bar = ConfirmBar()
-        self.bar.bind(on_confirm=lambda *_: self.confirm(), on_cancel=lambda *_: self.cancel())
-        for w in (self.title, self.places, self.options, self.bar):
+        for w in (self.title, self.places, self.options):
             self.add_widget(w)
         self._key = None
         self.location = None   # the location tapped
@@ -38,7 +36,6 @@ class TurnPanel(StepPanel):
             return
         self._key = key
         self.location, self.pending = None, None
-        self.bar.text = ""
         acts = ctrl.legal_actions()
         self.by_location = {}
         for a in acts:
@@ -74,6 +71,8 @@ class TurnPanel(StepPanel):
         self._fill_places()
         opts = self.by_location.get(loc, [])
         self.options.clear_widgets()
+        self.pending = None
+        self.withdraw()
         if len(opts) == 1:
             self.choose(opts[0])
             return
@@ -84,18 +83,8 @@ class TurnPanel(StepPanel):
             self.options.add_widget(b)
 
     def choose(self, action):
-        self.pending = action
+        """The choice waits for the dashboard's Confirm."""
         for b in self.options.children:
             b.selected = b.action == action
-        self.bar.text = "Confirm: " + self.ctrl.action_label(action)
-
-    def cancel(self):
-        self.pending = None
-        self.bar.text = ""
-        for b in self.options.children:
-            b.selected = False
-
-    def confirm(self):
-        if self.pending is not None:
-            action, self.pending = self.pending, None
-            self.submit(action)
+        if self.submit(action):
+            self.pending = action

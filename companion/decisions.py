@@ -1,0 +1,167 @@
+"""A decision built step by step from the legal actions (no Kivy): the shell's pickers.
+
+The game screen never lists every combination as a button. It asks `Decision.question()` for the
+next thing to pick - which kind of action, then each field the game declares
+(`GameView.picks`: an area, a card, a count, a unit, a seat, yes/no) - offering only the values
+that still lead to a legal action, so a pick narrows the next question to what is legal there.
+Once a screenful or fewer of actions remain, they are offered whole, by the game's own words for
+them. The decision is complete when one legal action remains: that is what Confirm applies.
+
+A pick that is no longer legal (a tap on a control a newer decision replaced, a stale value)
+raises `StalePick` and changes nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from companion.games.contract import Pick
+from companion.words import nice
+
+SCREENFUL = 8   # at most this many whole actions are offered at once
+TYPE_FIELD = "type"
+WHOLE = "_action"  # the question "which of these actions?" (options are whole actions)
+
+
+class StalePick(ValueError):
+    """A value that does not lead to a legal action now."""
+
+
+def _key(v):
+    """A hashable stand-in for an action field value (lists and dicts included)."""
+    if isinstance(v, list):
+        return ("l",) + tuple(_key(x) for x in v)
+    if isinstance(v, dict):
+        return ("d",) + tuple(sorted((k, _key(x)) for k, x in v.items()))
+    return v
+
+
+@dataclasses.dataclass
+class Question:
+    field: str          # the action field asked for (TYPE_FIELD, WHOLE, or a field name)
+    kind: str           # a Pick kind: area, card, count, unit, seat, yesno, choice
+    text: str           # the question in plain words
+    options: list       # [(value, label)] - value is an action dict when field is WHOLE
+
+
+def _default_question(kind, field) -> str:
+    if kind == "count":
+        return f"How many ({nice(field).lower()})?"
+    if kind == "seat":
+        return "Which player?"
+    if kind == "yesno":
+        return f"{nice(field)}?"
+    return f"Which {nice(field).lower()}?"
+
+
+class Decision:
+    """The legal actions of one moment, narrowed by the picks made so far.
+
+    `label(action)` words a whole action; `picks(type)` the game's declared fields for a type;
+    `value_label(type, field, value)` words one value; `type_label(type)` words an action type."""
+
+    def __init__(self, actions, label, picks, value_label, type_label):
+        self.actions = [a for a in actions]
+        self._label, self._picks = label, picks
+        self._value_label, self._type_label = value_label, type_label
+        self.chosen: dict = {}      # field -> value, in the order picked
+        self.whole = None           # the whole action picked from a short list
+
+    # ------------------------------------------------------------------ state
+    def candidates(self) -> list:
+        if self.whole is not None:
+            return [self.whole]
+        out = self.actions
+        for f, v in self.chosen.items():
+            k = _key(v)
+            out = [a for a in out if _key(a.get(f)) == k]
+        return out
+
+    def complete(self) -> dict | None:
+        """The action once the player's picks leave exactly one (never before the first pick:
+        a lone legal action is still the player's to choose)."""
+        c = self.candidates()
+        return c[0] if len(c) == 1 and (self.whole is not None or self.chosen) else None
+
+    def _fields(self, atype) -> list:
+        """The fields a player picks for `atype`: the game's declared picks first, then every
+        other field that varies among the candidates, in the order the actions name them."""
+        declared = list(self._picks(atype) or ())
+        names = [p.field for p in declared]
+        for a in self.actions:
+            if a.get("type") == atype:
+                for f in a:
+                    if f != "type" and f not in names:
+                        names.append(f)
+                        declared.append(Pick(f, "choice", ""))
+        return declared
+
+    def question(self) -> Question | None:
+        """The next thing to pick, or None when the decision is complete (or there is nothing)."""
+        cands = self.candidates()
+        if not cands or self.complete() is not None:
+            return None
+        types = list(dict.fromkeys(a["type"] for a in cands))
+        if len(cands) <= SCREENFUL:
+            return Question(WHOLE, "choice", "Choose one:", [(a, self._label(a)) for a in cands])
+        if len(types) > 1:
+            return Question(TYPE_FIELD, "choice", "What do you do?",
+                            [(t, self._type_label(t)) for t in types])
+        atype = types[0]
+        for pick in self._fields(atype):
+            if pick.field in self.chosen:
+                continue
+            values = list({_key(a.get(pick.field)): a.get(pick.field) for a in cands}.values())
+            if len(values) <= 1:
+                continue
+            kind = pick.kind
+            if kind == "count" and not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                kind = "choice"
+            if kind == "count":
+                values.sort()
+            text = pick.question or _default_question(kind, pick.field)
+            return Question(pick.field, kind, text,
+                            [(v, self._value_label(atype, pick.field, v)) for v in values])
+        # nothing left that varies by field (should not happen): the whole actions
+        return Question(WHOLE, "choice", "Choose one:", [(a, self._label(a)) for a in cands])
+
+    # ------------------------------------------------------------------ picking
+    def choose(self, field, value):
+        """Pick `value` for `field` (StalePick when it leads to no legal action now)."""
+        if field == WHOLE:
+            if not any(_key(a) == _key(value) for a in self.candidates()):
+                raise StalePick("That choice is no longer possible.")
+            self.whole = value
+            return
+        k = _key(value)
+        if not any(_key(a.get(field)) == k for a in self.candidates()):
+            raise StalePick("That choice is no longer possible.")
+        self.chosen[field] = value
+
+    def back(self, field=None):
+        """Undo the pick of `field` and every later one (None: the latest pick)."""
+        if self.whole is not None:
+            self.whole = None
+            if field is None or field == WHOLE:
+                return
+        if not self.chosen:
+            return
+        names = list(self.chosen)
+        at = names.index(field) if field in names else len(names) - 1
+        for f in names[at:]:
+            del self.chosen[f]
+
+    def reset(self):
+        self.chosen.clear()
+        self.whole = None
+
+    def trail(self) -> list:
+        """[(field, label)] of the picks made so far, for the chips above the question."""
+        out = []
+        atype = self.chosen.get(TYPE_FIELD)
+        for f, v in self.chosen.items():
+            if f == TYPE_FIELD:
+                out.append((f, self._type_label(v)))
+            else:
+                t = atype or next((a["type"] for a in self.candidates()), "")
+                out.append((f, self._value_label(t, f, v)))
+        return out
