@@ -2,8 +2,9 @@
 
 Each entry's words are fixed when the action happens: the action is described against the state
 *before* it (so "move Cavalry row 2 col 3 -> row 2 col 4" stays true after later moves), with
-who did it, how it came in (board, by hand, automatic) and what followed by itself (battles,
-eliminations, event effects, round ends: the game view's `history_lines`). Undone actions stay
+who did it, how it came in (board, by hand, automatic, the app's move for a seat it plays) and
+what followed by itself (battles, eliminations, event effects, round ends: the game view's
+`history_lines`). A roll or a draw names who threw or drew it (`roller`). Undone actions stay
 in the history, marked undone, followed by the undo itself.
 
 `HistoryLog.rebuild(entries)` replays the raw journal once (journal order, `_undo` rows
@@ -71,7 +72,20 @@ class HistoryLog:
             return "manual correction" if marks["manual"] else "correction"
         if marks["manual"]:
             return "dice entered by hand"
-        return {"board": "read by the board", "system": "automatic"}.get(source, "")
+        return {"board": "read by the board", "system": "automatic",
+                "app": "played by the app"}.get(source, "")
+
+    def roller(self, before, action: dict) -> str:
+        """Who threw the dice (or drew the card) of a chance action, as words after its label:
+        the game's own (`view.roller_words(game, before, action, setup)`, e.g. attacker and
+        defender), else the seat whose roll it was (`view.roll_owner`), else the players."""
+        own = getattr(self.view, "roller_words", None)
+        if own is not None:
+            words = own(self.game, before, action, self.setup)
+            if words:
+                return words
+        seat = self.view.roll_owner(before)
+        return f"rolled by {self.view.name(self.setup, seat)}" if seat else "rolled by the players"
 
     # ------------------------------------------------------------------ building
     def rebuild(self, raw_entries, initial_state):
@@ -93,8 +107,11 @@ class HistoryLog:
         effects = self._words(self.view.history_lines, before, action, after)
         table = self._words(self.view.table_changes, before, action, after)
         actor = action.get("player") or action.get("seat")
+        text = self.view.action_label(action, before, self.setup)
+        if self.game.codec.is_chance(action):
+            text += " - " + self._words(lambda *a: [self.roller(before, action)], before, action, after)[0]
         entry = LogEntry(seq=seq, source=source, created=created, actor=actor,
-                         round=self.view.round(before), text=self.view.action_label(action, before, self.setup),
+                         round=self.view.round(before), text=text,
                          how=self.mark_words(m, source), effects=effects, action=dict(action),
                          table=table, **m)
         self.entries.append(entry)
