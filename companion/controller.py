@@ -126,11 +126,12 @@ class GameController:
     def close(self):
         try:  # what the saved-games list will show, so it need not replay this game
             summary, rnd = self.journal.summary(), self.module.view.round(self.state)
+            outcome = game_outcome(self.module, self.state, self.setup)
         except Exception:  # noqa: BLE001 - a cache: the list replays when it is missing
             summary = None
         self.session.close()
         if summary is not None:  # stamped once the file is at rest
-            save_summary.write(summary, APP_VERSION, rnd, self.module.title)
+            save_summary.write(summary, APP_VERSION, rnd, self.module.title, outcome)
 
     @property
     def path(self) -> str:
@@ -429,29 +430,45 @@ class SavedGame:
         return self.summary.path
 
 
+def game_outcome(module, state, setup) -> str:
+    """A finished game's headline in words ("Ana wins", "Shared victory: Ana and Ben"), or ""."""
+    if not module.game.is_over(state):
+        return ""
+    try:
+        return module.view.headline(module.game, state, setup) or "Game over"
+    except Exception:  # noqa: BLE001 - words for a list: never stop it
+        return "Game over"
+
+
 def saved_round(summary: J.JournalSummary) -> tuple:
-    """(round reached or None, why it cannot be resumed or ""): from the summary stored with
-    the save when it is fresh, else by replaying it once (and storing the result)."""
-    got = save_summary.read(summary, APP_VERSION)
+    """(round reached or None, why it cannot be resumed or ""): see saved_info."""
+    return saved_info(summary)[:2]
+
+
+def saved_info(summary: J.JournalSummary) -> tuple:
+    """(round reached or None, why it cannot be resumed or "", outcome: "Ana wins" when the game
+    is finished, else ""): from the summary stored with the save when it is fresh, else by
+    replaying it once (and storing the result)."""
+    got = save_summary.read_full(summary, APP_VERSION)
     if got is not None:
-        return got
-    rnd, problem = replay_summary(summary)
+        return got[0], "", got[1]
+    rnd, problem, outcome = replay_summary(summary)
     if not problem:
-        save_summary.write(summary, APP_VERSION, rnd, registry.get_module(summary.game).title)
-    return rnd, problem
+        save_summary.write(summary, APP_VERSION, rnd, registry.get_module(summary.game).title, outcome)
+    return rnd, problem, outcome
 
 
 def replay_summary(summary: J.JournalSummary) -> tuple:
-    """(round reached or None, why it cannot be resumed or ""), by replaying the save."""
+    """(round reached or None, why it cannot be resumed or "", outcome or ""), by replaying the save."""
     try:
         module = registry.get_module(summary.game)
         sess = _session_cls().resume(summary.path, game_for=lambda meta: module.game)
     except Exception as exc:  # noqa: BLE001 - any save, however odd, is listed with a reason
-        return None, str(exc) or exc.__class__.__name__
+        return None, str(exc) or exc.__class__.__name__, ""
     try:
-        return module.view.round(sess.state), ""
+        return module.view.round(sess.state), "", game_outcome(module, sess.state, sess.setup)
     except Exception as exc:  # noqa: BLE001
-        return None, f"its state cannot be read ({exc.__class__.__name__})"
+        return None, f"its state cannot be read ({exc.__class__.__name__})", ""
     finally:
         sess.close()
 
@@ -482,7 +499,7 @@ def list_games(directory) -> list:
             out.append(SavedGame(it, exc.title, str(exc)))
             continue
         out.append(SavedGame(it, module.title))
-        got = save_summary.read(it, APP_VERSION)
+        got = save_summary.read_full(it, APP_VERSION)
         if got is not None:  # verified just now, its round still fresh (a copy): stamp it again
-            save_summary.write(it, APP_VERSION, got[0], module.title)
+            save_summary.write(it, APP_VERSION, got[0], module.title, got[1])
     return out
