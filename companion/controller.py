@@ -396,20 +396,41 @@ class GameController:
         return bg_stats_play(self.module, self.setup, self.view, self.game, self.state,
                              self.journal.meta, self.history.entries, play_id)
 
-    def export_to(self, directory) -> str:
-        """Write `export()` next to the saves (<data>/exports/<save name>.json) and the BG Stats
-        play beside it (<save name>.bgstats.json); returns the plain export's path."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        stem = Path(self.path).stem
-        out = None
-        for name, doc in ((stem + ".json", self.export()), (stem + ".bgstats.json", self.bg_stats())):
-            path = directory / name
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
-            os.replace(tmp, path)
-            out = out or str(path)
-        return out
+    def export_name(self) -> str:
+        """The exports' file name stem: the game, the players and the save's date, so a player
+        finds it among other files ("Mint Works - Ana vs Justin - 2026-11-26 1940")."""
+        import re
+        names = " vs ".join(self.name(s) for s in self.seats())
+        stamp = str(self.journal.meta.get("created", ""))[:16].replace("T", " ").replace(":", "")
+        raw = f"{self.module.title} - {names} - {stamp}".strip(" -")
+        return re.sub(r'[\\/:*?"<>|\x00-\x1f]+', "_", raw)[:120] + f" ({Path(self.path).stem[-6:]})"
+
+    def export_to(self, directory=None) -> str:
+        """Write `export()` (<name>.json) and the BG Stats play (<name>.bgstats.json) into
+        `directory`, or (None) the first folder of store.paths.export_dirs() that takes them: the
+        documents folder where a player finds them. Returns the plain export's path; OSError
+        when no folder can be written."""
+        from companion.store import paths
+        dirs = [Path(directory)] if directory is not None else paths.export_dirs()
+        docs = ((".json", self.export()), (".bgstats.json", self.bg_stats()))
+        stem = self.export_name()
+        problem = None
+        for folder in dirs:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                out = []
+                for suffix, doc in docs:
+                    path = folder / (stem + suffix)
+                    tmp = path.with_name(path.name + ".tmp")
+                    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+                    os.replace(tmp, path)
+                    out.append(str(path))
+            except OSError as exc:  # not writable here (no permission, full): the next folder
+                problem = problem or exc
+                continue
+            paths.announce_files(out)
+            return out[0]
+        raise problem or OSError("no folder to export to")
 
     def action_label(self, action: dict) -> str:
         return self.view.action_label(action, self.state, self.setup)

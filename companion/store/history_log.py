@@ -149,9 +149,12 @@ class HistoryLog:
 
 
 def bg_stats_play(module, setup, view, game, state, journal_meta, entries, play_id: str) -> dict:
-    """One play in BG Stats' JSON import format: the game, when and how long, each player with
-    score, winner flag, colour and start player; `sourceName` is stable and `sourcePlayId` unique
-    per save, so importing the same save twice updates one play instead of adding two."""
+    """One play in the format BG Stats imports from other apps (its "push plays" link,
+    bgstats://app.import?data=<this JSON>; /work/shared/notes/bg-stats-import.md): `sourceName`
+    stable and `sourcePlayId` unique per save, so importing the same save twice updates one play;
+    `game` an object (name, bggId where the game has one, sourceGameId, highestWins, noPoints);
+    each player with name, score, winner, rank, startPlayer and sourcePlayerId. Only the fields
+    of that format: an unfinished game has no winner and says so in `comments`."""
     from datetime import datetime
     seats = view.seats(setup)
     over = game.is_over(state)
@@ -175,22 +178,33 @@ def bg_stats_play(module, setup, view, game, state, journal_meta, entries, play_
     t0, t1 = parse(created), parse(last)
     minutes = max(0, int((t1 - t0).total_seconds() // 60)) if t0 and t1 else 0
     first = next((e.actor for e in entries if e.actor and not e.undone), None)
+    totals = {seat: (score.get(seat) or {}).get("total") for seat in seats}
     players = []
     for seat in seats:
-        total = (score.get(seat) or {}).get("total")
-        players.append({"name": view.name(setup, seat), "sourcePlayerId": seat,
-                        "score": "" if total is None else str(total),
-                        "winner": seat in winners, "color": view.colour(setup, seat),
-                        "startPlayer": seat == first, "newPlayer": False})
+        total = totals[seat]
+        player = {"name": view.name(setup, seat), "sourcePlayerId": seat,
+                  "score": "" if total is None else str(total), "winner": seat in winners,
+                  "startPlayer": seat == first}
+        if over:  # 1 for the winners, then by score (the same score, the same rank)
+            better = {totals[s] for s in seats if s not in winners and totals[s] is not None
+                      and total is not None and totals[s] > total}
+            player["rank"] = 1 if seat in winners else 1 + bool(winners) + len(better)
+        players.append(player)
+    bgg = getattr(module, "bgg_id", None) or getattr(view, "bgg_id", None)
+    gdoc = {"name": module.title, "sourceGameId": module.id, "highestWins": True, "noPoints": False}
+    if isinstance(bgg, int) and bgg > 0:
+        gdoc["bggId"] = bgg
+    rounds = view.round(state)
+    notes = [] if over else ["Game not finished."]
+    if rounds:
+        notes.append(f"{rounds} round{'s' if rounds != 1 else ''}.")
+    notes.append(f"{len([e for e in entries if not e.undone and e.undo_of is None])} actions.")
     return {
         "sourceName": SOURCE_NAME,
         "sourcePlayId": play_id,
-        "gameName": module.title,
+        "game": gdoc,
         "playDate": (t0.strftime("%Y-%m-%d %H:%M:%S") if t0 else ""),
         "durationMin": minutes,
-        "rounds": view.round(state) or 0,
-        "ignored": not over,
-        "manualWinner": False,
         "players": players,
-        "comments": ("" if over else "Game not finished. ") + f"{len([e for e in entries if not e.undone])} actions.",
+        "comments": " ".join(notes),
     }

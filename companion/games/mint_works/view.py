@@ -38,6 +38,9 @@ def mints_word(n) -> str:
 
 
 class MintWorksView(GameView):
+    #: BoardGameGeek's id of Mint Works (boardgamegeek.com/boardgame/200077/mint-works), for the
+    #: BG Stats export; the shell reads it where a game has one
+    bgg_id = 200077
     STEPS = {"turn": "Turn", "draw": "Plan draw", "coop": "Co-Op", "over": "Game over"}
 
     def step_label(self, step) -> str:
