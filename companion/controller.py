@@ -396,6 +396,13 @@ class GameController:
         return bg_stats_play(self.module, self.setup, self.view, self.game, self.state,
                              self.journal.meta, self.history.entries, play_id)
 
+    def bg_stats_link(self) -> str:
+        """The play as BG Stats' import link (bgstats://app.import?data=<JSON>): opened on a
+        device with BG Stats, it shows BG Stats' import dialog (BG Stats 3.3.2+)."""
+        from urllib.parse import quote
+        return "bgstats://app.import?data=" + quote(json.dumps(self.bg_stats(), separators=(",", ":"),
+                                                               ensure_ascii=False), safe="")
+
     def export_name(self) -> str:
         """The exports' file name stem: the game, the players and the save's date, so a player
         finds it among other files ("Mint Works - Ana vs Justin - 2026-11-26 1940")."""

@@ -117,5 +117,5 @@ class HomeScreen(Screen):
         rtxt = f"round {rnd}" if rnd is not None else "round ?"
         box.add_widget(SavedGameRow(
             path=it.path, title=escape_markup(f"{it.title}: {names}"), outcome=escape_markup(outcome),
-            subtitle=(f"{_local_time(summ.created)}  -  {rtxt}  -  {summ.action_count} actions  -  "
+            subtitle=(f"{_local_time(summ.created)}  -  {rtxt}  -  {summ.action_count} action{'s' if summ.action_count != 1 else ''}  -  "
                       f"last played {_local_time(summ.updated)}")))
