@@ -201,3 +201,46 @@ def test_a_refused_app_move_stops_the_app_and_says_so(tmp_path, monkeypatch):
     assert len(ctrl.journal) == n + 1  # only the player's pass: nothing wrong was journaled
     assert "could not play Rachael's move" in ctrl.snapshot()["app_problem"]
     ctrl.close()
+
+
+# ---- in the real app (Xvfb): the AI's moves in the Log, at the three sizes
+
+def scenario_the_ai_moves_are_in_the_log(app, drv):
+    import time
+
+    from kivy.core.window import Window
+
+    ctrl = C.GameController.new(app.games_dir, ("Ana",), ("blue",), seed=7, game="mint_works",
+                                opponent="sonic")
+    path = ctrl.path
+    ctrl.close()
+    assert app.resume_game(path)
+    scr = app.root.get_screen("game")
+    ctrl = app.ctrl
+    for _ in range(6):
+        if ctrl.awaiting_dice():
+            ctrl.roll_virtual()
+        else:
+            ctrl.dispatch({"type": "pass", "player": "p1"})
+    drv.pump(4)
+    drv.press(scr.tab_buttons["log"])
+    app_lines = [e.text for e in ctrl.history.entries if e.source == "app"]
+    assert app_lines and all(t.startswith("Sonic ") for t in app_lines)
+    assert any(t in scr.log_text for t in app_lines), scr.log_text
+    assert "(played by the app)" in scr.log_text and " - drawn by the app" in scr.log_text
+    for w, h in ((800, 480), (1280, 800), (412, 915)):
+        Window.size = (w, h)
+        drv.wait_for(lambda: tuple(Window.size) == (w, h), 5, "the window's new size")
+        until = time.monotonic() + 0.6  # an X server resizes asynchronously: draw a few real frames
+        drv.wait_for(lambda: time.monotonic() > until, 5, "frames at the new size")
+        drv.shot(f"mint_works-log-ai-{w}x{h}")
+    Window.size = (1280, 800)
+    drv.pump(4)
+
+
+def test_the_ai_moves_are_in_the_log(xdisplay, tmp_path):
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gui_process import run_scenario
+    run_scenario(__file__, "scenario_the_ai_moves_are_in_the_log", tmp_path, timeout=200)
