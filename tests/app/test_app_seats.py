@@ -244,3 +244,19 @@ def test_the_ai_moves_are_in_the_log(xdisplay, tmp_path):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gui_process import run_scenario
     run_scenario(__file__, "scenario_the_ai_moves_are_in_the_log", tmp_path, timeout=200)
+
+
+def test_the_journal_checks_an_undo_of_several_actions_as_a_whole(tmp_path):
+    """Journal.undo_refusal(back=n): a roll anywhere in the latest n actions refuses them all."""
+    j = J.Journal.create(tmp_path / "j.journal", "toy", {}, "t")
+    j.append({"type": "move"}, "ui")
+    j.append({"type": "roll"}, "system")
+    j.append({"type": "move"}, "app")
+    chance = lambda a: a["type"] == "roll"  # noqa: E731
+    assert j.undo_refusal(chance) is None and j.undo_refusal(chance, back=1) is None
+    assert "revealed a chance result" in j.undo_refusal(chance, back=2)
+    assert j.undo_refusal(chance, back=4) == "there is no action to undo"
+    j.close()
+    again = J.Journal.open(tmp_path / "j.journal")
+    assert [e.source for e in again.actions()] == ["ui", "system", "app"]
+    again.close()
