@@ -124,3 +124,22 @@ def scenario_home_marks_finished_games_and_the_end_screen_says_where(app, drv):
 def test_home_marks_finished_games_and_the_end_screen_says_where(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_home_marks_finished_games_and_the_end_screen_says_where", tmp_path,
                  timeout=200)
+
+
+def test_the_outcome_is_stored_with_the_save_and_found_again_by_a_replay(tmp_path):
+    from companion import controller as C
+    from companion.store import journal as J
+    from companion.store import save_summary
+    path, outcome = _finished_solitaire(str(tmp_path))
+    [summary] = [s for s in J.list_journals(str(tmp_path)) if s.path == path]
+    assert save_summary.read_full(summary, C.APP_VERSION)[1] == outcome  # written at close
+    assert C.saved_info(summary)[2] == outcome and C.saved_round(summary)[1] == ""
+    save_summary.sidecar_path(path).unlink()  # gone (or of an older app): one replay finds it
+    assert C.saved_info(summary)[2] == outcome
+    assert save_summary.read_full(summary, C.APP_VERSION)[1] == outcome  # and stores it again
+    g = C.GameController.new(str(tmp_path), ("Ana", "Ben"), ("blue", "green"), seed=4)
+    g.roll_virtual()
+    going = g.path
+    g.close()
+    [unfinished] = [s for s in J.list_journals(str(tmp_path)) if s.path == going]
+    assert C.saved_info(unfinished)[2] == ""
