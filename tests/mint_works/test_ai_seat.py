@@ -7,7 +7,7 @@ import random
 import pytest
 
 from companion.engine import Rejected
-from mw_helpers import G, apply, play, setup_for, start
+from mw_helpers import G, play, setup_for, start
 
 AIS = ("justin", "rachael", "sonic", "mort")
 
