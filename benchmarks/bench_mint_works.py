@@ -38,6 +38,8 @@ def play(su, seed):
     n = 0
     while not s.over:
         a = GAME.chance_action(s, None) if GAME.actor(s) == "system" else None
+        if a is None and GAME.actor(s) in GAME.app_seats(s):
+            a = GAME.app_action(s, GAME.actor(s))  # the AI's move, as the app plays it
         if a is None:
             acts = GAME.legal_actions(s)
             places = [x for x in acts if x.type == "place"]

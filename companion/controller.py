@@ -5,8 +5,13 @@
 * `dispatch(action, source)` asks the engine to apply the action (raises `Rejected` and writes
   nothing when it is illegal), appends it to the journal (fsynced), and only then replaces the
   state the screens see. So anything the UI shows as done is already on disk.
-* `undo()` follows the journal's policy (`Journal.undo(game.is_chance)`): the latest action can be
-  taken back unless a die has been revealed since; the state is rebuilt by replaying the journal.
+* Seats the app plays (the game's `app_seats`, e.g. Mint Works' solitaire AI): after every change,
+  while such a seat is to act and the game is not over, its move (`game.app_action`) is
+  dispatched as that seat's action with source "app", so it is journaled and logged like any
+  other. Nothing is played for the app while a player's decision is awaited.
+* `undo()` follows the journal's policy (`Journal.undo(game.is_chance)`): it takes back the latest
+  action that was not the app's, together with the app's moves that followed it, unless a die or a
+  draw has been revealed since; the state is rebuilt by replaying the journal (docs/journal.md).
 * `snapshot()` is a plain-data view for the screens, from the game's view (contract.GameView).
 
 Games are found through the registry (`companion.games`); this module names none of them.
@@ -31,6 +36,13 @@ APP_VERSION = "0.1.0"
 def _session_cls():
     from companion.engine.session import Session
     return Session
+
+
+class UndoNotPossible(J.UndoRefused):
+    """Undo refused, in the players' words (no file name)."""
+
+    def __str__(self):
+        return self.reason
 
 
 class GameUnavailable(Exception):
@@ -67,7 +79,10 @@ class GameController:
         self._listeners = []
         self._history = None
         self._history_state = None
+        self.app_moves: list[str] = []  # the app's moves since the latest other action, in words
+        self.app_problem = ""  # why the app stopped playing a seat (plain words), or ""
         session.subscribe(self._on_session)
+        self._play_app_seats()  # a new game the app starts, or a save closed before its move
 
     @property
     def state(self):
@@ -111,11 +126,12 @@ class GameController:
     def close(self):
         try:  # what the saved-games list will show, so it need not replay this game
             summary, rnd = self.journal.summary(), self.module.view.round(self.state)
+            outcome = game_outcome(self.module, self.state, self.setup)
         except Exception:  # noqa: BLE001 - a cache: the list replays when it is missing
             summary = None
         self.session.close()
         if summary is not None:  # stamped once the file is at rest
-            save_summary.write(summary, APP_VERSION, rnd, self.module.title)
+            save_summary.write(summary, APP_VERSION, rnd, self.module.title, outcome)
 
     @property
     def path(self) -> str:
@@ -131,16 +147,63 @@ class GameController:
 
     # ---------------------------------------------------------------- actions
     def dispatch(self, action, source: str = "ui"):
-        """Validate, journal (fsynced), then apply and publish. Raises Rejected (nothing written)."""
+        """Validate, journal (fsynced), then apply and publish; then the app plays its seats.
+        Raises Rejected (nothing written)."""
         a = self.session.dispatch(action, source)
-        self._changed()
+        self._after_change()
         return a
 
     def roll_virtual(self):
         """Roll the awaited dice with the seeded virtual dice and dispatch them."""
         a = self.session.roll()
-        self._changed()
+        self._after_change()
         return a
+
+    def _after_change(self):
+        self.app_moves = []
+        try:
+            self._play_app_seats()
+        finally:
+            self._changed()
+
+    # ---------------------------------------------------------------- seats the app plays
+    #: more moves in a row than any game makes between two player decisions: a game whose app
+    #: seats never hand over stops here instead of hanging the screen
+    APP_MOVES_MAX = 500
+
+    def app_seats(self) -> tuple:
+        """The seats the app plays in this game now (the game's own: a solitaire AI)."""
+        return tuple(self.game.app_seats(self.state))
+
+    def _app_choice(self, seat):
+        return self.game.app_action(self.state, seat)
+
+    def _play_app_seats(self):
+        """While a seat the app plays is to act and the game is not over, dispatch its move as
+        that seat's action (source "app"). Stops at the first actor that is a player (or the
+        dice), so it never acts while a player's decision is awaited."""
+        for _ in range(self.APP_MOVES_MAX):
+            s = self.state
+            if self.game.is_over(s):
+                return
+            seat = self.game.actor(s)
+            if seat is None or seat not in self.app_seats():
+                return
+            try:
+                a = self._app_choice(seat)
+                label = self.action_label(a.to_dict())
+                self.session.dispatch(a, "app")
+            except Rejected as exc:  # a bug in the seat's player: say so, let the table play it
+                self.app_problem = (f"The app could not play {self.name(seat)}'s move "
+                                    f"({self.refusal_text(exc)}): choose it by hand.")
+                return
+            except J.JournalError as exc:  # e.g. a read-only card: nothing applied, the move waits
+                self.app_problem = (f"The app could not record {self.name(seat)}'s move "
+                                    f"({getattr(exc, 'reason', None) or exc}).")
+                return
+            self.app_problem = ""
+            self.app_moves.append(label)
+        self.app_problem = "The app stopped after many moves in a row: choose the next one by hand."
 
     def check(self, action: dict) -> str | None:
         """Why `action` is not allowed now (the engine's message), or None when it is legal.
@@ -185,20 +248,60 @@ class GameController:
             req["who"] = self.view.roll_owner(self.state)
         return req
 
+    def _undo_span(self) -> list:
+        """The effective actions one Undo takes back, oldest first (Action, source): the latest
+        action that is not the app's, with the app's moves after it ([] when only the app's
+        moves are left: a player has nothing to take back)."""
+        history = self.session.history
+        for i in range(len(history) - 1, -1, -1):
+            if history[i][1] != "app":
+                return history[i:]
+        return []
+
+    def undo_refusal(self) -> str | None:
+        """Why Undo would refuse now, in plain words, or None."""
+        span = self._undo_span()
+        if not span:
+            return "there is nothing to undo" if not self.session.history else \
+                "there is no move of a player to take back, only the app's own"
+        if self.journal.undo_refusal(self.game.is_chance, back=len(span)) is None:
+            return None
+        revealed = next((a for a, _ in reversed(span) if self.game.is_chance(a)), None)
+        what = f" ({self.action_label(revealed.to_dict())})" if revealed is not None else ""
+        return (f"a roll or a draw{what} has been revealed; what it showed is final, and so is "
+                "everything before it")
+
+    def undo_preview(self) -> list[str]:
+        """What Undo would take back, oldest first, in words: the player's action, then the
+        app's moves after it ([] when Undo is refused)."""
+        if self.undo_refusal() is not None:
+            return []
+        entries = [e for e in self.history.entries if not e.undone and e.undo_of is None]
+        return [e.text for e in entries[-len(self._undo_span()):]]
+
     def can_undo(self) -> bool:
-        return self.journal.undo_refusal(self.game.is_chance) is None
+        return self.undo_refusal() is None
 
     def undo(self) -> dict:
-        """Take back the latest action (journal policy). Raises journal.UndoRefused."""
-        history = self.session.history
-        last = history[-1][0].to_dict() if history else None
-        self.session.undo()
-        if self._history is not None:
-            e = self.journal.entries()[-1]
-            self._history_state = self._history.undone(e.seq, e.source, e.created,
-                                                       e.action.get("target"), self._history_state)
-        self._changed()
-        return last
+        """Take back the latest action that was not the app's and the app's moves after it
+        (journal policy, checked for all of them first). Raises UndoNotPossible (a
+        journal.UndoRefused) in plain words. Returns the player's action taken back."""
+        why = self.undo_refusal()
+        if why is not None:
+            raise UndoNotPossible(self.journal.path, why)
+        span = self._undo_span()
+        for _ in span:  # newest first; one undo row each (docs/journal.md: undo and the app's moves)
+            self.session.undo()
+            if self._history is not None:
+                e = self.journal.entries()[-1]
+                self._history_state = self._history.undone(e.seq, e.source, e.created,
+                                                           e.action.get("target"), self._history_state)
+        self.app_moves = []
+        try:
+            self._play_app_seats()  # only if the undone action was made when the app was to act
+        finally:
+            self._changed()
+        return span[0][0].to_dict()
 
     # ---------------------------------------------------------------- views
     def name(self, seat) -> str:
@@ -261,6 +364,9 @@ class GameController:
             players[seat] = p
         snap["players"] = players
         snap["actions"] = len(self.journal)
+        snap["app_seats"] = list(self.app_seats())
+        snap["app_moves"] = list(self.app_moves)  # the app's moves since the latest other action
+        snap["app_problem"] = self.app_problem
         return snap
 
     def export(self) -> dict:
@@ -290,20 +396,48 @@ class GameController:
         return bg_stats_play(self.module, self.setup, self.view, self.game, self.state,
                              self.journal.meta, self.history.entries, play_id)
 
-    def export_to(self, directory) -> str:
-        """Write `export()` next to the saves (<data>/exports/<save name>.json) and the BG Stats
-        play beside it (<save name>.bgstats.json); returns the plain export's path."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        stem = Path(self.path).stem
-        out = None
-        for name, doc in ((stem + ".json", self.export()), (stem + ".bgstats.json", self.bg_stats())):
-            path = directory / name
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
-            os.replace(tmp, path)
-            out = out or str(path)
-        return out
+    def bg_stats_link(self) -> str:
+        """The play as BG Stats' import link (bgstats://app.import?data=<JSON>): opened on a
+        device with BG Stats, it shows BG Stats' import dialog (BG Stats 3.3.2+)."""
+        from urllib.parse import quote
+        return "bgstats://app.import?data=" + quote(json.dumps(self.bg_stats(), separators=(",", ":"),
+                                                               ensure_ascii=False), safe="")
+
+    def export_name(self) -> str:
+        """The exports' file name stem: the game, the players and the save's date, so a player
+        finds it among other files ("Mint Works - Ana vs Justin - 2026-11-26 1940")."""
+        import re
+        names = " vs ".join(self.name(s) for s in self.seats())
+        stamp = str(self.journal.meta.get("created", ""))[:16].replace("T", " ").replace(":", "")
+        raw = f"{self.module.title} - {names} - {stamp}".strip(" -")
+        return re.sub(r'[\\/:*?"<>|\x00-\x1f]+', "_", raw)[:120] + f" ({Path(self.path).stem[-6:]})"
+
+    def export_to(self, directory=None) -> str:
+        """Write `export()` (<name>.json) and the BG Stats play (<name>.bgstats.json) into
+        `directory`, or (None) the first folder of store.paths.export_dirs() that takes them: the
+        documents folder where a player finds them. Returns the plain export's path; OSError
+        when no folder can be written."""
+        from companion.store import paths
+        dirs = [Path(directory)] if directory is not None else paths.export_dirs()
+        docs = ((".json", self.export()), (".bgstats.json", self.bg_stats()))
+        stem = self.export_name()
+        problem = None
+        for folder in dirs:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                out = []
+                for suffix, doc in docs:
+                    path = folder / (stem + suffix)
+                    tmp = path.with_name(path.name + ".tmp")
+                    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+                    os.replace(tmp, path)
+                    out.append(str(path))
+            except OSError as exc:  # not writable here (no permission, full): the next folder
+                problem = problem or exc
+                continue
+            paths.announce_files(out)
+            return out[0]
+        raise problem or OSError("no folder to export to")
 
     def action_label(self, action: dict) -> str:
         return self.view.action_label(action, self.state, self.setup)
@@ -324,29 +458,45 @@ class SavedGame:
         return self.summary.path
 
 
+def game_outcome(module, state, setup) -> str:
+    """A finished game's headline in words ("Ana wins", "Shared victory: Ana and Ben"), or ""."""
+    if not module.game.is_over(state):
+        return ""
+    try:
+        return module.view.headline(module.game, state, setup) or "Game over"
+    except Exception:  # noqa: BLE001 - words for a list: never stop it
+        return "Game over"
+
+
 def saved_round(summary: J.JournalSummary) -> tuple:
-    """(round reached or None, why it cannot be resumed or ""): from the summary stored with
-    the save when it is fresh, else by replaying it once (and storing the result)."""
-    got = save_summary.read(summary, APP_VERSION)
+    """(round reached or None, why it cannot be resumed or ""): see saved_info."""
+    return saved_info(summary)[:2]
+
+
+def saved_info(summary: J.JournalSummary) -> tuple:
+    """(round reached or None, why it cannot be resumed or "", outcome: "Ana wins" when the game
+    is finished, else ""): from the summary stored with the save when it is fresh, else by
+    replaying it once (and storing the result)."""
+    got = save_summary.read_full(summary, APP_VERSION)
     if got is not None:
-        return got
-    rnd, problem = replay_summary(summary)
+        return got[0], "", got[1]
+    rnd, problem, outcome = replay_summary(summary)
     if not problem:
-        save_summary.write(summary, APP_VERSION, rnd, registry.get_module(summary.game).title)
-    return rnd, problem
+        save_summary.write(summary, APP_VERSION, rnd, registry.get_module(summary.game).title, outcome)
+    return rnd, problem, outcome
 
 
 def replay_summary(summary: J.JournalSummary) -> tuple:
-    """(round reached or None, why it cannot be resumed or ""), by replaying the save."""
+    """(round reached or None, why it cannot be resumed or "", outcome or ""), by replaying the save."""
     try:
         module = registry.get_module(summary.game)
         sess = _session_cls().resume(summary.path, game_for=lambda meta: module.game)
     except Exception as exc:  # noqa: BLE001 - any save, however odd, is listed with a reason
-        return None, str(exc) or exc.__class__.__name__
+        return None, str(exc) or exc.__class__.__name__, ""
     try:
-        return module.view.round(sess.state), ""
+        return module.view.round(sess.state), "", game_outcome(module, sess.state, sess.setup)
     except Exception as exc:  # noqa: BLE001
-        return None, f"its state cannot be read ({exc.__class__.__name__})"
+        return None, f"its state cannot be read ({exc.__class__.__name__})", ""
     finally:
         sess.close()
 
@@ -377,7 +527,7 @@ def list_games(directory) -> list:
             out.append(SavedGame(it, exc.title, str(exc)))
             continue
         out.append(SavedGame(it, module.title))
-        got = save_summary.read(it, APP_VERSION)
+        got = save_summary.read_full(it, APP_VERSION)
         if got is not None:  # verified just now, its round still fresh (a copy): stamp it again
-            save_summary.write(it, APP_VERSION, got[0], module.title)
+            save_summary.write(it, APP_VERSION, got[0], module.title, got[1])
     return out

@@ -43,6 +43,16 @@ class Game:
         """Plain-data view of `state` for the UI (game hook)."""
         return {"step": state.step, "actor": self.actor(state)}
 
+    def app_seats(self, state) -> tuple:
+        """Seats whose moves the game itself decides, which the app plays as those seats' own
+        journaled actions (Mint Works' solitaire AIs). The controller asks `app_action` for
+        them whenever one is the actor; none by default."""
+        return ()
+
+    def app_action(self, state, seat):
+        """The move of `seat` (one of `app_seats`) now: an Action legal for it."""
+        raise NotImplementedError  # pragma: no cover - only for games with app_seats
+
     def default_setup(self, **over) -> dict:
         return dict(over)
 

@@ -1,6 +1,6 @@
 """One dispatch path for every input, whatever its source.
 
-`Session.dispatch(action, source)` (source: "ui", "board" or "system") validates the action
+`Session.dispatch(action, source)` (source: "ui", "board", "system" or "app") validates the action
 against the current state, appends it to the journal only when accepted (journal before state),
 then replaces the in-memory state. `Session.resume(path)` rebuilds the exact state by replaying
 the journal's effective actions through the same engine.
@@ -11,7 +11,7 @@ from .actions import Action
 from .dice import SeededDice
 from .errors import MalformedAction, Rejected
 
-SOURCES = ("ui", "board", "system")
+SOURCES = ("ui", "board", "system", "app")  # app: a seat the app plays (a solitaire AI, a bot)
 
 
 class ResumeError(Exception):

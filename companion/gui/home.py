@@ -12,6 +12,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup
 
 from companion.store.journal import BrokenJournal
 
@@ -29,6 +30,7 @@ class SavedGameRow(BoxLayout):
     path = StringProperty("")
     title = StringProperty("")
     subtitle = StringProperty("")
+    outcome = StringProperty("")  # a finished game: "Ana wins"; "" while it can be played on
 
 
 class BrokenGameRow(BoxLayout):
@@ -105,7 +107,7 @@ class HomeScreen(Screen):
             box.add_widget(BrokenGameRow(path=it.path, message=(
                 f"{it.title}: {names} ({name}) cannot be resumed - {it.unavailable}.")))
             return
-        rnd, problem = C.saved_round(summ)
+        rnd, problem, outcome = C.saved_info(summ)
         if problem:
             name = it.path.rsplit("/", 1)[-1]
             box.add_widget(BrokenGameRow(path=it.path, message=(
@@ -114,6 +116,6 @@ class HomeScreen(Screen):
             return
         rtxt = f"round {rnd}" if rnd is not None else "round ?"
         box.add_widget(SavedGameRow(
-            path=it.path, title=f"{it.title}: {names}",
-            subtitle=(f"{_local_time(summ.created)}  -  {rtxt}  -  {summ.action_count} actions  -  "
+            path=it.path, title=escape_markup(f"{it.title}: {names}"), outcome=escape_markup(outcome),
+            subtitle=(f"{_local_time(summ.created)}  -  {rtxt}  -  {summ.action_count} action{'s' if summ.action_count != 1 else ''}  -  "
                       f"last played {_local_time(summ.updated)}")))

@@ -133,7 +133,9 @@ class ScoreChart(Widget):
                 pts = []
                 for i, v in enumerate(s["values"]):
                     pts += [xpos(i), bottom + (topy - bottom) * v / ymax]
-                Color(0.75, 0.75, 0.75, 0.5)  # halo: dark colours (black) on the dark chart
+                # halo: dark colours (black) on the dark chart; opaque, because a wide Line with
+                # alpha < 1 draws through the stencil and so undoes the ScrollView's clipping
+                Color(0.43, 0.44, 0.45, 1)
                 Line(points=pts, width=widths[min(j, 3)] + dp(1))
                 Color(*s["rgba"])
                 self.lines[s["seat"]] = Line(points=pts, width=widths[min(j, 3)])
@@ -155,6 +157,7 @@ class GameEndScreen(Screen):
     reasons_text = StringProperty("")
     tiebreak_text = StringProperty("")
     export_text = StringProperty("")
+    export_failed = BooleanProperty(False)
     wide = BooleanProperty(True)
     total_labels = None  # seat -> the Label showing that player's total (for tests)
 
@@ -211,13 +214,51 @@ class GameEndScreen(Screen):
 
 
     def export(self):
+        """Save the game (JSON) and its BG Stats play in the documents folder, and say where."""
+        from kivy.utils import escape_markup
+
+        from companion.store import paths
         app = App.get_running_app()
         try:
-            path = app.ctrl.export_to(Path(app.games_dir).parent / "exports")
+            path = Path(app.ctrl.export_to())
         except (OSError, AttributeError) as exc:
-            self.export_text = f"Could not export: {exc}"
+            why = getattr(exc, "strerror", None) or str(exc)
+            where = getattr(exc, "filename", None)
+            where = f" in {paths.shown_folder(Path(where).parent)}" if where else ""
+            self.export_failed = True
+            self.export_text = escape_markup(f"Could not save the files{where}: {why}. Nothing of the game "
+                                             "is lost; try again once the folder can be written.")
             return
-        self.export_text = f"Exported to {path}\nBG Stats play: {path[:-5]}.bgstats.json"
+        folder = paths.shown_folder(path.parent)
+        bgstats = path.name[:-len(".json")] + ".bgstats.json"
+        self.export_failed = False
+        self.export_text = (f"Saved in [b]{escape_markup(folder)}[/b]:\n"
+                            f"{escape_markup(bgstats)}: this play in BG Stats' import format\n"
+                            f"{escape_markup(path.name)}: the whole game, move by move")
+        if self.can_open_bg_stats:
+            self.export_text += "\nOr tap Open in BG Stats to import the play there now."
+
+    #: a phone or tablet can hand the play to BG Stats through its import link
+    can_open_bg_stats = BooleanProperty(False)
+
+    def on_kv_post(self, *a):
+        from kivy.utils import platform
+        self.can_open_bg_stats = platform in ("android", "ios")
+        button = self.ids.get("open_bg_stats")
+        if button is not None and not self.can_open_bg_stats and button.parent is not None:
+            button.parent.remove_widget(button)  # a desktop has no BG Stats to hand the play to
+
+    def open_bg_stats(self):
+        """Hand the play to BG Stats (its bgstats:// import link); say so if nothing took it."""
+        import webbrowser
+        app = App.get_running_app()
+        try:
+            ok = webbrowser.open(app.ctrl.bg_stats_link())
+        except Exception:  # noqa: BLE001 - no handler: the saved file is still there
+            ok = False
+        if not ok:
+            self.export_failed = True
+            self.export_text = "BG Stats did not open: is it installed? The saved file can be imported later."
 
 
 class TableCell(Label):

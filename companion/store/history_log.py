@@ -2,8 +2,9 @@
 
 Each entry's words are fixed when the action happens: the action is described against the state
 *before* it (so "move Cavalry row 2 col 3 -> row 2 col 4" stays true after later moves), with
-who did it, how it came in (board, by hand, automatic) and what followed by itself (battles,
-eliminations, event effects, round ends: the game view's `history_lines`). Undone actions stay
+who did it, how it came in (board, by hand, automatic, the app's move for a seat it plays) and
+what followed by itself (battles, eliminations, event effects, round ends: the game view's
+`history_lines`). A roll or a draw names who threw or drew it (`roller`). Undone actions stay
 in the history, marked undone, followed by the undo itself.
 
 `HistoryLog.rebuild(entries)` replays the raw journal once (journal order, `_undo` rows
@@ -71,7 +72,20 @@ class HistoryLog:
             return "manual correction" if marks["manual"] else "correction"
         if marks["manual"]:
             return "dice entered by hand"
-        return {"board": "read by the board", "system": "automatic"}.get(source, "")
+        return {"board": "read by the board", "system": "automatic",
+                "app": "played by the app"}.get(source, "")
+
+    def roller(self, before, action: dict) -> str:
+        """Who threw the dice (or drew the card) of a chance action, as words after its label:
+        the game's own (`view.roller_words(game, before, action, setup)`, e.g. attacker and
+        defender), else the seat whose roll it was (`view.roll_owner`), else the players."""
+        own = getattr(self.view, "roller_words", None)
+        if own is not None:
+            words = own(self.game, before, action, self.setup)
+            if words:
+                return words
+        seat = self.view.roll_owner(before)
+        return f"rolled by {self.view.name(self.setup, seat)}" if seat else "rolled by the players"
 
     # ------------------------------------------------------------------ building
     def rebuild(self, raw_entries, initial_state):
@@ -93,8 +107,11 @@ class HistoryLog:
         effects = self._words(self.view.history_lines, before, action, after)
         table = self._words(self.view.table_changes, before, action, after)
         actor = action.get("player") or action.get("seat")
+        text = self.view.action_label(action, before, self.setup)
+        if self.game.codec.is_chance(action):
+            text += " - " + self._words(lambda *a: [self.roller(before, action)], before, action, after)[0]
         entry = LogEntry(seq=seq, source=source, created=created, actor=actor,
-                         round=self.view.round(before), text=self.view.action_label(action, before, self.setup),
+                         round=self.view.round(before), text=text,
                          how=self.mark_words(m, source), effects=effects, action=dict(action),
                          table=table, **m)
         self.entries.append(entry)
@@ -132,9 +149,12 @@ class HistoryLog:
 
 
 def bg_stats_play(module, setup, view, game, state, journal_meta, entries, play_id: str) -> dict:
-    """One play in BG Stats' JSON import format: the game, when and how long, each player with
-    score, winner flag, colour and start player; `sourceName` is stable and `sourcePlayId` unique
-    per save, so importing the same save twice updates one play instead of adding two."""
+    """One play in the format BG Stats imports from other apps (its "push plays" link,
+    bgstats://app.import?data=<this JSON>; /work/shared/notes/bg-stats-import.md): `sourceName`
+    stable and `sourcePlayId` unique per save, so importing the same save twice updates one play;
+    `game` an object (name, bggId where the game has one, sourceGameId, highestWins, noPoints);
+    each player with name, score, winner, rank, startPlayer and sourcePlayerId. Only the fields
+    of that format: an unfinished game has no winner and says so in `comments`."""
     from datetime import datetime
     seats = view.seats(setup)
     over = game.is_over(state)
@@ -158,22 +178,33 @@ def bg_stats_play(module, setup, view, game, state, journal_meta, entries, play_
     t0, t1 = parse(created), parse(last)
     minutes = max(0, int((t1 - t0).total_seconds() // 60)) if t0 and t1 else 0
     first = next((e.actor for e in entries if e.actor and not e.undone), None)
+    totals = {seat: (score.get(seat) or {}).get("total") for seat in seats}
     players = []
     for seat in seats:
-        total = (score.get(seat) or {}).get("total")
-        players.append({"name": view.name(setup, seat), "sourcePlayerId": seat,
-                        "score": "" if total is None else str(total),
-                        "winner": seat in winners, "color": view.colour(setup, seat),
-                        "startPlayer": seat == first, "newPlayer": False})
+        total = totals[seat]
+        player = {"name": view.name(setup, seat), "sourcePlayerId": seat,
+                  "score": "" if total is None else str(total), "winner": seat in winners,
+                  "startPlayer": seat == first}
+        if over:  # 1 for the winners, then by score (the same score, the same rank)
+            better = {totals[s] for s in seats if s not in winners and totals[s] is not None
+                      and total is not None and totals[s] > total}
+            player["rank"] = 1 if seat in winners else 1 + bool(winners) + len(better)
+        players.append(player)
+    bgg = getattr(module, "bgg_id", None) or getattr(view, "bgg_id", None)
+    gdoc = {"name": module.title, "sourceGameId": module.id, "highestWins": True, "noPoints": False}
+    if isinstance(bgg, int) and bgg > 0:
+        gdoc["bggId"] = bgg
+    rounds = view.round(state)
+    notes = [] if over else ["Game not finished."]
+    if rounds:
+        notes.append(f"{rounds} round{'s' if rounds != 1 else ''}.")
+    notes.append(f"{len([e for e in entries if not e.undone and e.undo_of is None])} actions.")
     return {
         "sourceName": SOURCE_NAME,
         "sourcePlayId": play_id,
-        "gameName": module.title,
+        "game": gdoc,
         "playDate": (t0.strftime("%Y-%m-%d %H:%M:%S") if t0 else ""),
         "durationMin": minutes,
-        "rounds": view.round(state) or 0,
-        "ignored": not over,
-        "manualWinner": False,
         "players": players,
-        "comments": ("" if over else "Game not finished. ") + f"{len([e for e in entries if not e.undone])} actions.",
+        "comments": " ".join(notes),
     }

@@ -38,7 +38,7 @@ __all__ = [
 #: Version of the on-disk layout written by this module. A file with a larger number is refused.
 SCHEMA_VERSION = 1
 #: Who produced an action.
-SOURCES = frozenset({"ui", "board", "system"})
+SOURCES = frozenset({"ui", "board", "system", "app"})  # app: a seat the app plays (old files lack it)
 #: File name suffix that :func:`list_journals` looks for.
 JOURNAL_SUFFIX = ".journal"
 #: ``type`` of the correction row written by :meth:`Journal.undo`.
@@ -920,13 +920,14 @@ class Journal:
                         undoes=target_row[0])
             return _entry(target_row)
 
-    def undo_refusal(self, is_chance: Callable[[dict], bool]) -> str | None:
-        """Why `undo` would refuse now (None: it would undo the latest effective action).
-        Reads back only from the end, so a screen can ask after every action."""
+    def undo_refusal(self, is_chance: Callable[[dict], bool], back: int = 1) -> str | None:
+        """Why `undo` would refuse now (None: it would undo the latest effective action; with
+        `back`, the latest `back` of them one after another). Reads back only from the end, so
+        a screen can ask after every action."""
         with self._lock:
-            if not self._effective:
+            if len(self._effective) < max(1, back):
                 return "there is no action to undo"
-            target_seq = self._rows[self._effective[-1]][0]
+            target_seq = self._rows[self._effective[-max(1, back)]][0]
             # every non-correction row at or after the target (the target itself and
             # any already-undone actions after it)
             for row in reversed(self._rows):

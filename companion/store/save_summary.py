@@ -18,7 +18,7 @@ from companion.store import journal as J
 from companion.store import sidecar
 
 FORMAT = "tabletop-save-summary"
-VERSION = 2
+VERSION = 3  # 3: the outcome of a finished game (older files are rebuilt by one replay)
 MAX_BYTES = 16384  # a larger file is not one this app wrote
 #: JournalSummary fields stored (all but the path, which is where the file is now) and their types
 _FIELDS = {"game": str, "setup": dict, "created": str, "updated": str, "action_count": int,
@@ -67,24 +67,34 @@ def listed(save_path, app_version):
 def read(summary, app_version):
     """The round stored for this journal state, as (round or None, ""), or None when there is
     no fresh one."""
+    got = read_full(summary, app_version)
+    return None if got is None else (got[0], "")
+
+
+def read_full(summary, app_version):
+    """(round or None, outcome) stored for this journal state, or None when there is no fresh
+    one. The outcome is the finished game's headline ("Ana wins"), "" while it is unfinished."""
     doc = _load(summary.path)
     if doc is None or doc.get("key") != _key(summary, app_version):
         return None
-    rnd = doc.get("round")
+    rnd, outcome = doc.get("round"), doc.get("outcome")
     if not (rnd is None or (type(rnd) is int and 0 <= rnd < 10 ** 6)):
         return None
-    return rnd, ""
+    if not isinstance(outcome, str) or len(outcome) > 400:
+        return None
+    return rnd, outcome
 
 
-def write(summary, app_version, rnd, title):
-    """Store the round of this journal state (and its game's title); a folder that cannot be
-    written only means the next start reads and replays it again."""
+def write(summary, app_version, rnd, title, outcome=""):
+    """Store the round of this journal state, its outcome ("Ana wins"; "" while unfinished) and
+    its game's title; a folder that cannot be written only means the next start reads and
+    replays it again."""
     path = sidecar_path(summary.path)
     fields = dataclasses.asdict(summary)
     del fields["path"]
     doc = {"format": FORMAT, "version": VERSION, "key": _key(summary, app_version), "round": rnd,
            "app": app_version, "stamp": J.file_stamp(summary.path), "summary": fields,
-           "title": title}
+           "title": title, "outcome": outcome}
     try:
         sidecar.write_json(path, doc, durable=False)
     except OSError:

@@ -79,8 +79,11 @@ def scenario_toy_game_played_through_the_generic_panel(app, drv):
     drv.press(end.ids.export)
     import json
 
-    path = end.export_text.split("Exported to ", 1)[1].split("\n")[0]
-    assert os.path.exists(end.export_text.split("BG Stats play: ", 1)[1])
+    # "Saved in [b]<folder>[/b]:" then each file's name: the screen says where they are
+    folder = end.export_text.split("Saved in [b]", 1)[1].split("[/b]", 1)[0]
+    names = [ln.split(": ", 1)[0] for ln in end.export_text.split("\n")[1:3]]
+    assert os.path.exists(os.path.join(folder, names[0])) and names[0].endswith(".bgstats.json")
+    path = os.path.join(folder, names[1])
     data = json.load(open(path, encoding="utf-8"))
     assert data["game"] == toy and data["title"] == "Race to Ten" and data["over"]
     assert [a["action"] for a in data["actions"]] == [e.action for e in ctrl.journal.actions()]

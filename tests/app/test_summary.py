@@ -129,3 +129,57 @@ def _check_game_end(app, drv, end, rounds):
 
 def test_round_card_and_game_end(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_round_card_and_game_end", tmp_path)
+
+
+# ---- where exports go (companion/store/paths.py), headless
+
+def test_exports_go_to_the_documents_folder_the_desktop_names(tmp_path, monkeypatch):
+    from companion.store import paths
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    (home / "Downloads").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    for var in (paths.ENV_VAR, paths.EXPORTS_ENV, "ANDROID_ARGUMENT", "ANDROID_PRIVATE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(paths.sys, "platform", "linux")
+    # no user-dirs file and no Documents folder: Downloads, then the app's data folder
+    assert paths.export_dirs()[0] == home / "Downloads" / "Tabletop Companion"
+    assert paths.export_dirs()[-1] == paths.data_dir() / "exports"
+    (home / ".config" / "user-dirs.dirs").write_text(
+        '# written by xdg-user-dirs-update\nXDG_DOCUMENTS_DIR="$HOME/Dokumente"\nXDG_DOWNLOAD_DIR="$HOME"\n')
+    assert paths.export_dirs()[0] == home / "Dokumente" / "Tabletop Companion"
+    assert paths.xdg_user_dir("DOWNLOAD", home) is None  # "$HOME" itself means unset
+    assert paths.shown_folder(home / "Dokumente" / "Tabletop Companion") == "Dokumente/Tabletop Companion"
+    monkeypatch.setenv(paths.EXPORTS_ENV, str(tmp_path / "x"))
+    assert paths.export_dirs() == [tmp_path / "x"]
+    monkeypatch.delenv(paths.EXPORTS_ENV)
+    monkeypatch.setenv(paths.ENV_VAR, str(tmp_path / "portable"))  # one folder for everything
+    assert paths.export_dirs() == [tmp_path / "portable" / "exports"]
+
+
+def test_an_export_falls_back_to_the_next_folder_that_can_be_written(tmp_path, monkeypatch):
+    from companion.controller import GameController
+    from companion.store import paths
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the folder should be")
+    monkeypatch.setattr(paths, "export_dirs", lambda: [blocked / "Tabletop Companion", tmp_path / "ok"])
+    c = GameController.new(tmp_path / "games", ("Ana", "Ben"), ("blue", "green"), seed=1)
+    path = c.export_to()
+    assert path.startswith(str(tmp_path / "ok")) and os.path.exists(path[:-5] + ".bgstats.json")
+    monkeypatch.setattr(paths, "export_dirs", lambda: [blocked / "Tabletop Companion"])
+    with pytest.raises(OSError):
+        c.export_to()
+    c.close()
+
+
+def test_the_bg_stats_link_carries_the_play(tmp_path):
+    import json
+    from urllib.parse import unquote
+
+    from companion.controller import GameController
+    c = GameController.new(tmp_path, ("Ana", "Ben"), ("blue", "green"), seed=1)
+    link = c.bg_stats_link()
+    assert link.startswith("bgstats://app.import?data=")
+    assert json.loads(unquote(link.split("=", 1)[1])) == c.bg_stats()
+    c.close()

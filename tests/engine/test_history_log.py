@@ -65,6 +65,7 @@ def test_a_battle_and_a_conquest_have_entries():
     for u in inf:
         s, _ = _record(log, s, "attack", player="p1", unit=u, target=P2_CAP)
         s, e = _record(log, s, "roll_combat", attacker=6, defender=1)
+        assert e.text.endswith("rolled by Ana (attacker) and Ben (defender)"), e.text
         assert any(x.startswith("Battle: Ana's Infantry at row 4, column 4 (6, total") and "Ana wins" in x
                    and "Ben's Capital takes 1 damage" in x for x in e.effects), e.effects
     assert any("Ben's Capital at row 4, column 4 is conquered by Ana" in x for x in e.effects), e.effects
@@ -110,24 +111,64 @@ def test_bg_stats_play_has_a_stable_source_and_a_unique_play_id(tmp_path):
         plays.append(c.bg_stats())
         path = c.export_to(tmp_path / "exports")
         assert json.loads(open(path).read())["history"]
-        assert json.loads((tmp_path / "exports" / (c.path.rsplit("/", 1)[-1][:-8] + ".bgstats.json")).read_text())
+        assert path.endswith(".json") and path.rsplit("/", 1)[-1].startswith("CivMint - Ana vs Ben - ")
+        assert json.loads(open(path[:-5] + ".bgstats.json").read())["sourcePlayId"] == plays[-1]["sourcePlayId"]
         c.close()
     a, b = plays
     assert a["sourceName"] == b["sourceName"] == SOURCE_NAME
     assert a["sourcePlayId"] != b["sourcePlayId"]
-    assert a["gameName"] == "CivMint" and a["ignored"] is False and a["rounds"] >= 1
+    # the push-play import format: the game nested as an object, only that format's fields
+    assert set(a) == {"sourceName", "sourcePlayId", "game", "playDate", "durationMin", "players", "comments"}
+    assert a["game"] == {"name": "CivMint", "sourceGameId": "civmint", "highestWins": True, "noPoints": False}
+    assert "round" in a["comments"] and "not finished" not in a["comments"]
     assert [p["name"] for p in a["players"]] == ["Ana", "Ben"]
+    assert all(set(p) == {"name", "sourcePlayerId", "score", "winner", "startPlayer", "rank"} for p in a["players"])
     assert sum(p["winner"] for p in a["players"]) >= 1
+    assert all(p["rank"] == 1 for p in a["players"] if p["winner"])
+    assert all(p["rank"] == 2 for p in a["players"] if not p["winner"])
     assert all(p["score"].isdigit() for p in a["players"])
     assert sum(p["startPlayer"] for p in a["players"]) == 1
     assert len(a["playDate"]) == 19 and isinstance(a["durationMin"], int)
 
 
-def test_an_unfinished_game_is_exported_as_ignored(tmp_path):
+def test_an_unfinished_game_is_exported_without_a_winner(tmp_path):
     from companion.controller import GameController
     c = GameController.new(tmp_path, ("Ana", "Ben"), ("blue", "green"), seed=2)
     c.roll_virtual()
     play = bg_stats_play(c.module, c.setup, c.view, c.game, c.state, c.journal.meta, c.history.entries, "x")
-    assert play["ignored"] is True and "not finished" in play["comments"]
-    assert not any(p["winner"] for p in play["players"])
+    assert "not finished" in play["comments"] and "ignored" not in play
+    assert not any(p["winner"] for p in play["players"]) and not any("rank" in p for p in play["players"])
     c.close()
+
+
+def test_a_game_with_a_bgg_id_names_it_and_ranks_follow_the_score(tmp_path):
+    from companion.controller import GameController
+    c = GameController.new(tmp_path, ("Ana",), ("blue",), seed=3, game="mint_works", opponent="justin")
+    while not c.game.is_over(c.state):
+        if c.awaiting_dice():
+            c.roll_virtual()
+        else:
+            c.dispatch({"type": "pass", "player": "p1"})
+    play = c.bg_stats()
+    assert play["game"]["name"] == "Mint Works" and play["game"]["bggId"] == 200077
+    result = c.view.result(c.game, c.state)
+    by_seat = {p["sourcePlayerId"]: p for p in play["players"]}
+    if result["winner"]:
+        loser = "p1" if result["winner"] == "p2" else "p2"
+        assert by_seat[result["winner"]]["winner"] and by_seat[result["winner"]]["rank"] == 1
+        assert not by_seat[loser]["winner"] and by_seat[loser]["rank"] == 2
+    c.close()
+
+
+def test_roll_entries_name_who_rolled(tmp_path):
+    from companion.controller import GameController
+    c = GameController.new(tmp_path, ("Ana", "Ben"), ("blue", "green"), seed=5)
+    c.roll_virtual()  # CivMint's first-player die: nobody's in particular
+    rolls = [e for e in c.history.entries if c.game.is_chance(e.action)]
+    assert rolls and all(" - rolled by " in e.text for e in rolls)
+    assert rolls[0].text.endswith("rolled by the players")
+    c.close()
+    m = GameController.new(tmp_path, ("Ana",), ("blue",), seed=5, game="mint_works", opponent="rachael")
+    m.roll_virtual()
+    assert m.history.entries[-1].text.endswith("drawn by the app from its deck for the Plan Supply")
+    m.close()

@@ -21,12 +21,27 @@ def start(players=2, **kw):
 
 
 def deal(s, seed=0):
-    """Resolve every pending draw with the seeded deck (or the first candidate in table mode)."""
+    """Resolve every pending draw with the seeded deck (or the first candidate in table mode),
+    and play the solitaire AI's turns in between, as the app does (`ai`)."""
     dice = SeededDice(seed, s.chance_count)
+    s = ai(s)
     while not s.over and s.step == "draw":
         a = G.chance_action(s, dice) or G.pseudo_legal_actions(s)[0]
-        s = G.apply(s, a)
+        s = ai(G.apply(s, a))
     return s
+
+
+def ai(s):
+    """Play the solitaire AI's moves while it is to act: its seat's journaled actions, as the
+    app's controller dispatches them (older saves played them inside settle)."""
+    while not G.is_over(s) and G.actor(s) in G.app_seats(s):
+        s = G.apply(s, G.app_action(s, G.actor(s)))
+    return s
+
+
+def apply(s, a):
+    """A player's action, then the AI's answer (what G.apply did while the AI played in settle)."""
+    return ai(G.apply(s, a))
 
 
 def random_policy(rng, place_bias=0.8):
@@ -48,7 +63,9 @@ def play(setup, seed, policy=None, max_actions=3000, on_state=None):
     actions = []
     while not G.is_over(s):
         a = None
-        if G.actor(s) == "system":
+        if G.actor(s) in G.app_seats(s):
+            a = G.app_action(s, G.actor(s))  # the AI's move: the players' random policy is not asked
+        elif G.actor(s) == "system":
             dice.drawn = s.chance_count
             a = G.chance_action(s, dice)
         if a is None:

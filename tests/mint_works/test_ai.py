@@ -7,7 +7,7 @@ import pytest
 
 from companion.games.mint_works import VIEW
 from companion.games.mint_works import ai as AI
-from mw_helpers import G, deal, play, position, setup_for, start
+from mw_helpers import G, apply, deal, play, position, setup_for, start
 
 AIS = ("justin", "rachael", "sonic", "mort")
 
@@ -115,7 +115,7 @@ def test_solitaire_set_up_line_and_starting_mints():
 
 def test_rachael_places_on_the_first_location_she_can_use_and_the_table_is_told():
     setup, s = start(1, opponent="rachael")
-    s = G.apply(s, G.codec.make("pass", player="p1"))
+    s = apply(s, G.codec.make("pass", player="p1"))
     # Rachael took the Producer (the first location she can use), and the prompt says so
     assert s.ai_turn[0] == "Rachael places 1 mint on the Producer: the first location in the line she can use."
     assert s.ai_turn[0] in VIEW.prompt(G, s, setup)
@@ -136,10 +136,10 @@ def test_an_unused_supplier_sends_the_supply_to_the_bottom_at_upkeep():
     setup, s = start(1, opponent="justin", deck="table")
     s = position(s, "p2", [], mints=0)  # Justin cannot use anything: he passes
     old = list(s.supply)
-    s = G.apply(s, G.codec.make("pass", player="p1"))
+    s = apply(s, G.codec.make("pass", player="p1"))
     assert s.step == "draw" and s.bottom == old  # both plans went to the bottom
     while s.step == "draw":
-        s = G.apply(s, G.pseudo_legal_actions(s)[0])
+        s = apply(s, G.pseudo_legal_actions(s)[0])
     assert len(s.supply) == 2 and not set(s.supply) & set(old) and s.round == 2
 
 
@@ -155,7 +155,7 @@ def test_justin_closes_the_location_he_used_for_the_round():
 
 def test_sonic_takes_two_turns_in_a_row():
     setup, s = start(1, opponent="sonic")
-    s = G.apply(s, G.codec.make("pass", player="p1"))
+    s = apply(s, G.codec.make("pass", player="p1"))
     assert len(s.ai_turn) == 2 and s.ai_turn[0].startswith("Sonic places 1 mint on the Producer")
 
 
@@ -181,9 +181,9 @@ def test_rachaels_supplier_mints_leave_the_game_and_an_empty_supply_makes_her_wi
     s = s.copy()
     s.spaces["supplier"][0] = ("p2", 4)
     s.mints["p2"] -= 4
-    s = G.apply(s, G.codec.make("pass", player="p1"))
+    s = apply(s, G.codec.make("pass", player="p1"))
     while not s.over and s.round == 1:
-        s = deal(s) if s.step == "draw" else G.apply(s, G.codec.make("pass", player="p1"))
+        s = deal(s) if s.step == "draw" else apply(s, G.codec.make("pass", player="p1"))
     assert s.removed >= 4 and G.status(s) == []
     _, t = start(1, opponent="rachael")
     t = G.apply(t, G.codec.make("set_mints", player="p1", value=30 - t.issued + t.mints["p1"]))

@@ -131,6 +131,17 @@ class CivMintView(GameView):
     def roll_owner(self, state):
         return state.active if state.step == "event_roll" and state.first else None
 
+    def roller_words(self, game, state, action, setup) -> str | None:
+        """Combat: each side throws its unit's die (the Log names both); other rolls: roll_owner."""
+        c = state.combat if action.get("type") == "roll_combat" else None
+        if not c:
+            return None
+        att, dfd = state.units.get(c["att"]), state.units.get(c["def"])
+        if att is None or dfd is None:
+            return None
+        return (f"rolled by {self.name(setup, att.owner)} (attacker) and "
+                f"{self.name(setup, dfd.owner)} (defender)")
+
     # -- the dashboard's snapshot (the CivMint panels read it) ---------------------------------
     def snapshot(self, game, state, setup) -> dict:
         g, s = game, state

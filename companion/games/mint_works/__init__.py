@@ -44,6 +44,7 @@ def make_setup(players: list, options: dict) -> dict:
         ai = GAME.data.ais[setup["opponent"]]
         free = [c for c in COLOURS if c != players[0]["colour"]]
         setup["players"]["p2"] = {"name": ai["name"], "colour": free[-1], "ai": setup["opponent"]}
+        setup["ai_moves"] = "journaled"  # its moves are its seat's actions (data_version 2)
     try:
         GAME.initial_state(setup)
     except SetupError as exc:
@@ -54,7 +55,7 @@ def make_setup(players: list, options: dict) -> dict:
 MODULE = GameModule(
     id="mint_works", title="Mint Works", players=(1, MAX_PLAYERS), play_time="10-20 min",
     blurb="Place mints on locations to buy and build plans; the first neighbourhood of 7 stars ends it.",
-    data_version=1, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
+    data_version=2, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
     options=(
         Option("opponent", "Solitaire AI", "choice", default="justin",
                choices=(("none", "No AI"), ("justin", "Justin"), ("rachael", "Rachael"),

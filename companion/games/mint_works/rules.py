@@ -1,6 +1,8 @@
 """Mint Works rules (pure Python): rounds of Development (place or pass) and Upkeep in its printed
-order, 21 plans and 10 locations from data/, and the four solitaire AIs, whose turns `settle`
-plays by itself (actor() never names the AI seat). Rule ids are the rows of docs/mint_works-trace.md."""
+order, 21 plans and 10 locations from data/, and the four solitaire AIs. The AI's turn is its
+seat's decision: actor() names it, its one legal action is what its card decides (`app_action`),
+and the app plays it as that seat's journaled action. Saves made before that (no
+setup["ai_moves"]) replay with the AI played inside `settle`. Rule ids: docs/mint_works-trace.md."""
 from __future__ import annotations
 
 import random
@@ -24,7 +26,7 @@ class MWState:
                  "mints", "plans", "gallery", "spaces", "owner", "closed", "supply", "deck", "bottom",
                  "pending", "upkeep_stage", "coop_queue", "issued", "removed", "cap", "chance_count",
                  "over", "end_reason", "winner", "ai_turn", "ai_moves", "events", "sonic_left", "sonic_had_plans",
-                 "solitaire", "seed")
+                 "solitaire", "seed", "ai_journaled")
 
     def copy(self):
         s = MWState.__new__(MWState)
@@ -118,6 +120,7 @@ class MintWorks(Game):
         s.seed = setup.get("seed", 0)
         s.seats = tuple(humans + (["p2"] if solitaire else []))
         s.ai = {"seat": "p2", "id": opponent} if solitaire else None
+        s.ai_journaled = setup.get("ai_moves") == "journaled"  # else a save of app 0.1: AI in settle
         s.deck_mode = deck_mode
         s.line = d.line["solitaire" if solitaire else "competitive"] + tuple(advanced)
         n = str(len(s.seats) if not solitaire else 1)
@@ -328,6 +331,18 @@ class MintWorks(Game):
         return None
 
     # ------------------------------------------------------------------ actor / legal actions
+    def app_seats(self, s) -> tuple:
+        """The seat the app plays (the solitaire AI), when its moves are journaled as its own."""
+        return (s.ai["seat"],) if s.ai is not None and s.ai_journaled else ()
+
+    def app_action(self, s, seat):
+        """The AI's move now, as its card decides (MW-AI1..AI5): its seat's one legal action."""
+        choice = AI.decide(self, s)
+        if choice is None:
+            return self.codec.fast("pass", player=seat)
+        loc, params = choice
+        return self.codec.fast("place", player=seat, location=loc, **params)
+
     def actor(self, s):
         if s.over:
             return None
@@ -370,6 +385,8 @@ class MintWorks(Game):
             seat = s.coop_queue[0]
             return [f("coop_give", player=seat, beneficiary=b) for b in s.seats if b != seat]
         seat = s.turn
+        if seat in self.app_seats(s):
+            return [self.app_action(s, seat)]
         out = []
         for loc in s.line:
             for params in self.place_options(s, seat, loc):
@@ -407,9 +424,25 @@ class MintWorks(Game):
         prob = self.place_problem(s, a["player"], a["location"], params)
         if prob:
             raise Rejected(*prob)
+        self._check_ai_move(s, a)
 
     def check_pass(self, s, a):
-        pass
+        self._check_ai_move(s, a)
+
+    def _check_ai_move(self, s, a):
+        """The AI's card decides its move; the seat takes no other (MW-AI1)."""
+        if a["player"] in self.app_seats(s) and a != self.app_action(s, a["player"]):
+            choice = AI.decide(self, s)
+            raise Rejected("ai.card", "the AI's card decides its move: " + AI.explain(self, s, choice))
+
+    def _told(self, s, a, choice):
+        """The AI's moves since the last human decision, in words for the table (a human
+        decision starts them afresh)."""
+        if self.is_ai(s, a["player"]):
+            s.ai_turn.append(AI.explain(self, s, choice))
+            s.ai_moves += 1
+        else:
+            s.ai_turn = []
 
     def check_draw(self, s, a):
         self._check_drawn(s, a["plan"])
@@ -442,13 +475,13 @@ class MintWorks(Game):
 
     # ------------------------------------------------------------------ effects
     def do_place(self, s, a):
-        s.ai_turn = []  # a human decision: the AI's next moves are told afresh
         params = {k: a.get(k) for k in ("plan", "give", "target", "beneficiary") if a.get(k) is not None}
+        self._told(s, a, (a["location"], params))
         self.place(s, a["player"], a["location"], params)
         self._end_turn(s, a["player"], placed=True)
 
     def do_pass(self, s, a):
-        s.ai_turn = []
+        self._told(s, a, None)
         s.events.append(("pass", a["player"]))
         self._end_turn(s, a["player"], placed=False)
 
@@ -604,8 +637,8 @@ class MintWorks(Game):
                 s.step = "coop"
                 return
             if s.phase == "development":
-                if self.is_ai(s, s.turn):
-                    self.ai_play(s)
+                if self.is_ai(s, s.turn) and not s.ai_journaled:
+                    self.ai_play(s)  # a save of app 0.1: the AI's moves were not journaled
                     continue
                 s.step = "turn"
                 return
@@ -614,6 +647,7 @@ class MintWorks(Game):
 
     # ------------------------------------------------------------------ the AI (MW-AI*)
     def ai_play(self, s):
+        """The AI's turn played inside `settle` (saves of app 0.1 only; see app_action)."""
         seat = s.turn
         choice = AI.decide(self, s)
         if choice is None:

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from companion.games.contract import ROLE_SYSTEM, GameView
 
+from . import ai as AI
 from . import scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,6 +38,9 @@ def mints_word(n) -> str:
 
 
 class MintWorksView(GameView):
+    #: BoardGameGeek's id of Mint Works (boardgamegeek.com/boardgame/200077/mint-works), for the
+    #: BG Stats export; the shell reads it where a game has one
+    bgg_id = 200077
     STEPS = {"turn": "Turn", "draw": "Plan draw", "coop": "Co-Op", "over": "Game over"}
 
     def step_label(self, step) -> str:
@@ -67,6 +71,8 @@ class MintWorksView(GameView):
     def action_label(self, action: dict, state, setup) -> str:
         t = action.get("type")
         who = self.name(setup, action.get("player")) if action.get("player") else ""
+        if t in ("place", "pass") and state is not None and action.get("player") in self._game().app_seats(state):
+            return self.ai_move_words(action, state)
         if t == "place":
             return f"{who}: " + self.place_words(action, state, setup)
         if t == "pass":
@@ -80,6 +86,31 @@ class MintWorksView(GameView):
         if t == "set_mints":
             return f"{who}: Mints set to {action['value']} (as on the table)"
         return super().action_label(action, state, setup)
+
+    def ai_move_words(self, action, state) -> str:
+        """The AI's move as its card explains it ("Justin places 1 mint on the Producer: the
+        first location in the line he can use."), told against the state it was made in."""
+        g = self._game()
+        params = {k: action[k] for k in ("plan", "give", "target", "beneficiary") if action.get(k) is not None}
+        try:
+            return AI.explain(g, state, None if action["type"] == "pass" else (action["location"], params))
+        except (KeyError, ValueError, IndexError, TypeError):
+            return f"{g.ai_card(state)['name']}: {action['type']}"
+
+    def roller_words(self, game, before, action, setup) -> str:
+        """Who drew a plan: the app from its deck, or the player who revealed it."""
+        if action.get("type") == "reveal":
+            return f"drawn by {self.name(setup, action.get('player'))}"
+        if before.pending and before.pending[0][0] == "lotto":
+            return f"drawn by the app from its deck for {self.name(setup, before.pending[0][1])}'s Lotto"
+        return "drawn by the app from its deck for the Plan Supply"
+
+    def history_lines(self, game, before, action, after, setup) -> list:
+        """Saves of app 0.1 played the AI inside the players' actions: its moves are listed under
+        the action that let it play (later saves journal them as its own entries)."""
+        n = after.ai_moves - before.ai_moves
+        inside = list(after.ai_turn[-n:]) if n > 0 and not after.ai_journaled else []
+        return inside + super().history_lines(game, before, action, after, setup)
 
     def place_words(self, a, state, setup=None) -> str:
         g = self._game()
