@@ -95,13 +95,15 @@ def pixels_stats():
 ARTIFACTS = os.path.join(ROOT, "test-artifacts", "app")
 
 
-def shot(name, min_variance=50):
-    """Save the current frame to test-artifacts/app/<name>.png and check it is not blank."""
+def shot(name, min_variance=50, folder=None):
+    """Save the current frame to <folder, default test-artifacts/app>/<name>.png and check it is
+    not blank."""
     from kivy.core.window import Window
 
     pump(3)
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    path = os.path.join(ARTIFACTS, name + ".png")
+    folder = folder or ARTIFACTS
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, name + ".png")
     made = Window.screenshot(path)  # Kivy adds a counter to the name
     os.replace(made, path)
     assert os.path.getsize(path) > 2000, path
