@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gui_process import run_scenario  # noqa: E402
 
 SIZES = ("800x480", "1280x800", "412x915")  # 7" tablet, 10" tablet, a phone in portrait (dp)
-STEPS = int(os.environ.get("TABLETOP_LAYOUT_STEPS", "6"))  # per game: within the CI budget
+STEPS = int(os.environ.get("TABLETOP_LAYOUT_STEPS", "8"))  # per game: within the CI budget
 SEED = 27
 
 
@@ -149,10 +149,40 @@ def scenario_checker_catches(app, drv):
     drv.pump(2)
     assert "confirm" not in {f.kind for f in check_window() if f.key() not in before}
 
-    # hidden (opacity 0) or scrolled out of its viewport: not seen, so no finding
+    # hidden (opacity 0): not seen, so no finding
     layer.opacity = 0
     drv.pump(2)
     assert not [f for f in check_window() if f.key() not in before]
+    home.remove_widget(layer)
+
+    # in a scroll area: a tiny button scrolled out of view is not seen, scrolled in it is; a
+    # label wider than a viewport that scrolls only up and down is text nobody can read
+    from kivy.uix.boxlayout import BoxLayout
+    from kivy.uix.scrollview import ScrollView
+
+    layer = FloatLayout()
+    sv = ScrollView(size_hint=(None, None), size=(300, 100), pos=(10, 100), do_scroll_x=False)
+    col = BoxLayout(orientation="vertical", size_hint=(1, None), height=400)
+    wide = Label(text="a sentence far wider than the three hundred pixels of this area", size_hint_y=None,
+                 height=50, size_hint_x=None, width=600)
+    col.add_widget(wide)
+    for i in range(6):
+        col.add_widget(Label(text=f"row {i}", size_hint_y=None, height=50))
+    lost = Button(text="o", size_hint=(None, None), size=(20, 20))
+    col.add_widget(lost)
+    sv.add_widget(col)
+    layer.add_widget(sv)
+    home.add_widget(layer)
+    sv.scroll_y = 1  # the top: the wide label in view, the tiny button far below
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert [f.kind for f in new if f.text == wide.text] == ["outside"], [str(f) for f in new]
+    assert not [f for f in new if f.text == "o"], [str(f) for f in new]
+    sv.scroll_y = 0  # the bottom: the button in view
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert [f.kind for f in new if f.text == "o"] == ["small"], [str(f) for f in new]
+    assert not [f for f in new if f.text == wide.text]  # scrolled out now
     home.remove_widget(layer)
 
     # plain player words are no developer text
