@@ -153,6 +153,7 @@ class _Walk:
         self.findings = []
         self.targets = []   # (layer, widget, clipped box, box)
         self.confirms = []
+        self.seen = []      # (widget, the part of its box that can be seen)
 
     def add(self, kind, w, box, detail, text=""):
         x0, y0, x1, y1 = box
@@ -176,6 +177,7 @@ class _Walk:
             layer = id(w)
         visible = self._visible(box, clips)
         if visible is not None and not zero:
+            self.seen.append((w, visible))
             self.check_widget(w, box, visible, clips, layer)
         inner = clips
         if isinstance(w, StencilView):
@@ -334,9 +336,7 @@ def _related(a, b):
     return False
 
 
-def check_tree(roots, window_size, density=None, confirm_words=("Confirm",)) -> list:
-    """Findings for the widget trees `roots` (drawing order, bottom first) in a window of
-    `window_size` pixels."""
+def _walk(roots, window_size, density=None, confirm_words=("Confirm",)):
     from kivy.metrics import dp
 
     min_px = dp(MIN_TARGET_DP) if density is None else MIN_TARGET_DP * density
@@ -344,15 +344,32 @@ def check_tree(roots, window_size, density=None, confirm_words=("Confirm",)) -> 
     win = _Clip((0, 0, window_size[0], window_size[1]), name="the window")
     for layer, root in enumerate(roots):
         walk.visit(root, [win], ("root", layer) if layer == 0 else id(root))
-    return walk.finish()
+    return walk
+
+
+def check_tree(roots, window_size, density=None, confirm_words=("Confirm",)) -> list:
+    """Findings for the widget trees `roots` (drawing order, bottom first) in a window of
+    `window_size` pixels."""
+    return _walk(roots, window_size, density, confirm_words).finish()
+
+
+def _roots(window):
+    if window is None:
+        from kivy.core.window import Window as window
+    return window, list(reversed(window.children))  # Window.children[0] is drawn last (on top)
 
 
 def check_window(window=None, **kw) -> list:
     """Findings for everything shown in Kivy's window now (the root and any open popup)."""
-    if window is None:
-        from kivy.core.window import Window as window
-    roots = list(reversed(window.children))  # Window.children[0] is drawn last (on top)
+    window, roots = _roots(window)
     return check_tree(roots, window.size, **kw)
+
+
+def visible_widgets(window=None) -> list:
+    """(widget, the part of its box in window pixels that can be seen) for every widget the
+    check would look at now, in drawing order: what a player can see and tap."""
+    window, roots = _roots(window)
+    return _walk(roots, window.size).seen
 
 
 def unique(findings) -> list:

@@ -51,8 +51,26 @@ def _start_from_form(app, drv, game_id, out):
     return app.ctrl
 
 
-def _step(ctrl, rng):
-    """One player's move: the awaited roll, or a random legal action ('done' less often)."""
+def _tap_choice(drv, action):
+    """Tap the control on screen that stands for `action` (a visible, enabled widget carrying it
+    as its .action), as a player picks a decision before confirming it; None when none shows."""
+    from layout_check import visible_widgets
+
+    for w, _ in visible_widgets():
+        if getattr(w, "action", None) == action and not w.disabled and (
+                w.is_event_type("on_release") or w.is_event_type("on_press")):
+            for ev in ("on_press", "on_release"):
+                if w.is_event_type(ev):
+                    w.dispatch(ev)
+            drv.pump(2)
+            return w
+    return None
+
+
+def _step(ctrl, drv, rng, where, out):
+    """One player's move: the awaited roll, or a random legal action ('done' less often). The
+    action's control is tapped first when the screen shows one (checked while it is picked),
+    then the action is applied through the controller unless the tap applied it."""
     if ctrl.awaiting_dice():
         ctrl.roll_virtual()
         return "roll"
@@ -62,8 +80,31 @@ def _step(ctrl, rng):
     ends = [a for a in acts if a.get("type") == "end_step"]
     a = rng.choice(other) if other and (not ends or rng.random() < 0.66) else (ends or acts)[0]
     label = ctrl.action_label(a)
-    ctrl.dispatch(a, "ui")
+    n = len(ctrl.journal)
+    if _tap_choice(drv, a) is not None:
+        _check(drv, f"{where}: {label} picked", out)
+        out.append({"picked": label})
+    if len(ctrl.journal) == n:
+        ctrl.dispatch(a, "ui")
     return label
+
+
+def _visit_tabs(app, drv, where, out):
+    """Each tab of the screen (a toggle of a group: Players, Map, Log...) shown and checked once,
+    then the first again."""
+    from kivy.uix.behaviors import ToggleButtonBehavior
+    from layout_check import visible_widgets
+
+    tabs = [w for w, _ in visible_widgets() if isinstance(w, ToggleButtonBehavior) and w.group
+            and not w.disabled and type(w).__name__ != "GameChoice"]
+    first = next((t for t in tabs if t.state == "down"), None)
+    for t in tabs:
+        if t.state != "down":
+            drv.press(t)
+            _check(drv, f"{where}: tab {t.text!r}", out)
+    if first is not None and first.state != "down":
+        drv.press(first)
+    return len(tabs)
 
 
 def scenario_sweep(app, drv):
@@ -82,12 +123,15 @@ def scenario_sweep(app, drv):
         for i in range(steps):
             if ctrl.game.is_over(ctrl.state):
                 break
-            what = _step(ctrl, rng)
+            what = _step(ctrl, drv, rng, f"step {i + 1}", out)
             done += 1
             _check(drv, f"step {i + 1} ({what})", out)
         shot = drv.shot(f"{m.id}-{size}", folder=folder)
+        tabs = _visit_tabs(app, drv, f"after step {done}", out)
+        picked = [f for f in out if "picked" in f]
         report[m.id] = {"title": m.title, "steps": done, "screen": app.root.current,
-                        "findings": out, "screenshot": shot}
+                        "findings": [f for f in out if "picked" not in f], "screenshot": shot,
+                        "picked_on_screen": len(picked), "tabs": tabs}
         app.leave_game()
         drv.pump(2)
     with open(os.path.join(folder, f"findings-{size}.json"), "w", encoding="utf-8") as f:
@@ -213,8 +257,9 @@ def _summary(report, size):
             if k not in seen:
                 seen.add(k)
                 uniq.append(f)
-        lines.append(f"{r['title']} at {size}: {r['steps']} steps, {len(uniq)} distinct findings"
-                     f" (screenshot {r['screenshot']})")
+        lines.append(f"{r['title']} at {size}: {r['steps']} steps ({r['picked_on_screen']} picked on "
+                     f"screen first), {r['tabs']} tabs, {len(uniq)} distinct findings "
+                     f"(screenshot {r['screenshot']})")
         lines += [f"  [{f['where']}] {f['finding']}" for f in uniq]
     return lines
 
