@@ -16,7 +16,8 @@ it take touches, so touch targets are compared within one layer. Findings:
   overlap      two touch targets overlapping (a tap could hit either)
   confirm      more than one enabled Confirm button visible
   dev-text     developer text on screen: cell ids (r3c4, @r1c1), snake_case keys, rule ids
-               (CQ-R11, MW-R1, REG-L3), raw dicts/lists, file names (*.json, *.py, *.journal)
+               (CQ-R11, MW-R1, REG-L3), raw dicts/lists, file names (*.json, *.py, *.journal),
+               markup tags shown as text
 
 Each finding names the widget: its class, where it is in ids (`GameScreen.confirm`) when a kv
 rule gave it an id, its text and its box in window pixels. The checker names no game.
@@ -31,14 +32,15 @@ SLACK_PX = 1.5  # rounding of layouts and textures: less than this is no finding
 
 KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text")
 
+_MARKUP = re.compile(r"\[/?(?:b|i|u|s|sub|sup|color|font|font_family|font_context|font_features|size|ref|anchor|text_language)(?:=[^\]]*)?\]")
 DEV_PATTERNS = (
+    ("markup shown as text", _MARKUP),  # a label without markup=True shows its tags
     ("cell id", re.compile(r"(?<![\w])@?r\d+c\d+(?![\w])")),
     ("rule id", re.compile(r"(?<![\w-])[A-Z]{2,5}-[A-Z]{0,3}\d+[a-z]?(?![\w-])")),
     ("snake_case key", re.compile(r"(?<![\w/.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")),
     ("raw dict or list", re.compile(r"[{\[]\s*['\"][^'\"]*['\"]\s*[:,\]}]|[{\[]\s*(?:None|True|False)\b|\{\s*\}|\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")),
     ("file name", re.compile(r"(?<![\w])[\w.-]+\.(?:json|py|pyc|journal|kv|csv|sqlite|db|log|yaml|yml|toml|ini)(?![\w])")),
 )
-_MARKUP = re.compile(r"\[/?(?:b|i|u|s|sub|sup|color|font|font_family|font_context|font_features|size|ref|anchor|text_language)(?:=[^\]]*)?\]")
 
 
 @dataclass(frozen=True)
