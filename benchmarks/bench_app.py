@@ -88,7 +88,7 @@ def _settle(env):
     assert r.returncode == 0, r.stderr[-2000:]
 
 
-RUNS = 9
+RUNS = 11
 
 
 def startup_vs_saves(tmp, env):
