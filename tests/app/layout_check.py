@@ -54,7 +54,8 @@ class Finding:
     def key(self):
         """What stays the same when the same problem is seen again at another step (for
         de-duplicating): the kind, the widget and the detail without its figures."""
-        return (self.kind, self.widget, re.sub(r"\d+", "#", self.detail.split(" by ")[0]))
+        words = " ".join(re.sub(r"\d+", "#", self.text).split()[:2])  # "Round #": the same label
+        return (self.kind, self.widget, words, re.sub(r"\d+", "#", self.detail.split(" by ")[0]))
 
     def __str__(self):
         x, y, w, h = (round(v) for v in self.box)
@@ -138,7 +139,11 @@ def _describe(w):
                     return f"{cls} in {type(inner).__name__} {type(node).__name__}.{name}"
         inner, node = node, node.parent
     parent = type(w.parent).__name__ if w.parent is not None else "-"
-    return f"{cls} (in {parent})"
+    screen = w.parent
+    while screen is not None and screen is not screen.parent and not hasattr(screen, "manager"):
+        screen = screen.parent
+    on = f" on {type(screen).__name__}" if screen is not None and hasattr(screen, "manager") else ""
+    return f"{cls} (in {parent}){on}"
 
 
 def _short(text, n=70):
