@@ -18,6 +18,7 @@ GUI_DIR = Path(__file__).with_name("gui")
 KV_FILE = GUI_DIR / "companion.kv"  # shared styles first, the kit, every other gui/*.kv, the games'
 KIT_KV = Path(__file__).with_name("kit.kv")
 DEFAULT_SIZE = (1280, 800)
+MIN_SIZE = (320, 480)  # the window's least: a phone in portrait (about 412x915 dp) fits
 # screen name -> "module:Class" (each screen's layout is in its own gui/*.kv)
 SCREENS = (  # (name, module:class, built at start); the others are built when first shown
     ("home", "companion.gui.home:HomeScreen"),
@@ -40,8 +41,9 @@ def _parse(argv):
     return ap.parse_args(argv)
 
 
-def configure_kivy(size=DEFAULT_SIZE, fullscreen=False):
-    """Must run before kivy.core.window is imported."""
+def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
+    """Must run before kivy.core.window is imported: the window is made once, at its size (or
+    maximized, filling the screen it opens on) - never resized after its first frame."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     if sys.platform.startswith("linux"):
         os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")  # no xclip/xsel needed
@@ -49,9 +51,11 @@ def configure_kivy(size=DEFAULT_SIZE, fullscreen=False):
 
     Config.set("graphics", "width", str(size[0]))
     Config.set("graphics", "height", str(size[1]))
-    Config.set("graphics", "minimum_width", "800")
-    Config.set("graphics", "minimum_height", "480")
+    Config.set("graphics", "minimum_width", str(MIN_SIZE[0]))
+    Config.set("graphics", "minimum_height", str(MIN_SIZE[1]))
     Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
+    # made maximized (SDL_WINDOW_MAXIMIZED), not maximized after its first frame
+    Config.set("graphics", "window_state", "maximized" if maximized and not fullscreen else "visible")
     Config.set("input", "mouse", "mouse,disable_multitouch")
     Config.set("kivy", "exit_on_escape", "0")
 
@@ -62,12 +66,26 @@ def _make_app_class():
     from kivy.lang import Builder
     from kivy.uix.screenmanager import NoTransition, ScreenManager
 
-    from companion import games, kit
-    from companion import controller as C
     from companion.store import paths
     from companion.store import settings as settings_mod
     from companion.link.board_port import ENV_VAR as BOARD_ENV
     from companion.link.board_port import ManualBoard, open_board
+
+    # what only other screens need is imported, and their layouts read, when first wanted:
+    # the start shows Home, and Home needs neither
+    layouts = []
+
+    def _load_layouts():
+        """The kit's layouts, then every gui/*.kv but the shared one (read once, before the
+        first screen that is not Home is built). Home's own layout (companion.kv) uses neither:
+        a Home that comes to use the kit must read kit.kv in build()."""
+        if layouts:
+            return
+        layouts.append(True)
+        Builder.load_file(str(KIT_KV))
+        for kv in sorted(GUI_DIR.glob("*.kv")):
+            if kv != KV_FILE:
+                Builder.load_file(str(kv))
 
     class LazyScreens(ScreenManager):
         """Every screen but home is built the first time it is asked for, which keeps the
@@ -79,6 +97,8 @@ def _make_app_class():
             self.later = {}
 
         def build(self, name, ref):
+            if name != "home":
+                _load_layouts()
             mod, _, cls = ref.partition(":")
             self.add_widget(getattr(importlib.import_module(mod), cls)(name=name))
 
@@ -93,6 +113,7 @@ def _make_app_class():
 
     class CompanionApp(App):
         title = "Tabletop companion"
+        load_layouts = staticmethod(_load_layouts)  # for tests that make a screen's widgets alone
 
         def __init__(self, board_choice=None, **kw):
             super().__init__(**kw)
@@ -106,11 +127,7 @@ def _make_app_class():
 
         # ---------------------------------------------------------------- lifecycle
         def build(self):
-            Builder.load_file(str(KV_FILE))
-            Builder.load_file(str(KIT_KV))
-            for kv in sorted(GUI_DIR.glob("*.kv")):
-                if kv != KV_FILE:
-                    Builder.load_file(str(kv))
+            Builder.load_file(str(KV_FILE))  # shared styles and Home; the rest in load_layouts
             sm = LazyScreens(transition=NoTransition())
             for name, ref in SCREENS:
                 if name in LAZY_SCREENS:
@@ -164,11 +181,15 @@ def _make_app_class():
 
         @staticmethod
         def colour_rgba(name):
+            from companion import kit
+
             return kit.rgba(name)
 
         @staticmethod
         def refused_games() -> list:
             """Game folders this build could not register, in plain words (shown on Home)."""
+            from companion import games
+
             return [why for _, why in sorted(games.refused().items())]
 
         # ---------------------------------------------------------------- navigation
@@ -212,6 +233,8 @@ def _make_app_class():
 
         def start_new_game(self, game, names, colours, virtual_first=True, **options):
             """A new game of `game` (a registered id) from the new-game form's values."""
+            from companion import controller as C
+
             scr = self._sm.get_screen("new_game")
             try:
                 ctrl = C.GameController.new(self.games_dir, names, colours, game=game, **options)
@@ -224,6 +247,8 @@ def _make_app_class():
             return ctrl
 
         def resume_game(self, path) -> bool:
+            from companion import controller as C
+
             home = self._sm.get_screen("home")
             try:
                 ctrl = C.GameController.open(path)
@@ -265,16 +290,12 @@ def main(argv=None):
         if not (w.isdigit() and h.isdigit() and int(w) >= 800 and int(h) >= 480):
             sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least 800x480, not {args.size!r}")
         size = (int(w), int(h))
-    configure_kivy(size, args.fullscreen)
+    # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480 panel or
+    # a laptop), instead of a fixed 1280x800 that may not fit - made so, not resized after
+    configure_kivy(size, args.fullscreen, maximized=not args.size)
     app = create_app(args.board)
     from kivy.clock import Clock
 
-    if not args.size and not args.fullscreen:
-        # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480
-        # panel or a laptop), instead of a fixed 1280x800 that may not fit
-        from kivy.core.window import Window
-
-        Clock.schedule_once(lambda dt: Window.maximize(), 0)
     if args.exit_after is not None:
         Clock.schedule_once(lambda dt: app.stop(), args.exit_after)
     app.run()

@@ -8,6 +8,9 @@ benchmark (one Kivy window per process):
     python tests/app/app_driver.py coldstart   # boot to the first drawn frame, print seconds
     python tests/app/app_driver.py barekivy    # the same for a bare Kivy app (the reference)
     python tests/app/app_driver.py settle      # start and wait until every saved game is listed
+    python tests/app/app_driver.py firstframe app|bare   # the real start (the app's main(), or a
+                                               # bare Kivy App.run() with the same window) to its
+                                               # first frame at the window's final size
 
 Environment: DISPLAY, TABLETOP_COMPANION_DATA and KIVY_HOME must be set by the caller.
 """
@@ -36,6 +39,7 @@ def boot(size=(1280, 800), board="none", frames=3):
     appmod.configure_kivy(size)
     app = appmod.create_app(board)
     app._run_prepare()
+    app.load_layouts()  # the app reads them when it leaves Home; tests make such widgets alone
     from kivy.base import runTouchApp
 
     runTouchApp(embedded=True)
@@ -109,13 +113,15 @@ def pixels_stats():
 ARTIFACTS = os.path.join(ROOT, "test-artifacts", "app")
 
 
-def shot(name, min_variance=50):
-    """Save the current frame to test-artifacts/app/<name>.png and check it is not blank."""
+def shot(name, min_variance=50, folder=None):
+    """Save the current frame to <folder, default test-artifacts/app>/<name>.png and check it is
+    not blank."""
     from kivy.core.window import Window
 
     pump(3)
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    path = os.path.join(ARTIFACTS, name + ".png")
+    folder = folder or ARTIFACTS
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, name + ".png")
     made = Window.screenshot(path)  # Kivy adds a counter to the name
     os.replace(made, path)
     assert os.path.getsize(path) > 2000, path
@@ -228,6 +234,71 @@ def board_latency(n=20):
     return {"token_to_screen": stats(token), "die_to_screen": stats(die), "samples": n}
 
 
+def first_frame(which):
+    """Start the real app (`companion.app.main()` with no arguments: the window made to fill the
+    screen) or a bare Kivy app made with the same window settings, both through App.run(), and
+    print one JSON line when the first frame at the window's final size has been drawn (a resize
+    after the first frame counts until the frame after it). `since_spawn` is measured from
+    $BENCH_SPAWN (the parent's time.time() just before it started this process), so the
+    interpreter's start and every import count, the same way for both; `cpu` is the process's
+    CPU time to that frame (all its threads: steadier than wall time on a busy machine). The
+    process then ends without its teardown."""
+    from kivy.clock import Clock
+
+    flips = []
+
+    def arm(dt):  # the first tick of the first frame: before it is drawn
+        from kivy.core.window import Window
+
+        def flipped(*_):
+            flips.append((time.time(), time.perf_counter(), tuple(Window.size), time.process_time()))
+            if len(flips) == 1:
+                Clock.schedule_once(report, 0.4)  # time for a resize to show up
+        Window.bind(on_flip=flipped)
+
+    def report(dt):
+        from kivy.app import App
+        from kivy.core.window import Window
+
+        final = tuple(Window.size)
+        at = [f for f in flips if f[2] == final]
+        if not at:  # resized after the last frame: wait for the frame at the final size
+            Clock.schedule_once(report, 0.1)
+            return
+        wall, perf, _, cpu = at[0]
+        spawn = float(os.environ.get("BENCH_SPAWN") or "nan")
+        root = App.get_running_app().root
+        print(json.dumps({"since_spawn": wall - spawn, "in_process": perf - T0, "cpu": cpu,
+                          "first_flip_size": list(flips[0][2]), "size": list(final),
+                          "resized": flips[0][2] != final, "frames": len(flips),
+                          "screen": getattr(root, "current", which), "rss_kib": _rss_kib()}), flush=True)
+        os._exit(0)
+
+    Clock.schedule_once(arm, 0)
+    if which == "app":
+        from companion import app as appmod
+
+        appmod.main([])
+    elif which == "bare":
+        from kivy.config import Config
+
+        # the window main() asks for (companion.app.configure_kivy, DEFAULT_SIZE, maximized),
+        # set here so that the bare app imports nothing of the companion
+        for key, value in (("width", "1280"), ("height", "800"), ("minimum_width", "320"),
+                           ("minimum_height", "480"), ("fullscreen", "0"), ("window_state", "maximized")):
+            Config.set("graphics", key, value)
+        Config.set("input", "mouse", "mouse,disable_multitouch")
+        Config.set("kivy", "exit_on_escape", "0")
+        from kivy.app import App
+        from kivy.uix.label import Label
+
+        class Bare(App):
+            def build(self):
+                return Label(text="bare")
+        Bare().run()
+    raise SystemExit(f"the {which} start ended before its first frame")
+
+
 def _rss_kib():
     try:
         with open("/proc/self/status") as f:
@@ -289,6 +360,8 @@ def _main(argv):
         print(json.dumps({"seconds": time.perf_counter() - T0, "screen": "bare",
                           "rss_kib": _rss_kib()}), flush=True)
         return 0
+    if cmd == "firstframe":
+        return first_frame(argv[1])
     if cmd == "settle":  # start, then leave the home screen time to build every row
         app = boot(frames=1)
         wait_for(lambda: not app.root.get_screen("home").filling, 30, "the saved-games list")
