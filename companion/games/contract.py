@@ -107,6 +107,7 @@ class GameModule:
     register: str = ""        # interpretation register (path, relative to the repository)
     trace: str = ""           # rule -> code -> test table
     order: int = 100          # place in the game list (the flagship first)
+    bgg_id: int | None = None  # BoardGameGeek's id, for exports (None: not known for sure)
 
     def __post_init__(self):
         if self.sensing is not None and getattr(self.view, "sensing", None) is None:

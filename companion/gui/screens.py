@@ -680,6 +680,8 @@ class GameScreen(Screen):
             self.ids.now_scroll.scroll_y = 1  # a new decision: its prompt first
             self.show_all, self._all_page = False, 0
         self._fill_actions(snap, new)
+        if snap.get("app_problem"):  # the app could not play a seat: the players choose by hand
+            self.message, self.error = snap["app_problem"], True
         # helpers of the dashboard: a bug in one must not stop the game (the action is saved)
         for part in (self._update_step_panel, self._round_and_end):
             try:
@@ -831,11 +833,12 @@ class GameScreen(Screen):
         """Undo asks first and says what it takes back."""
         if self.ctrl is None or not self.can_undo:
             return
-        last = self.ctrl.history.entries
-        last = next((e for e in reversed(last) if not e.undone and e.undo_of is None), None)
+        preview = self.ctrl.undo_preview()  # the player's action, then the app's moves after it
         self._mark_selected(None)
         self.pending, self._pending_from, self._pending_label = self.UNDO, "undo", None
-        self.pending_text = ("Undo " + (f"#{last.seq} {last.text}" if last else "the last action")
+        more = len(preview) - 1
+        also = (f", and the app's {'move' if more == 1 else f'{more} moves'} after it" if more > 0 else "")
+        self.pending_text = ("Undo " + (preview[0] if preview else "the last action") + also
                              + "? The game goes back to just before it; the table must follow.")
         self.message = ""
 

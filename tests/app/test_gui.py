@@ -156,7 +156,7 @@ def _undo_follows_journal_policy(app, drv):
     assert scr.can_undo
     n = len(ctrl.journal.entries())
     drv.press(scr.ids.undo)
-    assert scr.pending_text.startswith("Undo #") and len(ctrl.journal.entries()) == n  # asks first
+    assert scr.pending_text.startswith("Undo ") and len(ctrl.journal.entries()) == n  # asks first
     drv.press(scr.ids.confirm)
     assert ctrl.state.to_dict() == before
     assert scr.message.startswith("Undone")

@@ -226,7 +226,7 @@ def scenario_action_area_at_800x480(app, drv):
     assert len(app.ctrl.journal) == n + 1
     # Undo asks and says what it takes back; Cancel keeps everything
     _tap(drv, scr.ids.undo)
-    assert scr.pending_text.startswith("Undo #") and len(app.ctrl.journal) == n + 1
+    assert scr.pending_text.startswith("Undo ") and len(app.ctrl.journal) == n + 1
     _tap(drv, scr.ids.cancel)
     assert scr.pending is None and len(app.ctrl.journal.actions()) == n + 1
 
