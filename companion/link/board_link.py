@@ -249,6 +249,9 @@ class TableMirror:
                     where = self.smap.bit_name(index)
                 elif code in (wire.FAULT_SENSOR_MISSING, wire.FAULT_SENSOR_ID, wire.FAULT_SENSOR_SATURATED):
                     where = well_name(index)
+                elif code == wire.FAULT_CAL_IMPLAUSIBLE:
+                    where = "%s: its stored face %d reads like face %d" % (
+                        well_name(index), value >> 8, value & 0xFF)
                 else:
                     where = wire.fault_where(code, index, value)
                 faults.append({"code": code, "fault": name, "where": where, "value": value})
