@@ -96,7 +96,7 @@ class World:
         self.load_active_low = profile.get("load_active_low", True)
         self.spi_id = profile["spi"]["id"]
         self.optics = []
-        self.led_pins = {}  # well LED pin -> WellOptics
+        self.led_pins = {}  # well LED pin -> [WellOptics] (the modules of one bus share it)
         self.sensors = []
         self.devices = {}  # (bus id, addr) -> TCS34725Sim
         tints = tints or [(1.0, 1.0, 1.0), (1.06, 0.97, 1.04)]
@@ -105,11 +105,15 @@ class World:
             self.optics.append(o)
             s = TCS34725Sim(now_ms, o.source, smap.well_chip_ids[w][0])
             self.sensors.append(s)
-            bus_id = profile["i2c"][smap.well_buses[w]]["id"]
-            self.devices[(bus_id, smap.well_addrs[w])] = s
-            led = profile["i2c"][smap.well_buses[w]].get("well_led")
+            bus = self._profile_bus(smap.well_buses[w])
+            if bus is None:
+                # a bus the profile lacks (the validator refuses such a map; a board given one
+                # anyway reports FAULT_PROFILE_PIN): the module is wired to nothing it can reach
+                continue
+            self.devices[(bus.get("id"), smap.well_addrs[w])] = s
+            led = bus.get("well_led")
             if led is not None:
-                self.led_pins[led] = o
+                self.led_pins.setdefault(led, []).append(o)
         # guidance lights: one 74HC595 per 74HC165 on the same chain, fed from MOSI, latched
         # by LOAD (firmware/hc595.py); random outputs at power-up (their own generator, so the
         # world's stays as it was); "lights": false in the profile builds a board without them
@@ -121,6 +125,13 @@ class World:
         self.wdt_timeout = None
         self.wdt_fed = None
         self.reset_requested = False
+
+    def _profile_bus(self, n):
+        """The profile's I2C bus entry number n (a dict), or None when it has none."""
+        buses = self.profile.get("i2c")
+        if not isinstance(buses, list) or not 0 <= n < len(buses) or not isinstance(buses[n], dict):
+            return None
+        return buses[n]
 
     # ------------------------------------------------------------------ chain
     def _inputs(self):
@@ -153,8 +164,8 @@ class World:
 
     def pin_write(self, pin, level):
         self.pins[pin] = level
-        if pin in self.led_pins:
-            self.led_pins[pin].led = level
+        for o in self.led_pins.get(pin, ()):
+            o.led = level
         if pin == self.load_pin:
             was = self.chain.loading
             self.chain.load_pin(level, self.load_active_low)
