@@ -146,3 +146,52 @@ def test_a_live_journal_of_a_writer_is_left_alone(tmp_path):
     finally:
         conn.execute("ROLLBACK")
         conn.close()
+
+
+RO_SCRIPT = """
+import sys
+sys.path.insert(0, %(root)r)
+from companion.store.journal import Journal, list_journals
+item = list_journals(%(dir)r)[0]
+print("LISTED", type(item).__name__, getattr(item, "action_count", None))
+print("NOTE", " ".join(getattr(item, "notes", ())))
+j = Journal.open(%(path)r, readonly=True)
+print("OPENED", len(j))
+"""
+
+
+def test_a_foreign_journal_in_a_read_only_place_is_ignored_and_said(tmp_path):
+    """On a real read-only mount the leftover cannot be moved: the save is read as it is,
+    ignoring it, and the note says so."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p, j = _save(tmp_path, "g.journal", 0)
+    backup = None
+    crashed = None
+    for n in range(1, 41):
+        _fill(j, 1, n - 1)
+        if n == 20:
+            backup = p.read_bytes()
+        if n == 40:
+            crashed = _crash_image(p, tmp_path / "card", spill=True)
+    j.close()
+    crashed.write_bytes(backup)
+    seqs, check = _sqlite_alone(crashed, crashed.parent / "g.journal-journal", tmp_path)
+    assert seqs != list(range(1, 21)) or check != [("ok",)]  # SQLite alone would change it
+    d = crashed.parent
+    script = RO_SCRIPT % {"root": root, "path": str(crashed), "dir": str(d)}
+    cmd = ["unshare", "-rm", "sh", "-c",
+           'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -c "$3"',
+           "sh", str(d), sys.executable, script]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except FileNotFoundError:
+        pytest.skip("unshare not available")
+    if "mount" in r.stderr and r.returncode:
+        pytest.skip("no user namespaces here: " + r.stderr.strip())
+    out = r.stdout
+    assert "LISTED JournalSummary 20" in out, out + r.stderr
+    assert "could not be moved" in out and "OPENED 20" in out
+    assert (d / "g.journal-journal").exists() and crashed.read_bytes() == backup
