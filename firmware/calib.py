@@ -212,7 +212,7 @@ class Store:
         # per well: None, or (face, other) when its stored calibration fails the capture rules
         # (a file of older firmware): the board reports it (FAULT_CAL_IMPLAUSIBLE) and the well
         # reports no dice until it is calibrated again
-        self.implausible = [None] * n_wells
+        self.implausible = [None] * n_wells  # type: list
 
     def _check(self):
         for w in range(self.n_wells):
