@@ -125,3 +125,30 @@ def test_every_cut_that_loses_actions_is_reported(tmp_path, legacy):
         assert item.last_good_seq < N
         reported += 1
     assert reported >= len(cuts) - 2
+
+
+def test_a_log_cut_at_a_commit_after_a_checkpoint_is_caught_by_the_saves_header(tmp_path):
+    """An older version checkpointed its log into the save (the log stays until the next
+    write); the log, cut back to an earlier commit and copied without its -shm, gives fewer
+    pages than the save's own header already counts."""
+    d = tmp_path / "w"
+    d.mkdir()
+    p = d / "old.journal"
+    j = Journal.create(p, "civmint", SETUP, "0.0.9")
+    j._conn.execute("PRAGMA journal_mode=WAL")
+    j._conn.execute("PRAGMA wal_autocheckpoint=0")
+    _fill(j, N)
+    j._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    files = {s: (d / ("old.journal" + s)).read_bytes() for s in ("", "-wal")}
+    j.close()
+    wal = files["-wal"]
+    size = 24 + int.from_bytes(wal[8:12], "big")
+    ends = [i + 1 for i in range((len(wal) - 32) // size)
+            if int.from_bytes(wal[32 + i * size + 4:32 + i * size + 8], "big")]
+    pages = [int.from_bytes(wal[32 + (e - 1) * size + 4:32 + (e - 1) * size + 8], "big") for e in ends]
+    own = int.from_bytes(files[""][28:32], "big")
+    early = [e for e, n in zip(ends, pages) if n < own]
+    assert early, "every commit already had the save's final size"
+    q = _place(tmp_path, files, wal=wal[:32 + early[len(early) // 2] * size])
+    item = list_journals(q.parent)[0]
+    assert not isinstance(item, JournalSummary) and "the save itself already has" in item.reason
