@@ -2,7 +2,11 @@
 for a minute of each event kind at UART line rate, against the cost of one event put into an
 empty queue and drained at once (the reference, same run).
 
-    .venv/bin/python benchmarks/bench_event_queue.py [--seconds 60]
+    .venv/bin/python benchmarks/bench_event_queue.py [--seconds 60] [--pty-seconds 20]
+
+Then the same through the real link: a BoardLink on a pty sends SELF_TEST reports paced at
+115200 baud to the app's BoardConnection (pyserial, HostLink, worker thread) while the UI
+never drains; it prints the queue's peak size and the process CPU time per event.
 """
 import argparse
 import os
@@ -54,9 +58,48 @@ def flood(make, n):
     return (time.perf_counter() - t) / n, peak, q.qsize()
 
 
+def pty_flood(seconds):
+    from companion.link.board_link import DEFAULT_MAP, BoardConnection
+    from companion.link.linksim import PtyBoardEndpoint
+    from firmware import sensormap
+    from protocol import wire
+    smap = sensormap.load(DEFAULT_MAP)
+    board = PtyBoardEndpoint(lanes=[0] * smap.n_lanes, wells=smap.n_wells, map_hash=smap.hash8)
+    board.start()
+    conn = BoardConnection(board.path).start()
+    try:
+        end = time.monotonic() + 10
+        while time.monotonic() < end and not (conn.host.synced and board.link.synced):
+            time.sleep(0.01)
+        fields = {"trigger": 2, "registers": smap.chain_registers,
+                  "faults": [(wire.FAULT_SENSOR_MISSING, 0, 0), (wire.FAULT_BIT_STUCK, 3, 9),
+                             (wire.FAULT_SENSOR_SATURATED, 1, 999)]}
+        frame = 44  # bytes on the wire of this report
+        sent, peak = 0, 0
+        cpu0, t0 = time.process_time(), time.monotonic()
+        while time.monotonic() - t0 < seconds:
+            due = int((time.monotonic() - t0) * LINE_BYTES_PER_S / frame)
+            while sent < due and board.send(wire.SELF_TEST, fields) >= 0:
+                sent += 1
+            peak = max(peak, conn.events.qsize())
+            time.sleep(0.002)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and board.link.count:
+            time.sleep(0.01)
+        cpu = time.process_time() - cpu0
+        delivered = conn.host.counters["rx_delivered"]
+        print("pty flood: %d SELF_TEST in %.0f s (%d delivered), queue peak %d, now %d; "
+              "process CPU %.1f us per event (both ends, pyserial, the link, the queue)"
+              % (sent, seconds, delivered, peak, conn.events.qsize(), cpu / max(1, delivered) * 1e6))
+    finally:
+        conn.stop()
+        board.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--pty-seconds", type=float, default=20)
     a = ap.parse_args()
     print("%-24s %9s %7s %7s %11s %11s %6s" % ("kind", "events", "peak", "after", "ref us/ev",
                                                "flood us/ev", "ratio"))
@@ -66,6 +109,8 @@ def main():
         cost, peak, after = min(flood(make, n) for _ in range(3))
         print("%-24s %9d %7d %7d %11.2f %11.2f %6.2f" % (name, n, peak, after, ref * 1e6,
                                                          cost * 1e6, cost / ref))
+    if a.pty_seconds:
+        pty_flood(a.pty_seconds)
 
 
 if __name__ == "__main__":
