@@ -575,7 +575,7 @@ def _trial_scan(path: Path, journal: Path | None, wal: bool = False) -> _Scan | 
             return None
 
 
-def _hot_journal_check(path: Path, header: bytes) -> tuple[str | None, bool]:
+def _hot_journal_check(path: Path, header: bytes, move: bool = True) -> tuple[str | None, bool]:
     """A rollback journal beside ``path`` that is not its own is set aside before SQLite sees
     it. Returns (note for the player or None, True when it must be ignored in place).
 
@@ -627,6 +627,9 @@ def _hot_journal_check(path: Path, header: bytes) -> tuple[str | None, bool]:
                    f"{len(as_is.rows)} entries into {len(played.rows)}")
     if why is None:
         return None, False
+    if not move:  # the caller only reads (recover): ignored in place, the files untouched
+        return (f"a rollback journal {jpath.name} lies beside this save that does not belong to "
+                f"it ({why}); it was ignored"), True
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
     aside = Path(f"{jpath}.set-aside-{stamp}")
     n = 1
@@ -660,7 +663,8 @@ def _writable_problem(path: Path) -> str | None:
     return None
 
 
-def _scan(path: Path, readonly: bool, _trial: bool = False) -> tuple[_Scan, sqlite3.Connection | None]:
+def _scan(path: Path, readonly: bool, _trial: bool = False, move_foreign: bool = True
+          ) -> tuple[_Scan, sqlite3.Connection | None]:
     """Open ``path`` and verify everything. Raises NotAJournal / JournalTooNew /
     JournalNotFound directly; corruption is reported in ``scan.problem`` with the valid
     prefix loaded. Returns the open connection (caller closes it), or None when the file
@@ -692,7 +696,7 @@ def _scan(path: Path, readonly: bool, _trial: bool = False) -> tuple[_Scan, sqli
     if readonly and header[18] == 2 and not os.path.exists(str(path) + "-wal") \
             and _writable_problem(path):
         readonly = "immutable"  # a WAL-mode save on read-only media: nothing to merge
-    note, ignore = (None, False) if _trial else _hot_journal_check(path, header)
+    note, ignore = (None, False) if _trial else _hot_journal_check(path, header, move_foreign)
     if ignore:
         readonly = "immutable"  # a foreign journal that could not be moved: never played back
     try:
@@ -1041,7 +1045,7 @@ class Journal:
         path, new_path = Path(path), Path(new_path)
         if os.path.lexists(new_path):
             raise JournalExists(new_path)
-        scan, conn = _scan(path, readonly=True)
+        scan, conn = _scan(path, readonly=True, move_foreign=False)
         if conn is not None:
             conn.close()
         meta = dict(scan.meta)

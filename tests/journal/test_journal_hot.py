@@ -195,3 +195,18 @@ def test_a_foreign_journal_in_a_read_only_place_is_ignored_and_said(tmp_path):
     assert "LISTED JournalSummary 20" in out, out + r.stderr
     assert "could not be moved" in out and "OPENED 20" in out
     assert (d / "g.journal-journal").exists() and crashed.read_bytes() == backup
+
+
+def test_recover_reads_past_a_foreign_journal_and_leaves_it_in_place(tmp_path):
+    a, ja = _save(tmp_path, "a.journal", 30)
+    crashed = _crash_image(a, tmp_path / "crashed", spill=True)
+    ja.close()
+    b, jb = _save(tmp_path, "b.journal", 25, game="mint_works")
+    jb.close()
+    foreign = crashed.parent / "a.journal-journal"
+    shutil.copyfile(foreign, str(b) + "-journal")
+    before = b.read_bytes()
+    with Journal.recover(b, tmp_path / "copy.journal") as c:
+        assert c.meta["game"] == "mint_works" and len(c) == 25
+    assert (tmp_path / "b.journal-journal").read_bytes() == foreign.read_bytes()
+    assert b.read_bytes() == before  # the original only read
