@@ -38,6 +38,7 @@ class WellOptics:
         self.noise = noise
         self.state = "empty"  # empty | die
         self.led = 1  # the module's LED input (1 = lit)
+        self.led_changes = []  # (time, level) of its recent switchings, oldest first
         self.ambient = (0.0, 0.0, 0.0, 0.0)  # room light reaching the sensor, counts per nominal cycle
         self.top = None
         self.crooked = None  # (mark a, mark b, share of a, brightness) or None
@@ -69,6 +70,36 @@ class WellOptics:
         self.top = None
         self.crooked = None
 
+    def set_led(self, level, now):
+        """The LED input switched at simulated time `now` (the board's pin write)."""
+        if level != self.led:
+            self.led = level
+            ch = self.led_changes
+            ch.append((now, level))
+            if len(ch) > 16:
+                del ch[0]
+
+    def _led_share(self, start, end):
+        """Share of the window [start, end] the LED was lit: a reading computed after the board
+        switched the LED again still integrates the light of its own window."""
+        level = self.led
+        ch = self.led_changes
+        i = len(ch) - 1
+        while i >= 0 and ch[i][0] > start:  # the level at `start`: before the changes after it
+            level = 1 - ch[i][1] if ch[i][1] in (0, 1) else level
+            i -= 1
+        lit = 0.0
+        t = start
+        for when, new in ch[i + 1:]:
+            if when >= end:
+                break
+            if level:
+                lit += when - t
+            t, level = when, new
+        if level:
+            lit += end - t
+        return lit / (end - start) if end > start else float(bool(level))
+
     def _noisy(self, v, scale):
         if not self.noise:  # a noiseless well (tests)
             return v
@@ -96,10 +127,11 @@ class WellOptics:
         plus the room's."""
         scale = (cycles / optics.NOMINAL_CYCLES) * (gain / optics.NOMINAL_GAIN)
         amb = tuple(x * scale for x in self.ambient)
-        if not self.led:
+        share = self._led_share(end_ms - cycles * 2.4, end_ms)
+        if share <= 0.0:
             return amb
         lit = self._lit(end_ms, cycles, gain, scale)
-        return tuple(lit[i] + amb[i] for i in range(4))
+        return tuple(lit[i] * share + amb[i] for i in range(4))
 
     def _lit(self, end_ms, cycles, gain, scale):
         span = cycles * 2.4
@@ -220,7 +252,7 @@ class World:
     def pin_write(self, pin, level):
         self.pins[pin] = level
         for o in self.led_pins.get(pin, ()):
-            o.led = level
+            o.set_led(1 if level else 0, self.now_ms())
         if pin == self.load_pin:
             was = self.chain.loading
             self.chain.load_pin(level, self.load_active_low)

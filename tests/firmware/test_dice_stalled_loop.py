@@ -66,3 +66,18 @@ def test_the_tumble_depends_on_time_only():
     for end in range(1030, 1400, 11):
         assert a.source(end, 10, 4) not in still
     assert a.source(1500, 10, 4) == still[2]  # after it stopped: face 3 on top
+
+
+def test_a_reading_computed_late_integrates_the_led_of_its_own_window():
+    """The sensor computes a window's counts when the board reads them, perhaps after the board
+    switched the LED again (a stalled loop): the LED counts as it was during the window."""
+    from firmware.sim.world import WellOptics
+    o = WellOptics(random.Random(1), noise=0.0)
+    o.roll(0, 4, 10, False, seed=1)
+    lit = o.source(1000, 10, 4)  # 24 ms window, LED on throughout
+    o.set_led(0, 1100)  # switched off after that window ended
+    assert o.source(1000, 10, 4) == lit  # still the lit window
+    assert o.source(1200, 10, 4) == (0.0, 0.0, 0.0, 0.0)  # a window wholly dark (no room light)
+    o.set_led(1, 1212)  # on again half-way through the window ending at 1224
+    half = o.source(1224, 10, 4)
+    assert all(abs(h - x / 2) < 1e-6 for h, x in zip(half, lit))
