@@ -466,7 +466,37 @@ def _wal_problem(path: Path, header: bytes) -> str | None:
         if committed and own > db_pages:
             return (f"{cut} (its last commit leaves {db_pages} pages; the save itself already "
                     f"has {own})")
+    if committed:
+        return _wal_foreign(path, wal.name)
     return None
+
+
+_FOREIGN_WAL = "does not belong to this save"
+
+
+def _wal_foreign(path: Path, wal_name: str) -> str | None:
+    """A whole log that is another save's: nothing in a -wal names its database, and SQLite
+    applies any valid one. A save only ever grows (append-only rows), so its own log read on top
+    of it (a copy) gives the same game with the save's entries as a prefix; another save's log
+    gives another game, other entries, or damage."""
+    alone = _trial_scan(path, None)
+    whole = _trial_scan(path, None, wal=True)
+    if alone is None or alone.problem or alone.meta is None:
+        return None  # nothing to compare with: the save needs its log (the checks above hold)
+    why = None
+    if whole is None or whole.meta is None:
+        why = "SQLite cannot read the save with it"
+    elif whole.meta != alone.meta:
+        why = "it holds another game"
+    elif whole.problem:
+        why = "read with it the save is damaged: %s" % whole.problem
+    elif [r[4] for r in whole.rows[:len(alone.rows)]] != [r[4] for r in alone.rows]:
+        why = ("its entries do not continue the save's %d: it was written for another save"
+               % len(alone.rows))
+    if why is None:
+        return None
+    return (f"its write-ahead log {wal_name} {_FOREIGN_WAL} ({why}); move "
+            f"{wal_name} away to open the save as it is")
 
 
 def _wal_index_frames(shm: Path, salts: bytes) -> int | None:
@@ -687,7 +717,9 @@ def _scan(path: Path, readonly: bool, _trial: bool = False, move_foreign: bool =
             # before SQLite opens it: it would apply the valid part silently (and, opened for
             # writing, fold it into the save and delete the evidence). What a copy of both
             # gives is the prefix that can be recovered; the files themselves stay untouched
-            scan = _trial_scan(path, None, wal=True) or _Scan()
+            # (a log that is not the save's own is left out: the save alone is the prefix)
+            own_log = _FOREIGN_WAL not in wal_problem
+            scan = _trial_scan(path, None, wal=own_log) or _Scan()
             scan.problem = wal_problem
             if scan.meta is None:
                 raise JournalCorrupt(path, wal_problem)

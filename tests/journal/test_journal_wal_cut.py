@@ -152,3 +152,36 @@ def test_a_log_cut_at_a_commit_after_a_checkpoint_is_caught_by_the_saves_header(
     q = _place(tmp_path, files, wal=wal[:32 + early[len(early) // 2] * size])
     item = list_journals(q.parent)[0]
     assert not isinstance(item, JournalSummary) and "the save itself already has" in item.reason
+
+
+def _other_legacy(tmp_path, game, before, after):
+    d = tmp_path / ("src-" + game)
+    d.mkdir()
+    p = d / "old.journal"
+    j = Journal.create(p, game, SETUP, "0.0.9")
+    _fill(j, before)
+    j._conn.execute("PRAGMA journal_mode=WAL")
+    j._conn.execute("PRAGMA wal_autocheckpoint=0")
+    _fill(j, after, before)
+    files = {s: (d / ("old.journal" + s)).read_bytes() for s in ("", "-wal")}
+    j.close()
+    return files
+
+
+@pytest.mark.parametrize("which", ["a-log-on-b", "b-log-on-a"])
+def test_another_saves_whole_log_is_reported_and_the_save_alone_recovered(tmp_path, which):
+    """Whole, valid logs carry nothing naming their save: SQLite would read another save's on
+    top of this one (here: silently a 40-action game of another save)."""
+    a = _other_legacy(tmp_path, "civmint", 10, 30)
+    b = _other_legacy(tmp_path, "mint_works", 25, 20)
+    main, log, alone = (b[""], a["-wal"], 25) if which == "a-log-on-b" else (a[""], b["-wal"], 10)
+    d = tmp_path / "save"
+    d.mkdir()
+    (d / "old.journal").write_bytes(main)
+    (d / "old.journal-wal").write_bytes(log)
+    item = list_journals(d)[0]
+    assert not isinstance(item, JournalSummary) and "does not belong to this save" in item.reason
+    with pytest.raises(JournalCorrupt) as exc:
+        Journal.open(d / "old.journal")
+    assert [e.action["i"] for e in exc.value.recovered_actions] == list(range(alone))
+    assert (d / "old.journal-wal").read_bytes() == log
