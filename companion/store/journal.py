@@ -192,7 +192,9 @@ class JournalSummary:
     app_version: str
     schema_version: int
     data_version: int = 1  # the game module's data version (1 for journals written before it was kept)
-    notes: tuple = ()  # what opening it did first, in plain words (a foreign journal set aside)
+    # what reading it did first, in plain words (a foreign -journal set aside), for the app to
+    # show once; an attribute, not a field: stored summaries (save_summary) keep the fields only
+    notes = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1274,12 +1276,14 @@ def _summarise(path: Path) -> JournalSummary | BrokenJournal:
 
 
 def _summary(path, meta: dict, rows, effective, notes=()) -> JournalSummary:
-    return JournalSummary(
+    summary = JournalSummary(
         path=str(path), game=meta["game"], setup=meta["setup"], created=meta["created"],
         updated=rows[-1][2] if rows else meta["created"],
         action_count=len(effective), app_version=meta["app_version"],
-        schema_version=meta["schema_version"], data_version=meta.get("data_version", 1),
-        notes=tuple(notes))
+        schema_version=meta["schema_version"], data_version=meta.get("data_version", 1))
+    if notes:
+        object.__setattr__(summary, "notes", tuple(notes))
+    return summary
 
 
 def file_stamp(path) -> list | None:
