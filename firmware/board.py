@@ -402,7 +402,9 @@ class Board:
                 continue
             self.saturated[w] = s.c >= s.max_count - (s.max_count >> 5)
             well = self.wells[w]
-            if well.sample(s.c, s.r, s.g, s.b):
+            if well.sample(s.c, s.r, s.g, s.b) and self.store.implausible[w] is None:
+                # a well whose stored calibration fails the capture rules still samples (a
+                # calibration needs its readings) but reports nothing: the tablet asks instead
                 self.link.dice(w, well.state, well.value, well.confidence, well.roll)
 
     # ------------------------------------------------------------------- tracks
@@ -518,8 +520,13 @@ class Board:
                 self.pending[k] = 0
             self.n_pending = 0
         wells = []
-        for w in self.wells:
-            wells.append((w.state, w.value, w.confidence, w.roll))
+        bad = self.store.implausible
+        for i in range(len(self.wells)):
+            w = self.wells[i]
+            if bad[i] is not None:
+                wells.append((dice.EMPTY, 0, 0, w.roll))  # reports no dice (calibrate it again)
+            else:
+                wells.append((w.state, w.value, w.confidence, w.roll))
         if self.scanner is None:
             return [0] * self.smap.n_lanes, wells
         return list(self.scanner.stable), wells
@@ -642,9 +649,12 @@ class Board:
             if near is not None:  # the session stays open: recapture, then save again
                 self._cal_status(step, w, near[0], wire.CAL_IMPLAUSIBLE, near[1], near[2])
                 return
+            was_bad = self.store.implausible[w] is not None
             if ses.save():
                 self.classifiers[w].set(self.store.wells[w])
                 self._cal_status(step, w, face, wire.CAL_OK)
+                if was_bad:  # the fault cleared: the well reports dice again
+                    self.report(selftest.TEST_UNPROMPTED)
             else:
                 self._cal_status(step, w, face, wire.CAL_STORE_FAILED)
         else:  # CAL_DEFAULTS
@@ -654,10 +664,13 @@ class Board:
             for w in targets:
                 wells[w] = [list(f) for f in calib.DEFAULT_FACES]
                 caps[w] = [0] * 6
+            was_bad = [x for x in self.store.implausible if x is not None]
             if self.store.save(wells, caps):
                 for w in targets:
                     self.classifiers[w].set(self.store.wells[w])
                 self._cal_status(step, well, face, wire.CAL_OK)
+                if was_bad:
+                    self.report(selftest.TEST_UNPROMPTED)
             else:
                 self._cal_status(step, well, face, wire.CAL_STORE_FAILED)
 

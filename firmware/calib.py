@@ -15,7 +15,11 @@ Written atomically: the whole file goes to ``<path>.tmp``, then ``os.rename`` ov
 one (LittleFS replaces the target; where rename refuses an existing target, the old file
 is removed first and ``load`` falls back to the complete ``.tmp``). A missing, unreadable,
 corrupt, wrong-version or wrong-settings file gives the defaults and ``defaults_in_use``
-(reported as FAULT_CAL_DEFAULTS); it never raises.
+(reported as FAULT_CAL_DEFAULTS); it never raises. A file that reads but whose well fails the
+capture rules (``check_well``: the rules CAL_CAPTURE and CAL_SAVE apply, so only a file of older
+firmware or one edited by hand can) marks that well ``implausible`` (FAULT_CAL_IMPLAUSIBLE): the
+board keeps its data (a bug report can see it) but reports no dice from it until it is
+calibrated again or reset to the defaults, so the tablet asks the players instead of misreading.
 
 Guided procedure (``Session``), driven by CMD_CALIBRATE steps from the tablet: BEGIN (well)
 copies that well's centroids; CAPTURE (well, face) takes the stable mean of the die lying
@@ -110,6 +114,21 @@ def check_faces(faces):
     return None if d >= MIN_FACE_GAP else (i, j, d)
 
 
+def check_well(faces, captured):
+    """The capture rules applied to a stored well (6 faces, captured flags): None when they
+    hold, else (face, other): a captured face nearer the printed colour of `other`, or the two
+    nearest faces closer than MIN_FACE_GAP."""
+    for i in range(6):
+        if captured[i]:
+            m = check_capture(i + 1, faces[i])
+            if m is not None:
+                return (i + 1, m)
+    near = check_faces(faces)
+    if near is not None:
+        return (near[0], near[1])
+    return None
+
+
 def defaults(n_wells):
     """Default faces and empty reference per well (7 lists each)."""
     out = []
@@ -190,6 +209,15 @@ class Store:
         self.captured = [[0] * 6 for _ in range(n_wells)]
         self.defaults_in_use = True
         self.problem = "not loaded"
+        # per well: None, or (face, other) when its stored calibration fails the capture rules
+        # (a file of older firmware): the board reports it (FAULT_CAL_IMPLAUSIBLE) and the well
+        # reports no dice until it is calibrated again
+        self.implausible = [None] * n_wells  # type: list
+
+    def _check(self):
+        for w in range(self.n_wells):
+            self.implausible[w] = None if self.defaults_in_use else \
+                check_well(self.wells[w], self.captured[w])
 
     def _bind(self, wells):
         """Wells as the board keeps them: 6 faces, empty reference, this Store's live list."""
@@ -218,6 +246,7 @@ class Store:
                 self.wells = self._bind(wells)
                 self.defaults_in_use = False
                 self.problem = None
+                self._check()
                 return True
             except Exception as exc:  # ValueError, OSError, MemoryError: all mean "unusable"
                 self.problem = "%s: %s" % (path, exc)
@@ -226,6 +255,7 @@ class Store:
         self.wells = self._bind(defaults(self.n_wells))
         self.captured = [[0] * 6 for _ in range(self.n_wells)]
         self.defaults_in_use = True
+        self._check()
         return False
 
     def save(self, wells, captured):
@@ -247,6 +277,7 @@ class Store:
         self.captured = [list(c) for c in captured]
         self.defaults_in_use = False
         self.problem = None
+        self._check()  # a well saved again passes (the session checked it); the others keep theirs
         return True
 
 

@@ -44,6 +44,10 @@ def run(board, trigger, now):
             faults.append((wire.FAULT_CHAIN_LENGTH, nreg, 0xFFFF if found < 0 else found))
     if board.store.defaults_in_use:
         faults.append((wire.FAULT_CAL_DEFAULTS, 0, 0))
+    for w in range(board.n_wells):
+        bad = board.store.implausible[w]
+        if bad is not None:
+            faults.append((wire.FAULT_CAL_IMPLAUSIBLE, w, (bad[0] << 8) | bad[1]))
     stuck = board.scanner.stuck_bits(now, []) if board.scanner is not None else ()
     for b, s in stuck:
         faults.append((wire.FAULT_BIT_STUCK, b, s if s < 0xFFFF else 0xFFFF))

@@ -270,6 +270,16 @@ def parse(data):
         used[b] = 255
     m.spare_bits = tuple(spare)
 
+    if m.tail_level:
+        # hall switches read 1 with no token: a last register with no input held at 0 reads
+        # 0xFF, the tail byte itself, and the board would count the chain one register short
+        # (hc165.chain_length); a spare input at 0 there keeps it apart from the tail
+        last = regs * 8 - 8
+        if m.spare_level or not [b for b in spare if b >= last]:
+            raise SensorMapError("chain: tail_level 1 needs a spare input at level 0 in the last register "
+                  "(bits %d..%d): with no token on it, that register reads 0xFF like the tail "
+                  "and the board would count the chain one register short" % (last, last + 7))
+
     lanes = _need(doc, "lanes", "the top level")
     if not isinstance(lanes, list) or not lanes:
         raise SensorMapError("malformed file: 'lanes' is not a non-empty list")
@@ -468,7 +478,8 @@ def parse(data):
 
 def check_profile(m, profile):
     """Can a board with this pin profile run map m? Raises SensorMapError naming the first
-    entry it cannot serve: a well on an I2C bus the profile does not define."""
+    entry it cannot serve: a well on an I2C bus the profile does not define, or a second well
+    on a bus whose dice LED the profile switches (one LED pin per bus)."""
     buses = profile.get("i2c") if isinstance(profile, dict) else None
     if not isinstance(buses, list):
         raise SensorMapError("board profile: 'i2c' is not a list of buses")
@@ -478,6 +489,16 @@ def check_profile(m, profile):
             raise SensorMapError("well %r (wells[%d]): bus %d is missing from the board profile %r (its I2C "
                   "buses are 0..%d)" % (m.well_ids[k], k, bus, profile.get("board", "?"),
                                         len(buses) - 1))
+        c = buses[bus]
+        if isinstance(c, dict) and c.get("well_led") is not None:
+            for j in range(k):
+                if m.well_buses[j] == bus:
+                    # each reading is LED-on minus LED-off: two modules switching one LED pin
+                    # spoil each other's halves, so neither die would ever settle
+                    raise SensorMapError("well %r (wells[%d]): bus %d already carries well %r, and the "
+                          "board profile %r switches one dice LED per bus (i2c[%d].well_led): "
+                          "each well needs a bus of its own" % (
+                              m.well_ids[k], k, bus, m.well_ids[j], profile.get("board", "?"), bus))
     return m
 
 

@@ -87,6 +87,7 @@ class Link:
         self.synced = False
         self.last_rx_ms = now_ms()
         self.hello_ms = None
+        self.hello_owed = False  # a frame of another pairing came inside the HELLO gap
         self.error_ms = None
 
     # ---------------------------------------------------------------- transmit
@@ -313,6 +314,11 @@ class Link:
                 self.send_error(wire.E_NOT_SYNCED, mtype, seq, "HELLO first", True)
         if self._hello_due():
             self.send_hello(True)
+        else:
+            # inside the gap since the last HELLO: answered when the gap ends (poll), once,
+            # however many such frames came, so a frame just after a pairing is not left
+            # unanswered for good
+            self.hello_owed = True
 
     def _on_frame(self, mtype, seq, ack, src, dst, payload):
         if mtype == wire.HELLO:
@@ -388,6 +394,7 @@ class Link:
         if src == 0:
             self._bad(wire.E_BAD_PAYLOAD, wire.HELLO, seq, "HELLO without a session")
             return
+        self.hello_owed = False  # a HELLO came: this exchange answers whatever was owed
         hello["session"] = src
         hello["peer_session"] = dst
         if not self._accept_peer(hello):
@@ -434,10 +441,11 @@ class Link:
             self.synced = False
             self.counters["link_down"] += 1
             self.on_message({"type": "LINK_DOWN"})
-        if not self.synced:
+        if not self.synced or self.hello_owed:
             if self._hello_due():
+                self.hello_owed = False
                 self.send_hello(True)
-        elif self.count and ticks_diff(now, self.sent_ms) >= RESEND_MS:
+        if self.synced and self.count and ticks_diff(now, self.sent_ms) >= RESEND_MS:
             self._resend_all()
         if self.ack_pending:
             self._send_ack()

@@ -100,6 +100,10 @@ FAULT_MAP_TOO_LARGE = const(8)  # index = KB the map's tables need, value = KB o
 # 0xFFFF the map could not be lit; value = its I2C address). The guidance lights are 74HC595s on
 # the chain now (firmware/hc595.py), which cannot be probed; a board from before may still send it
 FAULT_LIGHTS = const(9)
+# index = well, value = face << 8 | other: the stored calibration of the well fails the capture
+# rules (face's centroid reads like the printed colour of `other`, or lies too near face `other`);
+# the well reports no dice until it is calibrated again
+FAULT_CAL_IMPLAUSIBLE = const(10)
 # FAULT_PROFILE_PIN roles: which entry of the board profile names the pin
 PIN_SPI_SCK = const(1)
 PIN_SPI_MOSI = const(2)
@@ -118,6 +122,7 @@ FAULT_NAMES = {
     FAULT_PROFILE_PIN: "board profile names a pin this board lacks",
     FAULT_MAP_TOO_LARGE: "sensor map too large for the board's memory",
     FAULT_LIGHTS: "guidance-light driver missing (reserved: older firmware)",
+    FAULT_CAL_IMPLAUSIBLE: "stored dice calibration implausible",
 }
 
 def fault_where(code, index, value):
@@ -131,6 +136,8 @@ def fault_where(code, index, value):
         if index == 0xFFFF:
             return "older firmware: its HT16K33 light drivers could not reach the map (%d registers)" % value
         return "older firmware: HT16K33 number %d at I2C address 0x%02X did not answer" % (index, value)
+    if code == FAULT_CAL_IMPLAUSIBLE:
+        return "well %d: its stored face %d reads like face %d" % (index + 1, value >> 8, value & 0xFF)
     return ""
 
 

@@ -1,9 +1,11 @@
 """The companion's link layer: a serial worker thread, a mirror of the table, port detection.
 
 Serial I/O runs in one worker thread that owns the pyserial port and the protocol's HostLink.
-It never touches widgets: everything it learns goes into `events` (an EventQueue, bounded:
-past EVENT_BOUND the queued table events fold into one TABLE event and a snapshot request,
-docs/protocol.md 4.7) which the UI thread drains (Kivy: Clock.schedule_interval(lambda dt: conn.drain(handler), 0)). Commands
+It never touches widgets: everything it learns goes into `events` (an EventQueue, bounded for
+every kind of event, docs/protocol.md 4.7: a state, self-test, calibration or error event
+replaces a queued one of the same kind and source; past EVENT_BOUND the queued table events fold
+into one TABLE event and a snapshot request) which the UI thread drains (Kivy:
+Clock.schedule_interval(lambda dt: conn.drain(handler), 0)). Commands
 from the UI go the other way through a queue, so HostLink is only ever used by the worker.
 
 Event dicts put on the queue:
@@ -14,6 +16,7 @@ Event dicts put on the queue:
     {"type": "TRACK_CHANGE", "lane": i, "lane_id": "...", "mask": m, "positions": [...]}
     {"type": "DICE", "well": i, "state": "settled", "value": v, "confidence": c, "roll": r}
     {"type": "SELF_TEST" | "CAL_STATUS" | "ERROR" | "COMMANDS_DROPPED", ...}  (as decoded)
+    Any non-table event may carry "folded": how many older events of its key it replaced.
 """
 import collections
 import os
@@ -67,47 +70,94 @@ def all_ports():
 
 EVENT_BOUND = 512
 TABLE_EVENTS = ("TABLE", "TRACK_CHANGE", "DICE")
+LINK_STATES = ("searching", "paired", "refused", "disconnected")
+
+
+def fold_key(ev):
+    """The key under which a newer event replaces a queued one of the same kind and source
+    (docs/protocol.md 4.7), or None for a table event, which is never replaced one by one.
+    Keys are few (one per link state, self-test, error code, calibration well and step, other
+    message type), so the folded events alone can never fill the queue."""
+    t = ev.get("type")
+    if t in TABLE_EVENTS:
+        return None
+    if t == "ERROR":
+        code = ev.get("code")
+        return (t, code if code in wire.ERROR_NAMES else "other")
+    if t == "CAL_STATUS":
+        well, step = ev.get("well"), ev.get("step")
+        return (t, well if isinstance(well, int) and 0 <= well < 256 else "other",
+                step if isinstance(step, int) and 0 <= step < 8 else "other")
+    if t == "STATE":  # one per state: the UI still sees a short drop, the last put is the latest
+        state = ev.get("state")
+        return (t, state if state in LINK_STATES else "other")
+    if t in ("SELF_TEST", "COMMANDS_DROPPED") or t in wire.TYPE_NAMES.values():
+        return (t,)
+    return ("other",)
 
 
 class EventQueue:
-    """Worker -> UI events, thread-safe and bounded. When the UI falls EVENT_BOUND events
-    behind, the queued table events are dropped and `fold()` puts one TABLE event from the
-    worker's mirror in their place; state, self-test, calibration and error events stay."""
+    """Worker -> UI events, thread-safe, bounded for every kind of event, O(1) per event.
+
+    A state, self-test, calibration, error or other non-table event replaces a queued one of
+    the same fold_key (the newer goes to the back; `folded` counts what it replaced, a
+    COMMANDS_DROPPED sums their counts). Table events (TABLE, TRACK_CHANGE, DICE) queue one by
+    one; when the queue reaches its bound they are dropped and `fold()` puts one TABLE event
+    from the worker's mirror in their place (reason "overflow"), which happens at most once
+    per (bound - number of fold keys) events, so the cost per event stays flat."""
 
     def __init__(self, bound=EVENT_BOUND):
         self.bound = bound
-        self._q = collections.deque()
+        self._q = collections.OrderedDict()  # key -> event, oldest first
+        self._n = 0  # unique keys of table events
         self._lock = threading.Lock()
-        self.folds = 0
+        self.folds = 0  # table overflows
+        self.replaced = 0  # non-table events replaced by a newer one of their key
 
     def qsize(self):
         return len(self._q)
 
-    def put(self, ev, fold=None):
-        """Queue ev; when the queue is full, fold() -> the TABLE event that replaces the queued
-        table events (and ev, when it is one). Returns True when a fold happened."""
+    def snapshot(self):
+        """The queued events, oldest first (a copy, for tests and the board screen)."""
         with self._lock:
-            if len(self._q) < self.bound:
-                self._q.append(ev)
+            return list(self._q.values())
+
+    def put(self, ev, fold=None):
+        """Queue ev. Returns True when the table events overflowed and were folded into
+        fold() (the mirror's TABLE event): the caller then asks the board for a snapshot."""
+        key = fold_key(ev)
+        with self._lock:
+            q = self._q
+            if key is not None:
+                old = q.pop(key, None)
+                if old is not None:
+                    self.replaced += 1
+                    ev = dict(ev, folded=old.get("folded", 0) + 1)
+                    if ev.get("type") == "COMMANDS_DROPPED":
+                        ev["count"] = ev.get("count", 0) + old.get("count", 0)
+                q[key] = ev
+                if len(q) <= self.bound:
+                    return False
+                ev = None  # queued: only the table events below make room
+            elif len(q) < self.bound:
+                self._n += 1
+                q[self._n] = ev
                 return False
-            kept = [e for e in self._q if e.get("type") not in TABLE_EVENTS]
-            dropped = len(self._q) - len(kept)
-            if ev.get("type") in TABLE_EVENTS:
+            # full: the table events go, one TABLE event of the mirror stands for them
+            kept = collections.OrderedDict()
+            dropped = 0
+            for k, e in q.items():
+                if isinstance(k, int):
+                    dropped += 1
+                else:
+                    kept[k] = e
+            if ev is not None:
                 dropped += 1
-            else:
-                kept.append(ev)
             table = fold() if fold is not None else None
             if table is not None:
-                table = dict(table, reason="overflow", folded=dropped)
-                kept.append(table)
-            if len(kept) >= self.bound:
-                # a flood of errors (line noise): keep the newest and say how many went
-                errors = [e for e in kept if e.get("type") == "ERROR"]
-                cut = set(id(e) for e in errors[:len(kept) - self.bound // 2])
-                kept = [e for e in kept if id(e) not in cut]
-                kept.append({"type": "ERROR", "code": wire.E_BUSY, "detail":
-                             "%d error reports dropped: the app fell behind the board" % len(cut)})
-            self._q = collections.deque(kept)
+                self._n += 1
+                kept[self._n] = dict(table, reason="overflow", folded=dropped)
+            self._q = kept
             self.folds += 1
             return True
 
@@ -115,7 +165,7 @@ class EventQueue:
         with self._lock:
             if not self._q:
                 raise queue.Empty
-            return self._q.popleft()
+            return self._q.popitem(last=False)[1]
 
 
 def mask_positions(mask):
@@ -199,6 +249,9 @@ class TableMirror:
                     where = self.smap.bit_name(index)
                 elif code in (wire.FAULT_SENSOR_MISSING, wire.FAULT_SENSOR_ID, wire.FAULT_SENSOR_SATURATED):
                     where = well_name(index)
+                elif code == wire.FAULT_CAL_IMPLAUSIBLE:
+                    where = "%s: its stored face %d reads like face %d" % (
+                        well_name(index), value >> 8, value & 0xFF)
                 else:
                     where = wire.fault_where(code, index, value)
                 faults.append({"code": code, "fault": name, "where": where, "value": value})

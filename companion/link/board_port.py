@@ -371,6 +371,7 @@ FAULT_HINTS = {
     4: "a hall switch stuck on, or a token forgotten on that space",
     5: "too much light: shade the well or check the LED",
     6: "run the dice calibration",
+    10: "calibrate this well again; until then enter its dice by hand",
     9: "only older board firmware reports this (HT16K33 light drivers): deploy this app's firmware, "
        "whose lights ride the sensor chain (tabletop-board deploy)",
 }

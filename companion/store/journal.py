@@ -192,6 +192,9 @@ class JournalSummary:
     app_version: str
     schema_version: int
     data_version: int = 1  # the game module's data version (1 for journals written before it was kept)
+    # what reading it did first, in plain words (a foreign -journal set aside), for the app to
+    # show once; an attribute, not a field: stored summaries (save_summary) keep the fields only
+    notes = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -319,6 +322,7 @@ class _Scan:
         self.rows: list[_Row] = []       # the verified prefix
         self.effective: list[int] = []   # indexes into rows of the effective actions
         self.problem: str | None = None  # first problem found (None: healthy)
+        self.notes: list[str] = []  # what was done before reading (a foreign journal set aside)
 
     def entries(self) -> list[Entry]:
         return [_entry(r) for r in self.rows]
@@ -425,6 +429,9 @@ def _wal_problem(path: Path, header: bytes) -> str | None:
     size = 24 + page_size
     pos = 32
     bad_at = None
+    frames = 0  # frames of this log whose checksums hold, in order
+    committed = 0  # of which up to the last commit frame (its "database size" field not 0)
+    db_pages = 0  # the database size that last commit gives
     while pos + size <= len(data):
         fh = data[pos:pos + 24]
         f_salt1, f_salt2 = int.from_bytes(fh[8:12], "big"), int.from_bytes(fh[12:16], "big")
@@ -435,11 +442,241 @@ def _wal_problem(path: Path, header: bytes) -> str | None:
             t0, t1 = _wal_checksum(fh[:8], big, s0, s1)
             t0, t1 = _wal_checksum(data[pos + 24:pos + size], big, t0, t1)
             if (t0, t1) != (int.from_bytes(fh[16:20], "big"), int.from_bytes(fh[20:24], "big")):
-                bad_at = pos  # a torn last write is normal (never confirmed); more is not
+                bad_at = pos
             else:
                 s0, s1 = t0, t1
+                frames += 1
+                if int.from_bytes(fh[4:8], "big"):
+                    committed, db_pages = frames, int.from_bytes(fh[4:8], "big")
         pos += size
+    # SQLite writes whole frames and ends every write with a commit frame; it reads the log up
+    # to the last valid commit and silently ignores the rest. A log that ends any other way was
+    # cut (a truncated copy) or damaged, and the actions after the cut are gone without a word
+    cut = f"its write-ahead log {wal.name} is cut short or damaged"
+    if bad_at is not None:
+        return f"{cut} (its last frame, at byte {bad_at}, fails its checksum)"
+    tail = len(data) - pos
+    if tail and (tail < 16 or data[pos + 8:pos + 16] == data[16:24]):
+        return f"{cut} ({len(data)} bytes: it ends {tail} bytes into a frame)"
+    if frames > committed:
+        return f"{cut} (it ends inside a write: {frames - committed} frames after its last commit)"
+    mx = _wal_index_frames(Path(str(path) + "-shm"), data[16:24])
+    if mx is not None and mx > committed:
+        return f"{cut} (it holds {committed} committed frames; its index {wal.name[:-4]}-shm counted {mx})"
+    if header[24:28] == header[92:96]:  # the save's own page count is valid
+        own = int.from_bytes(header[28:32], "big")
+        if committed and own > db_pages:
+            return (f"{cut} (its last commit leaves {db_pages} pages; the save itself already "
+                    f"has {own})")
+    if committed:
+        return _wal_foreign(path, wal.name)
     return None
+
+
+_FOREIGN_WAL = "does not belong to this save"
+
+
+def _wal_foreign(path: Path, wal_name: str) -> str | None:
+    """A whole log that is another save's: nothing in a -wal names its database, and SQLite
+    applies any valid one. A save only ever grows (append-only rows), so its own log read on top
+    of it (a copy) gives the same game with the save's entries as a prefix; another save's log
+    gives another game, other entries, or damage."""
+    alone = _trial_scan(path, None)
+    whole = _trial_scan(path, None, wal=True)
+    if alone is None or alone.problem or alone.meta is None:
+        return None  # nothing to compare with: the save needs its log (the checks above hold)
+    why = None
+    if whole is None or whole.meta is None:
+        why = "SQLite cannot read the save with it"
+    elif whole.meta != alone.meta:
+        why = "it holds another game"
+    elif whole.problem:
+        why = "read with it the save is damaged: %s" % whole.problem
+    elif [r[4] for r in whole.rows[:len(alone.rows)]] != [r[4] for r in alone.rows]:
+        why = ("its entries do not continue the save's %d: it was written for another save"
+               % len(alone.rows))
+    if why is None:
+        return None
+    return (f"its write-ahead log {wal_name} {_FOREIGN_WAL} ({why}); move "
+            f"{wal_name} away to open the save as it is")
+
+
+def _wal_index_frames(shm: Path, salts: bytes) -> int | None:
+    """mxFrame, the frames the wal-index (-shm) says are valid, when the -shm holds a complete
+    header for a log with these salts (None otherwise). The index header is two identical
+    48-byte copies in native byte order: iVersion, unused, iChange, isInit (u8), bigEndCksum
+    (u8), szPage (u16), mxFrame, nPage, aFrameCksum[2], aSalt[2], aCksum[2]."""
+    import struct
+    try:
+        with open(shm, "rb") as fh:
+            head = fh.read(96)
+    except OSError:
+        return None
+    if len(head) < 96 or head[:48] != head[48:96]:
+        return None
+    version, _u, _c, init, _b, _sz, mx, _n, _f1, _f2 = struct.unpack("=IIIBBHIIII", head[:32])
+    if version != 3007000 or not init or head[32:40] != salts:
+        return None
+    return mx
+
+
+# Rollback journal (SQLite file format, "The Rollback Journal"): an 8-byte magic, then big-endian
+# u32s: page records in this segment (nRec), the checksum nonce, the database size in pages when
+# the transaction began, the sector size (the header fills one sector), the page size. Records
+# follow at offset sector size: page number u32, the page as it was, checksum u32 (the nonce
+# plus every 200th byte of the page, from page_size - 200 down). Nothing in it names the
+# database it was written for: SQLite plays back any such file lying beside a database.
+_ROLLBACK_MAGIC = bytes.fromhex("d9d505f920a163d7")
+# POSIX lock bytes SQLite's unix VFS uses: a RESERVED lock means a writer is inside a
+# transaction, so its -journal is live, not hot (and SQLite will not play it back)
+_RESERVED_BYTE = 0x40000001
+
+
+def _reserved_lock_held(path: Path) -> bool:
+    try:
+        import fcntl
+        import struct
+        fd = os.open(path, os.O_RDONLY)
+    except (ImportError, OSError):
+        return False
+    try:
+        # struct flock on Linux: short l_type, short l_whence, off_t l_start, off_t l_len, pid_t
+        query = struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, _RESERVED_BYTE, 1, 0)
+        got = fcntl.fcntl(fd, fcntl.F_GETLK, query)
+        return struct.unpack("hhqqi4x", got)[0] != fcntl.F_UNLCK
+    except (OSError, struct.error, ValueError):
+        return False
+    finally:
+        os.close(fd)
+
+
+def _rollback_header(data: bytes) -> dict | None:
+    """The header of a rollback journal SQLite would play back (None: it would not)."""
+    if len(data) < 28 or data[:8] != _ROLLBACK_MAGIC:
+        return None
+    n_rec, nonce, orig_pages, sector, page_size = \
+        [int.from_bytes(data[i:i + 4], "big") for i in range(8, 28, 4)]
+    return {"records": n_rec, "nonce": nonce, "orig_pages": orig_pages, "sector": sector,
+            "page_size": page_size}
+
+
+def _journal_page1_counter(jpath: Path, info: dict) -> int | None:
+    """The file change counter in the journal's image of page 1 (the save's header when the
+    cut-short write began), or None when it holds no valid image of page 1 (SQLite journals
+    page 1 in a commit of a rollback-mode database, whose counter changes, but a write that
+    spilled pages early may be cut before it)."""
+    size = info["page_size"]
+    step = 4 + size + 4
+    try:
+        with open(jpath, "rb") as fh:
+            fh.seek(info["sector"])
+            data = fh.read(step * 4096)  # a save's commit journals a handful of pages
+    except (OSError, ValueError):
+        return None
+    for off in range(0, len(data) - step + 1, step):
+        rec = data[off:off + step]
+        page = rec[4:4 + size]
+        cksum = info["nonce"]
+        for i in range(size - 200, 0, -200):
+            cksum += page[i]
+        if cksum & 0xFFFFFFFF != int.from_bytes(rec[4 + size:], "big"):
+            return None  # SQLite stops playing back here too
+        if int.from_bytes(rec[:4], "big") == 1:
+            return int.from_bytes(page[24:28], "big")
+    return None
+
+
+def _trial_scan(path: Path, journal: Path | None, wal: bool = False) -> _Scan | None:
+    """Scan a copy of ``path`` (with ``journal`` beside it: SQLite plays it back on the copy;
+    with its -wal when ``wal``: SQLite reads the log's committed frames)."""
+    import shutil
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="journal-trial-") as d:
+        copy = Path(d) / path.name
+        try:
+            shutil.copyfile(path, copy)
+            if journal is not None:
+                shutil.copyfile(journal, str(copy) + "-journal")
+            if wal:
+                shutil.copyfile(str(path) + "-wal", str(copy) + "-wal")
+            scan, conn = _scan(copy, readonly=journal is None and not wal, _trial=True)
+            if conn is not None:
+                conn.close()
+            return scan
+        except (JournalError, OSError, sqlite3.Error):
+            return None
+
+
+def _hot_journal_check(path: Path, header: bytes, move: bool = True) -> tuple[str | None, bool]:
+    """A rollback journal beside ``path`` that is not its own is set aside before SQLite sees
+    it. Returns (note for the player or None, True when it must be ignored in place).
+
+    SQLite plays back whatever valid journal it finds beside a database: one left by another
+    crash (a backup of the save restored next to an old leftover) rewrites pages of the save
+    with pages of another moment and ruins it. So the playback is first tried on a copy and
+    compared with the save as it stands. The journal is the save's own when the save's page
+    size is the journal's and the playback gives a verified save that is the save as it
+    stands, or that minus its last entry (a commit cut short after the new pages reached the
+    file), or when the save as it stands is damaged and the playback repairs it (a commit cut
+    short while the pages were being written); and when the file change counter in its image
+    of page 1 is the save's, or one less (the cut-short commit wrote page 1). Anything else is
+    not its own."""
+    jpath = Path(str(path) + "-journal")
+    try:
+        with open(jpath, "rb") as fh:
+            jhead = fh.read(28)
+    except OSError:
+        return None, False
+    info = _rollback_header(jhead)
+    if info is None or _reserved_lock_held(path):
+        return None, False  # SQLite would not play it back, or a writer is using it
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    why = None
+    counter = _journal_page1_counter(jpath, info) if info["page_size"] == page_size else None
+    saved = int.from_bytes(header[24:28], "big")
+    if info["page_size"] != page_size:
+        why = f"its page size {info['page_size']} is not the save's {page_size}"
+    elif counter is not None and saved not in (counter, (counter + 1) & 0xFFFFFFFF):
+        # its own journal was written when the save's counter was `counter`; the interrupted
+        # commit may have written the save's page 1 (counter + 1), nothing more
+        why = f"it was written at change {counter} of a save, this save is at change {saved}"
+    else:
+        as_is = _trial_scan(path, None)
+        played = _trial_scan(path, jpath)
+        sums = lambda s: [r[4] for r in s.rows]  # noqa: E731
+        if as_is is None or as_is.problem:
+            if played is None or (played.problem and as_is is not None
+                                  and len(played.rows) < len(as_is.rows)):
+                why = "playing it back would not repair the save"
+        elif played is None or played.problem:
+            why = "playing it back would damage the save (%s)" % (
+                played.problem if played else "SQLite could not read the result")
+        elif played.meta != as_is.meta:
+            why = "it was written for another game"
+        elif sums(played) not in (sums(as_is), sums(as_is)[:-1]):
+            why = ("it was written at another moment: playing it back would turn the save's "
+                   f"{len(as_is.rows)} entries into {len(played.rows)}")
+    if why is None:
+        return None, False
+    if not move:  # the caller only reads (recover): ignored in place, the files untouched
+        return (f"a rollback journal {jpath.name} lies beside this save that does not belong to "
+                f"it ({why}); it was ignored"), True
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    aside = Path(f"{jpath}.set-aside-{stamp}")
+    n = 1
+    while os.path.lexists(aside):
+        n += 1
+        aside = Path(f"{jpath}.set-aside-{stamp}-{n}")
+    try:
+        os.rename(jpath, aside)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        return (f"a rollback journal {jpath.name} lies beside this save that does not belong to "
+                f"it ({why}); it could not be moved away ({exc.strerror or exc}), so the save "
+                f"was read as it is, ignoring it"), True
+    return (f"a rollback journal {jpath.name} lay beside this save that does not belong to it "
+            f"({why}); it was moved to {aside.name} and the save opened as it was"), False
 
 
 def _writable_problem(path: Path) -> str | None:
@@ -458,7 +695,8 @@ def _writable_problem(path: Path) -> str | None:
     return None
 
 
-def _scan(path: Path, readonly: bool) -> tuple[_Scan, sqlite3.Connection | None]:
+def _scan(path: Path, readonly: bool, _trial: bool = False, move_foreign: bool = True
+          ) -> tuple[_Scan, sqlite3.Connection | None]:
     """Open ``path`` and verify everything. Raises NotAJournal / JournalTooNew /
     JournalNotFound directly; corruption is reported in ``scan.problem`` with the valid
     prefix loaded. Returns the open connection (caller closes it), or None when the file
@@ -475,16 +713,28 @@ def _scan(path: Path, readonly: bool) -> tuple[_Scan, sqlite3.Connection | None]
     if len(header) < 100:
         raise JournalCorrupt(path, f"the file is truncated to {len(header)} bytes "
                                    f"(inside the SQLite header)")
-    if ours_by_header:
+    if ours_by_header and not _trial:
         wal_problem = _wal_problem(path, header)
-        if wal_problem:  # before SQLite opens it: it would apply (or drop) the log silently
-            raise JournalCorrupt(path, wal_problem)
+        if wal_problem:
+            # before SQLite opens it: it would apply the valid part silently (and, opened for
+            # writing, fold it into the save and delete the evidence). What a copy of both
+            # gives is the prefix that can be recovered; the files themselves stay untouched
+            # (a log that is not the save's own is left out: the save alone is the prefix)
+            own_log = _FOREIGN_WAL not in wal_problem
+            scan = _trial_scan(path, None, wal=own_log) or _Scan()
+            scan.problem = wal_problem
+            if scan.meta is None:
+                raise JournalCorrupt(path, wal_problem)
+            return scan, None
     truncation = _truncation_note(path, header)
     if readonly and header[18] == 2 and not os.path.exists(str(path) + "-wal") \
             and _writable_problem(path):
         readonly = "immutable"  # a WAL-mode save on read-only media: nothing to merge
+    note, ignore = (None, False) if _trial else _hot_journal_check(path, header, move_foreign)
+    if ignore:
+        readonly = "immutable"  # a foreign journal that could not be moved: never played back
     try:
-        hot = os.path.getsize(str(path) + "-journal") > 0
+        hot = not ignore and os.path.getsize(str(path) + "-journal") > 0
     except OSError:
         hot = False
     if readonly and hot and not _writable_problem(path):
@@ -493,6 +743,8 @@ def _scan(path: Path, readonly: bool) -> tuple[_Scan, sqlite3.Connection | None]
         readonly = False
 
     scan = _Scan()
+    if note:
+        scan.notes.append(note)
     try:
         conn = _connect(path, readonly)
     except sqlite3.Error as exc:
@@ -750,6 +1002,7 @@ class Journal:
         self._effective: list[int] = scan.effective
         self._lock = threading.RLock()
         self._readonly: str | None = None
+        self.notes: list[str] = list(scan.notes)  # e.g. a foreign -journal set aside on open
 
     # ---- construction
 
@@ -826,7 +1079,7 @@ class Journal:
         path, new_path = Path(path), Path(new_path)
         if os.path.lexists(new_path):
             raise JournalExists(new_path)
-        scan, conn = _scan(path, readonly=True)
+        scan, conn = _scan(path, readonly=True, move_foreign=False)
         if conn is not None:
             conn.close()
         meta = dict(scan.meta)
@@ -1019,15 +1272,18 @@ def _summarise(path: Path) -> JournalSummary | BrokenJournal:
                              getattr(exc, "last_good_seq", 0))
     except Exception as exc:  # never let one file hide the others
         return BrokenJournal(str(path), f"{path}: cannot be read ({exc})", type(exc).__name__)
-    return _summary(path, scan.meta, scan.rows, scan.effective)
+    return _summary(path, scan.meta, scan.rows, scan.effective, scan.notes)
 
 
-def _summary(path, meta: dict, rows, effective) -> JournalSummary:
-    return JournalSummary(
+def _summary(path, meta: dict, rows, effective, notes=()) -> JournalSummary:
+    summary = JournalSummary(
         path=str(path), game=meta["game"], setup=meta["setup"], created=meta["created"],
         updated=rows[-1][2] if rows else meta["created"],
         action_count=len(effective), app_version=meta["app_version"],
         schema_version=meta["schema_version"], data_version=meta.get("data_version", 1))
+    if notes:
+        object.__setattr__(summary, "notes", tuple(notes))
+    return summary
 
 
 def file_stamp(path) -> list | None:

@@ -17,8 +17,20 @@ def input_letter(chain_bit):
     return "HGFEDCBA"[chain_bit & 7]
 
 
+# A tumbling die turns to a neighbouring face about this often (a bouncing die turns several
+# times a second); shorter than one integration (24 ms), so a reading taken while it tumbles is
+# always a blur of two or more faces, never one clean face
+TURN_MS = 18
+
+
 class WellOptics:
-    """What one dice well shows its sensor."""
+    """What one dice well shows its sensor, as a function of simulated time only.
+
+    A throw is a sequence of (face, brightness) slots of TURN_MS each from the moment it lands,
+    drawn from the throw's own seed, then the face on top from settle_at on. A reading
+    integrates what passed during its integration window (motion blur), so what the sensor
+    reports for a window does not depend on when, or how often, the board reads it: a board
+    loop that stalls (a busy CPU) reads the same tumble as one that runs."""
 
     def __init__(self, rng, tint=(1.0, 1.0, 1.0), noise=0.012):
         self.rng = rng
@@ -26,17 +38,26 @@ class WellOptics:
         self.noise = noise
         self.state = "empty"  # empty | die
         self.led = 1  # the module's LED input (1 = lit)
+        self.led_changes = []  # (time, level) of its recent switchings, oldest first
         self.ambient = (0.0, 0.0, 0.0, 0.0)  # room light reaching the sensor, counts per nominal cycle
         self.top = None
         self.crooked = None  # (mark a, mark b, share of a, brightness) or None
         self.settle_at = 0.0
         self.stopped_at = None
+        self.landed_at = 0.0
+        self._slots = []  # (mark facing the sensor, brightness) per TURN_MS of the tumble
+        self._tumble = None  # the throw's own generator of its slots
 
-    def roll(self, now, top, settle_ms, crooked):
+    def roll(self, now, top, settle_ms, crooked, seed=None):
+        """A die lands at `now`, tumbles for settle_ms, then rests with `top` up. `seed` fixes
+        the tumble (default: drawn from the well's generator)."""
         self.state = "die"
         self.top = top
+        self.landed_at = now
         self.settle_at = now + settle_ms
         self.stopped_at = self.settle_at
+        self._slots = []
+        self._tumble = random.Random(self.rng.getrandbits(32) if seed is None else seed)
         if crooked:
             a = 7 - top
             b = self.rng.choice([m for m in range(1, 7) if m not in (a, 7 - a)])
@@ -49,33 +70,99 @@ class WellOptics:
         self.top = None
         self.crooked = None
 
+    def set_led(self, level, now):
+        """The LED input switched at simulated time `now` (the board's pin write)."""
+        if level != self.led:
+            self.led = level
+            ch = self.led_changes
+            ch.append((now, level))
+            if len(ch) > 16:
+                del ch[0]
+
+    def _led_share(self, start, end):
+        """Share of the window [start, end] the LED was lit: a reading computed after the board
+        switched the LED again still integrates the light of its own window."""
+        level = self.led
+        ch = self.led_changes
+        i = len(ch) - 1
+        while i >= 0 and ch[i][0] > start:  # the level at `start`: before the changes after it
+            level = 1 - ch[i][1] if ch[i][1] in (0, 1) else level
+            i -= 1
+        lit = 0.0
+        t = start
+        for when, new in ch[i + 1:]:
+            if when >= end:
+                break
+            if level:
+                lit += when - t
+            t, level = when, new
+        if level:
+            lit += end - t
+        return lit / (end - start) if end > start else float(bool(level))
+
     def _noisy(self, v, scale):
+        if not self.noise:  # a noiseless well (tests)
+            return v
         return v * (1.0 + self.rng.gauss(0.0, self.noise)) + self.rng.gauss(0.0, 2.0) * scale
+
+    def _slot(self, i):
+        """(mark, brightness) shown during the i-th TURN_MS of the tumble: a turning die shows
+        a neighbouring face, never the one it just showed nor its opposite."""
+        slots = self._slots
+        while len(slots) <= i:
+            prev = slots[-1][0] if slots else 0
+            marks = [m for m in range(1, 7) if m != prev and m != 7 - prev]
+            slots.append((self._tumble.choice(marks), self._tumble.uniform(0.15, 1.0)))
+        return slots[i]
+
+    def _still(self, cycles, gain):
+        if self.crooked is not None:
+            a, b, share, bright = self.crooked
+            return optics.mix_counts((optics.mark_lin(a), share), (optics.mark_lin(b), 1 - share),
+                                     brightness=bright, tint=self.tint, cycles=cycles, gain=gain)
+        return optics.face_counts(7 - self.top, 1.0, self.tint, cycles, gain)
 
     def source(self, end_ms, cycles, gain):
         """Counts of the integration cycle that ended at end_ms: the LED's light (when lit)
         plus the room's."""
         scale = (cycles / optics.NOMINAL_CYCLES) * (gain / optics.NOMINAL_GAIN)
         amb = tuple(x * scale for x in self.ambient)
-        if not self.led:
+        share = self._led_share(end_ms - cycles * 2.4, end_ms)
+        if share <= 0.0:
             return amb
         lit = self._lit(end_ms, cycles, gain, scale)
-        return tuple(lit[i] + amb[i] for i in range(4))
+        return tuple(lit[i] * share + amb[i] for i in range(4))
 
     def _lit(self, end_ms, cycles, gain, scale):
-        start = end_ms - cycles * 2.4
+        span = cycles * 2.4
+        start = end_ms - span
+        dark = tuple(x * scale for x in optics.DARK)
         if self.state == "empty":
-            base = tuple(x * scale for x in optics.DARK)
-        elif start < self.settle_at:
-            # tumbling: whatever face passes by, lit unevenly (motion blur over the cycle)
-            base = optics.face_counts(self.rng.randint(1, 6), self.rng.uniform(0.15, 1.0),
-                                      self.tint, cycles, gain)
-        elif self.crooked is not None:
-            a, b, share, bright = self.crooked
-            base = optics.mix_counts((optics.mark_lin(a), share), (optics.mark_lin(b), 1 - share),
-                                     brightness=bright, tint=self.tint, cycles=cycles, gain=gain)
+            base = dark
+        elif start >= self.settle_at:
+            base = self._still(cycles, gain)
         else:
-            base = optics.face_counts(7 - self.top, 1.0, self.tint, cycles, gain)
+            # the window [start, end_ms] in simulated time: empty before the die landed, the
+            # tumble's slots, the still die after settle_at; each weighted by its share
+            acc = [0.0, 0.0, 0.0, 0.0]
+            t = start
+            while t < end_ms:
+                if t < self.landed_at:
+                    nxt, counts = min(end_ms, self.landed_at), dark
+                elif t >= self.settle_at:
+                    nxt, counts = end_ms, self._still(cycles, gain)
+                else:
+                    i = int((t - self.landed_at) // TURN_MS)
+                    nxt = min(end_ms, self.settle_at, self.landed_at + (i + 1) * TURN_MS)
+                    mark, bright = self._slot(i)
+                    counts = optics.face_counts(mark, bright, self.tint, cycles, gain)
+                if nxt <= t:  # float rounding at a slot edge
+                    nxt = min(end_ms, t + 1e-6)
+                w = (nxt - t) / span
+                for k in range(4):
+                    acc[k] += counts[k] * w
+                t = nxt
+            base = tuple(acc)
         return tuple(self._noisy(x, scale) for x in base)
 
 
@@ -96,7 +183,7 @@ class World:
         self.load_active_low = profile.get("load_active_low", True)
         self.spi_id = profile["spi"]["id"]
         self.optics = []
-        self.led_pins = {}  # well LED pin -> WellOptics
+        self.led_pins = {}  # well LED pin -> [WellOptics] (the modules of one bus share it)
         self.sensors = []
         self.devices = {}  # (bus id, addr) -> TCS34725Sim
         tints = tints or [(1.0, 1.0, 1.0), (1.06, 0.97, 1.04)]
@@ -105,11 +192,15 @@ class World:
             self.optics.append(o)
             s = TCS34725Sim(now_ms, o.source, smap.well_chip_ids[w][0])
             self.sensors.append(s)
-            bus_id = profile["i2c"][smap.well_buses[w]]["id"]
-            self.devices[(bus_id, smap.well_addrs[w])] = s
-            led = profile["i2c"][smap.well_buses[w]].get("well_led")
+            bus = self._profile_bus(smap.well_buses[w])
+            if bus is None:
+                # a bus the profile lacks (the validator refuses such a map; a board given one
+                # anyway reports FAULT_PROFILE_PIN): the module is wired to nothing it can reach
+                continue
+            self.devices[(bus.get("id"), smap.well_addrs[w])] = s
+            led = bus.get("well_led")
             if led is not None:
-                self.led_pins[led] = o
+                self.led_pins.setdefault(led, []).append(o)
         # guidance lights: one 74HC595 per 74HC165 on the same chain, fed from MOSI, latched
         # by LOAD (firmware/hc595.py); random outputs at power-up (their own generator, so the
         # world's stays as it was); "lights": false in the profile builds a board without them
@@ -121,6 +212,13 @@ class World:
         self.wdt_timeout = None
         self.wdt_fed = None
         self.reset_requested = False
+
+    def _profile_bus(self, n):
+        """The profile's I2C bus entry number n (a dict), or None when it has none."""
+        buses = self.profile.get("i2c")
+        if not isinstance(buses, list) or not 0 <= n < len(buses) or not isinstance(buses[n], dict):
+            return None
+        return buses[n]
 
     # ------------------------------------------------------------------ chain
     def _inputs(self):
@@ -153,8 +251,8 @@ class World:
 
     def pin_write(self, pin, level):
         self.pins[pin] = level
-        if pin in self.led_pins:
-            self.led_pins[pin].led = level
+        for o in self.led_pins.get(pin, ()):
+            o.set_led(1 if level else 0, self.now_ms())
         if pin == self.load_pin:
             was = self.chain.loading
             self.chain.load_pin(level, self.load_active_low)

@@ -72,6 +72,9 @@ def frame_vectors():
                        {"well": 1, "state": 3, "value": 0, "confidence": 40, "roll": 7}),
         message_vector("dice-removed", wire.DICE, 7, 0, B, T,
                        {"well": 0, "state": 4, "value": 0, "confidence": 0, "roll": 6}),
+        # 3.3: a well that reads empty after the die was removed keeps that throw's number
+        message_vector("dice-empty-after-removed", wire.DICE, 8, 0, B, T,
+                       {"well": 0, "state": 0, "value": 0, "confidence": 0, "roll": 6}),
         message_vector("self-test", wire.SELF_TEST, 8, 0, B, T,
                        {"trigger": 1, "registers": 30, "faults": [[1, 1, 0], [4, 37, 12]]}),
         message_vector("cal-status", wire.CAL_STATUS, 9, 2, B, T,
@@ -100,7 +103,15 @@ def frame_vectors():
         wire.HELLO, hello(1, 0, 0, "", "pico")))[:wire.HELLO_LEN]
     long_hello = wire.build_body(wire.HELLO, 0, 0, head + bytes([65]) + b"b" * 65 + b"\x04pico", B, 0)
     long_detail = wire.build_body(wire.ERROR, 0, 0, bytes([1, 0, 0, 0]) + b"x" * 65, B, T)
+    # section 2: a version 1 peer. Its frames under 18 bytes are too_short (length is checked
+    # before the CRC and the version); a longer one whose CRC holds is bad_version
+    v1_short = bytearray(track[:wire.MIN_BODY - 2])
+    v1_short[0] = 1
+    v1_hello = bytearray(wire.build_body(wire.HELLO, 0, 0, head + b"\x01b\x04pico", B, 0))
+    v1_hello[0] = 1
     v += [
+        error_vector("error-version-1-short-frame", raw(recrc(v1_short)), "too_short"),
+        error_vector("error-version-1-hello", raw(recrc(v1_hello)), "bad_version"),
         error_vector("error-crc", raw(bytes(bad_crc)), "bad_crc"),
         error_vector("error-too-short", raw(track[:wire.MIN_BODY - 1]), "too_short"),
         error_vector("error-newer-version", raw(recrc(newer)), "bad_version"),
@@ -139,6 +150,11 @@ def link_cases():
         return f(wire.TRACK_CHANGE, seq, 0, session, peer, {"lane": lane, "mask": mask})
 
     snap = {"reason": 0, "folded": 0, "lanes": [1, 0], "wells": [[0, 0, 0, 0]]}
+    T2 = 0x05060708
+    th_head = wire.encode_payload(wire.HELLO, vector_runner.from_jsonable(
+        wire.HELLO, dict(th, board_id="")))[:wire.HELLO_LEN]
+    long_th = wire.build_body(wire.HELLO, 0, 1, th_head + bytes([65]) + b"t" * 65 + b"\x04kivy", T, B1)
+    other_map = dict(bh, map_hash="ffffffffffffffff")
     return [
         {"name": "host-pairs-then-drops-a-reset-boards-frames-until-its-hello",
          "note": "board B1 paired at seq 0; B1 sends seq 0..1; it resets as B2, its HELLO is lost "
@@ -182,14 +198,49 @@ def link_cases():
              [2001, tc(1, B1) + tc(2, B1, 1, 4)],
          ]},
         {"name": "board-answers-bad-frames",
-         "note": "paired; an ACK with a payload, a HELLO with an over-long board id and a DICE "
-                 "event sent to the board each get an ERROR",
+         "note": "paired; an ACK with a payload, a DICE event sent to the board (a type the board "
+                 "does not take: unknown_type, 3.6) and a HELLO with a 65-byte board id "
+                 "(bad_payload) each get an ERROR; the pairing stays",
          "side": "board", "session": B1,
          "steps": [
              [0, f(wire.HELLO, 0, 0, T, 0, th)],
              [1, binascii.hexlify(raw(wire.build_body(wire.ACK, 0, 1, b"\x01", T, B1))).decode()],
              [150, f(wire.DICE, 0, 1, T, B1, {"well": 0, "state": 1, "value": 0,
                                              "confidence": 0, "roll": 0})],
+             [300, binascii.hexlify(raw(long_th)).decode()],
+         ]},
+        {"name": "board-defers-its-hello-to-a-foreign-frame-inside-the-gap",
+         "note": "4.1: the board pairs with T at 0 ms and sends its HELLO; at 221 ms a HEARTBEAT "
+                 "of another pairing (a tablet session T2 it does not know) arrives, inside the "
+                 "1000 ms HELLO gap: no HELLO then, one as soon as the gap ends (1000 ms)",
+         "side": "board", "session": B1,
+         "steps": [
+             [0, f(wire.HELLO, 0, 0, T, 0, th)],
+             [221, f(wire.HEARTBEAT, 0, 0, T2, B1, {"uptime_s": 5})],
+             [999, ""],
+             [1001, ""],
+         ]},
+        {"name": "host-takes-frames-of-its-pairing-while-unpaired",
+         "note": "4.1/4.6: paired with B1; B1 falls silent: LINK_DOWN at 1501 ms; a TRACK_CHANGE "
+                 "of the pairing then is delivered and acknowledged, but only a HELLO pairs "
+                 "again (the tablet keeps sending HELLO); B1's HELLO resumes the streams",
+         "side": "host", "session": T,
+         "steps": [
+             [0, f(wire.HELLO, 0, 0, B1, 0, bh)],
+             [1, f(wire.SNAPSHOT, 0, 0, B1, T, snap) + tc(1, B1)],
+             [1600, ""],
+             [1601, tc(2, B1, 1, 2)],
+             [1700, f(wire.HELLO, 3, 0, B1, T, dict(bh, rx_next=0))],
+         ]},
+        {"name": "host-refuses-a-board-of-another-map",
+         "note": "3.1: a board with another map is refused (REFUSED to the app) and its HELLO "
+                 "answered ERROR map_mismatch; the header's peer is the tablet's current pairing "
+                 "as in every frame: 0 before any, then the board it is paired with (B1)",
+         "side": "host", "session": T,
+         "steps": [
+             [0, f(wire.HELLO, 0, 0, B2, 0, other_map)],
+             [1, f(wire.HELLO, 0, 0, B1, 0, bh)],
+             [2, f(wire.HELLO, 0, 0, B2, 0, other_map)],
          ]},
         {"name": "board-takes-lights-and-refuses-nine",
          "note": "paired; CMD_LIGHTS with two lights is delivered to the board; one with nine "
@@ -205,7 +256,8 @@ def link_cases():
 
 
 def main():
-    out = {"protocol_version": wire.VERSION, "vectors": frame_vectors(), "link_cases": link_cases()}
+    out = {"protocol_version": wire.VERSION, "vectors": frame_vectors(),
+           "link_case_rules": vector_runner.LINK_CASE_RULES, "link_cases": link_cases()}
     out["link_expect"] = vector_runner.run_link_cases(out["link_cases"])
     with open(os.path.join(HERE, "vectors.json"), "w") as fh:
         json.dump(out, fh, indent=1)

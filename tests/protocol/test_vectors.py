@@ -97,8 +97,11 @@ def test_link_cases_say_what_the_spec_says():
     assert s[2]["delivered"] == ["LINK_DOWN", "LINK_UP resumed"]
     assert s[3]["delivered"] == ["TRACK_CHANGE 2"]  # seq 1 again is a duplicate
     s = _steps("board-answers-bad-frames")
-    assert s[1]["sent"] == ["ERROR 0 0 12345678 cafebabe"]
-    assert s[2]["sent"][0].startswith("ERROR")
+    assert s[1]["sent"] == ["ERROR 0 0 12345678 cafebabe bad_payload"]  # an ACK with a payload
+    # 3.6: an event sent to the board is a type it does not take: unknown_type, consumed
+    assert s[2]["sent"] == ["ERROR 0 1 12345678 cafebabe unknown_type", "ACK 0 1 12345678 cafebabe"]
+    assert s[3]["sent"] == ["ERROR 0 1 12345678 cafebabe bad_payload"]  # a 65-byte board id
+    assert not any(d.startswith("LINK") for step in s[1:] for d in step["delivered"])
     s = _steps("board-takes-lights-and-refuses-nine")
     assert s[1]["delivered"] == ["CMD_LIGHTS 0"]  # the board's command handler gets it
     assert s[2]["delivered"] == []  # nine lights: never delivered ...
@@ -120,3 +123,31 @@ def test_lights_vectors_say_what_the_spec_says():
     assert exc.value.code == wire.E_BAD_PAYLOAD
     with pytest.raises(wire.ProtocolError):
         wire.encode_payload(wire.CMD_LIGHTS, {"lights": [(256, 0)]})
+
+
+def test_the_open_questions_answered_in_the_spec_have_their_vectors():
+    """docs/protocol.md answers: 4.1 a HELLO owed to a frame of another pairing inside the gap
+    is deferred, not dropped; 4.1/4.6 frames of the pairing while unpaired are delivered and
+    acknowledged, only a HELLO pairs; 3.1 the tablet's ERROR map_mismatch carries its current
+    pairing as peer; 2 a version 1 peer's short frames are too_short, its HELLO bad_version;
+    3.3 empty after removed keeps the roll; 5 how the link cases run."""
+    s = _steps("board-defers-its-hello-to-a-foreign-frame-inside-the-gap")
+    assert not [f for f in s[1]["sent"] + s[2]["sent"] if f.startswith("HELLO")]
+    assert [f for f in s[3]["sent"] if f.startswith("HELLO")] == ["HELLO 0 0 12345678 cafebabe"]
+    s = _steps("host-takes-frames-of-its-pairing-while-unpaired")
+    assert s[2]["delivered"] == ["LINK_DOWN"] and any(f.startswith("HELLO") for f in s[2]["sent"])
+    assert s[3]["delivered"] == ["TRACK_CHANGE 2"] and s[3]["sent"] == ["ACK 0 3 cafebabe 12345678"]
+    assert s[4]["delivered"] == ["LINK_UP resumed"]
+    s = _steps("host-refuses-a-board-of-another-map")
+    assert s[0]["delivered"] == ["REFUSED"]
+    assert s[0]["sent"][0] == "ERROR 0 0 cafebabe 00000000 map_mismatch"
+    assert s[2]["sent"] == ["ERROR 0 0 cafebabe 12345678 map_mismatch"]
+    v = {x["name"]: x for x in _vectors()}
+    assert v["error-version-1-short-frame"]["expect_error"] == "too_short"
+    assert v["error-version-1-hello"]["expect_error"] == "bad_version"
+    assert v["dice-empty-after-removed"]["message"]["roll"] == v["dice-removed"]["message"]["roll"]
+    rules = _file()["link_case_rules"]
+    assert rules == _runner().LINK_CASE_RULES
+    spec = open(os.path.join(ROOT, "docs", "protocol.md")).read()
+    for phrase in ("add 1 ms and poll once", "'LINK_UP resumed'", "ERROR frames followed by"):
+        assert phrase in " ".join(rules) and phrase in spec

@@ -61,6 +61,22 @@ class _Clock:
         return self.t
 
 
+LINK_CASE_RULES = [
+    "A case runs one fresh endpoint (side 'board' or 'host') with the case's session, sensor map "
+    "hash 0123456789abcdef, 2 lanes, 1 well; a board's snapshot source gives lanes [1, 0] and "
+    "wells [(0, 0, 0, 0)]. The clock starts at 0 ms.",
+    "For each step [at, hex]: while the clock is before `at`, add 1 ms and poll once; then feed "
+    "the step's bytes (one read, any number of frames), then poll once more.",
+    "A step's 'delivered' lists what the endpoint passed to its application since the previous "
+    "step: 'LINK_UP' (a new peer session, a fresh start, or the first pairing after a "
+    "LINK_DOWN; 'LINK_UP resumed' when the streams resumed), 'LINK_DOWN', 'COMMANDS_DROPPED', "
+    "'REFUSED', 'ERROR <code>', or '<TYPE> <seq>' for a delivered message.",
+    "A step's 'sent' lists every frame the endpoint wrote since the previous step (during the "
+    "polls before the step, the feed and the poll after it), in order, as '<TYPE> <seq> <ack> "
+    "<session> <peer>' (sessions in hex), ERROR frames followed by the error's name.",
+]
+
+
 def _summary(buf):
     """Frames in a byte string -> ["TYPE seq ack session peer", ...] (hex sessions)."""
     out = []
@@ -69,7 +85,10 @@ def _summary(buf):
             continue
         try:
             m = wire.decode_frame(part)
-            out.append("%s %d %d %08x %08x" % (m["type"], m["seq"], m["ack"], m["session"], m["peer"]))
+            line = "%s %d %d %08x %08x" % (m["type"], m["seq"], m["ack"], m["session"], m["peer"])
+            if m["type"] == "ERROR":  # which error it reports
+                line += " %s" % wire.ERROR_NAMES.get(m["code"], m["code"])
+            out.append(line)
         except wire.ProtocolError as exc:
             out.append("undecodable %d" % exc.code)
     return out
@@ -77,7 +96,8 @@ def _summary(buf):
 
 def run_link_case(case):
     """Feed a case's frames to a fresh endpoint at their times (polling every ms between);
-    return what it delivered and sent up to and including each step."""
+    return what it delivered and sent up to and including each step (the rules are
+    LINK_CASE_RULES, copied into vectors.json and docs/protocol.md section 5)."""
     from protocol import link
     clock = _Clock()
     sent = []

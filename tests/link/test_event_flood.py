@@ -1,0 +1,192 @@
+"""The tablet's event queue under floods of every event kind (docs/protocol.md 4.7), over a real
+pty with pyserial, the real HostLink and a BoardLink that sends as fast as its ring allows while
+the UI does not drain: the queue stays small and the latest event of each kind arrives."""
+import os
+import threading
+import time
+
+from companion.link.board_link import DEFAULT_MAP, BoardConnection, EventQueue, fold_key
+from companion.link.linksim import PtyBoardEndpoint
+from firmware import sensormap
+from protocol import link as plink
+from protocol import wire
+
+SMAP = sensormap.load(DEFAULT_MAP)
+
+
+def _drain(conn):
+    out = []
+    while True:
+        n = len(out)
+        conn.drain(out.append, limit=10000)
+        if len(out) == n:
+            return out
+
+
+def _wait(pred, limit=10.0):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def _paired_board_and_conn():
+    board = PtyBoardEndpoint(lanes=[0] * SMAP.n_lanes, wells=SMAP.n_wells, map_hash=SMAP.hash8)
+    board.start()
+    conn = BoardConnection(board.path).start()
+    assert _wait(lambda: conn.host.synced and board.link.synced)
+    assert _wait(lambda: any(e["type"] == "TABLE" for e in conn.events.snapshot()))
+    _drain(conn)
+    return board, conn
+
+
+def _flood(board, conn, make, n):
+    """Send n sequenced messages as fast as the board's ring takes them; the UI does not
+    drain. Returns the largest queue size seen."""
+    peak = 0
+    sent = 0
+    while sent < n:
+        if board.send(*make(sent)) >= 0:
+            sent += 1
+        else:
+            time.sleep(0.0005)  # ring full: the tablet's acknowledgements free it
+        peak = max(peak, conn.events.qsize())
+    assert _wait(lambda: board.link.count == 0)
+    return max(peak, conn.events.qsize())
+
+
+def test_self_test_and_calibration_floods_fold_to_the_latest_of_each():
+    board, conn = _paired_board_and_conn()
+    try:
+        n = 3000
+
+        def self_test(i):
+            return wire.SELF_TEST, {"trigger": 2, "registers": SMAP.chain_registers,
+                                    "faults": [(wire.FAULT_SENSOR_MISSING, 0, 0)] if i % 2 else []}
+
+        peak = _flood(board, conn, self_test, n)
+        assert peak <= 3, peak
+        ev = _drain(conn)
+        reports = [e for e in ev if e["type"] == "SELF_TEST"]
+        assert len(reports) == 1  # the latest, standing for all of them
+        assert reports[0]["folded"] == n - 1 and reports[0]["faults"][0]["fault"]
+        assert conn.host.counters["rx_delivered"] >= n  # every one went through the link
+
+        def cal(i):  # answers for two wells: each well's latest stays
+            return wire.CAL_STATUS, {"step": 2, "well": i % 2, "face": 1 + i % 6, "status": 0,
+                                     "c": i, "r": 0, "g": 0, "b": 0}
+
+        peak = _flood(board, conn, cal, n)
+        assert peak <= 3, peak
+        ev = _drain(conn)
+        assert sorted((e["well"], e["c"], e["folded"]) for e in ev) == [
+            (0, n - 2, n // 2 - 1), (1, n - 1, n // 2 - 1)]
+    finally:
+        conn.stop()
+        board.close()
+
+
+def test_error_flood_folds_per_code_and_table_events_still_arrive_in_order():
+    board, conn = _paired_board_and_conn()
+    try:
+        lane = SMAP.lane_index("military_might.p2")
+        codes = (wire.E_BAD_ARGUMENT, wire.E_INTERNAL, wire.E_BUSY)
+        for i in range(3000):  # unsequenced: sent at once, no ring to wait for
+            with board.lock:
+                board.link.send_error(codes[i % 3], 0x21, i, "error %d" % i)
+            if i % 1000 == 999:
+                assert board.move(lane, 1 << (i // 1000))
+        assert _wait(lambda: conn.host.counters["rx_frames"] >= 3000 and board.link.count == 0)
+        assert conn.events.qsize() <= 3 + 3
+        ev = _drain(conn)
+        errors = [e for e in ev if e["type"] == "ERROR"]
+        assert sorted((e["code"], e["folded"]) for e in errors) == [(c, 999) for c in sorted(codes)]
+        assert [e["detail"] for e in errors] == ["error 2997", "error 2998", "error 2999"]
+        # table events are never replaced one by one: all three moves, in order
+        assert [e["mask"] for e in ev if e["type"] == "TRACK_CHANGE"] == [1, 2, 4]
+    finally:
+        conn.stop()
+        board.close()
+
+
+def test_hellos_with_changing_ids_leave_one_state_event_and_the_newest_board():
+    """Boards restarting with a new session and id, as fast as the line takes their HELLOs:
+    each pairs, the queue keeps only the latest state (and one dropped-commands report)."""
+    board, conn = _paired_board_and_conn()
+    try:
+        board.running = False  # this test writes the HELLOs itself
+        board.join(2)
+        conn.command(wire.CMD_SELF_TEST)  # outstanding, so the next boards' pairings drop it
+        assert _wait(lambda: conn.host.count == 1)
+        n = 2000
+        os.set_blocking(board.master, False)
+
+        def read_back():  # what the tablet answers, so the pty's buffers never fill
+            try:
+                while os.read(board.master, 65536):
+                    pass
+            except BlockingIOError:
+                pass
+
+        def write(buf, start, end):
+            data = bytes(buf[start:end])
+            while data:
+                try:
+                    data = data[os.write(board.master, data):]
+                except BlockingIOError:
+                    read_back()
+                    time.sleep(0.001)
+
+        for i in range(n):
+            info = dict(board.link.info, board_id="board-%d" % i)
+            other = plink.BoardLink(write, board._ms, lambda m: None, info, 1000 + i,
+                                    lambda: ([0] * SMAP.n_lanes, [(0, 0, 0, 0)] * SMAP.n_wells))
+            other.send_hello(True)
+            read_back()
+        end = time.monotonic() + 10
+        while time.monotonic() < end and conn.host.counters["hello_rx"] < n:
+            read_back()
+            time.sleep(0.005)
+        assert conn.host.counters["hello_rx"] >= n
+        assert conn.events.qsize() <= 3
+        ev = _drain(conn)
+        states = [e for e in ev if e["type"] == "STATE"]
+        assert len(states) == 1 and "board-%d" % (n - 1) in states[0]["detail"]
+        assert states[0]["folded"] >= n - 1 and states[0]["peer"]["board_id"] == "board-%d" % (n - 1)
+        dropped = [e for e in ev if e["type"] == "COMMANDS_DROPPED"]
+        assert [d["count"] for d in dropped] == [1]  # the one command, never lost from the count
+    finally:
+        conn.stop()
+        board.close()
+
+
+def test_queue_is_bounded_with_few_fold_keys_whatever_arrives():
+    q = EventQueue(bound=50)
+    table = {"type": "TABLE", "lanes": [0], "wells": [], "reason": "x", "folded": 0, "changed": []}
+    kinds = [{"type": "STATE", "state": "paired", "detail": "x"},
+             {"type": "SELF_TEST", "trigger": 2, "faults": []},
+             {"type": "CAL_STATUS", "step": 9, "well": 300, "status": 0},
+             {"type": "ERROR", "code": 200, "detail": "?"},
+             {"type": "COMMANDS_DROPPED", "count": 2},
+             {"type": "CMD_SNAPSHOT"}, {"type": "SOMETHING"}]
+    for i in range(20000):
+        q.put(dict(kinds[i % len(kinds)], n=i) if i % 3 else
+              {"type": "DICE", "well": 0, "roll": i}, lambda: table)
+        assert q.qsize() <= 50
+    assert len({fold_key(k) for k in kinds}) == len(kinds)
+    got = q.snapshot()
+    dropped = [e for e in got if e["type"] == "COMMANDS_DROPPED"]
+    assert dropped[0]["count"] == 2 * (dropped[0]["folded"] + 1)  # counts summed, not replaced
+    assert any(e["type"] == "TABLE" and e["reason"] == "overflow" for e in got)
+
+
+def test_states_fold_per_state_and_the_last_one_queued_is_the_latest():
+    q = EventQueue()
+    for i, state in enumerate(["searching", "paired", "disconnected", "searching", "paired",
+                               "searching", "paired"]):
+        q.put({"type": "STATE", "state": state, "detail": str(i)})
+    got = [(e["state"], e["detail"], e.get("folded", 0)) for e in q.snapshot()]
+    # a short drop is still seen; the link's current state comes last
+    assert got == [("disconnected", "2", 0), ("searching", "5", 2), ("paired", "6", 2)]
