@@ -212,6 +212,9 @@ class GameScreen(Screen):
         self.close_table()
         self._feeder = self._unbound_said = None
         self._todo = TableTodo(ctrl.path)
+        notes = list(getattr(ctrl.journal, "notes", ()) or ())
+        if notes:  # what opening the save did first (a stray journal set aside), said once
+            self.message, self.error = " ".join(notes), False
         if self._todo.problem:
             self.message, self.error = self._todo.problem[0].upper() + self._todo.problem[1:] + ".", True
         self._start_setup_checklist(ctrl)
