@@ -690,12 +690,29 @@ class CivQuest(Game):
 
     def check_done(self, s, a):
         self._turn_player(s, a)
-        if not s.ctx.get("open") or self.pending(s) or s.roll:
+        pend = self.pending(s)
+        if pend == "losses" and not s.roll:
+            if self.pt_of(s, a["player"]) > 0:  # CQ-R11: only breaking a city is optional
+                _reject("CQ-D4", f"lose {s.ctx['losses']} more PT first; only breaking a city is optional")
+            return
+        if pend == "clash" and s.ctx.get("war_phase") and not s.roll:
+            return  # CQ-R4: the Conqueror may stop his extra (War only) Clash Phases
+        if not s.ctx.get("open") or pend or s.roll:
             _reject("CQ-FLOW", "there is nothing optional to finish now")
 
     def do_done(self, s, a):
-        s.ctx["open"] = False
-        s.ctx["closing"] = True
+        c = s.ctx
+        if self.pending(s) == "losses":  # keep the cities: the losses left are not taken
+            c["losses_kept"] = c["losses"]
+            c["losses"] = 0
+            self._after_losses(s)
+            return
+        if self.pending(s) == "clash":  # the remaining extra Clash Phases are given up
+            c["queue"] = ()
+            c["extra_wars"] = 0
+            return
+        c["open"] = False
+        c["closing"] = True
 
     # build phase -----------------------------------------------------------------------
     def _build_open(self, s, a):
@@ -765,15 +782,16 @@ class CivQuest(Game):
             s.ctx["losses"] = 0
             return
         mine = self.areas_of(s, seat)
-        cap = self.rules["city_break_pt"]
-        total = sum(s.units[a][1] + (cap if s.units[a][2] else 0) for a in mine)
         with_pt = [a for a in mine if s.units[a][1] > 0]
-        if n >= total:
+        cities = any(s.units[a][2] for a in mine)
+        if cities:  # CQ-R11: breaking a city is the player's choice, never made for them
+            return
+        if n >= sum(s.units[a][1] for a in mine):
             for a in mine:
                 del s.units[a]
             s.ctx["losses"] = 0
             self._eliminations(s)
-        elif len(with_pt) == 1 and s.units[with_pt[0]][1] >= n and not any(s.units[a][2] for a in mine):
+        elif len(with_pt) == 1 and s.units[with_pt[0]][1] >= n:
             self._remove_pt(s, with_pt[0], n)
             s.ctx["losses"] = 0
 
@@ -831,13 +849,13 @@ class CivQuest(Game):
         if queue:
             if opp != queue[0]:
                 _reject("CQ-T1", f"decide the clash with {queue[0]} first (one per neighbour, in seat order)")
+            if kind == "trade" and s.ctx.get("war_phase"):
+                _reject("CQ-L6", "the Conqueror's extra Clash Phases are War only: war or neither")
             return "normal"
-        if kind == "war" and s.ctx.get("extra_wars", 0) > 0:
-            return "extra_war"
         if kind == "trade" and s.ctx.get("extra_trades", 0) > 0:
             return "extra_trade"
-        _reject("CQ-T1", "no clash is left this turn" + (" (extra clashes from a Conqueror are War only)"
-                                                          if kind == "trade" and s.ctx.get("extra_wars") else ""))
+        _reject("CQ-T1", "no clash is left this turn" + (" (a Conqueror's extra Clash Phase offers each "
+                                                          "neighbour in turn)" if kind == "war" else ""))
 
     def check_peace(self, s, a):
         self._turn_player(s, a)
@@ -870,8 +888,6 @@ class CivQuest(Game):
     def _use_clash(self, s, how):
         if how == "normal":
             s.ctx["queue"] = s.ctx["queue"][1:]
-        elif how == "extra_war":
-            s.ctx["extra_wars"] -= 1
         else:
             s.ctx["extra_trades"] -= 1
 
@@ -1003,7 +1019,16 @@ class CivQuest(Game):
         if s.step == "clash":
             near = self.adjacent_civs(s, seat)
             c["queue"] = tuple(p for p in c.get("queue", ()) if p in near)
-            return bool(near) and (c.get("extra_wars", 0) > 0 or c.get("extra_trades", 0) > 0)
+            if not c["queue"] and c.get("extra_wars", 0) > 0:
+                # CQ-R4: each of the Conqueror's 1D6 extra Clash Phases offers every neighbour
+                # again (War or neither), as the normal phase does
+                if near:
+                    c["extra_wars"] -= 1
+                    c["queue"] = tuple(near)
+                    c["war_phase"] = True
+                    return True
+                c["extra_wars"] = 0
+            return bool(near) and c.get("extra_trades", 0) > 0
         if s.step == "migration":
             return c.get("mp", 0) > 0 and any(self.destinations(s, seat, a) for a in self.areas_of(s, seat)
                                              if s.units[a][1] > 0)
@@ -1159,6 +1184,8 @@ class CivQuest(Game):
             else:
                 out += [f("pick_advance", player=seat, advance=x) for x in c["pick"][1:]]
         elif pend == "losses":
+            if self.pt_of(s, seat) == 0:
+                out.append(f("done", player=seat))  # keep the cities (CQ-R11)
             for a in self.areas_of(s, seat):
                 pt = s.units[a][1]
                 for n in sorted({1, min(pt, c["losses"])}):
@@ -1181,7 +1208,11 @@ class CivQuest(Game):
                     out.append(f("steal_pt", player=seat, from_area=x, to_area=y))
         elif pend == "clash":
             opp = c["queue"][0]
-            out += [f("trade", player=seat, opponent=opp), f("peace", player=seat, opponent=opp)]
+            if c.get("war_phase"):
+                out.append(f("done", player=seat))
+            else:
+                out.append(f("trade", player=seat, opponent=opp))
+            out.append(f("peace", player=seat, opponent=opp))
             out += [f("war", player=seat, opponent=opp, from_area=x, to_area=y) for x, y in self.war_fronts(s, seat, opp)]
         elif c.get("open"):
             out.append(f("done", player=seat))
@@ -1193,12 +1224,8 @@ class CivQuest(Game):
                         out.append(f("build_city", player=seat, area=a))
                 out += [f("build_wonder", player=seat, wonder=w) for w in self.wonders if w not in s.wonders_built]
             elif s.step == "clash":
-                for opp in self.adjacent_civs(s, seat):
-                    if c.get("extra_trades", 0) > 0:
-                        out.append(f("trade", player=seat, opponent=opp))
-                    if c.get("extra_wars", 0) > 0:
-                        out += [f("war", player=seat, opponent=opp, from_area=x, to_area=y)
-                                for x, y in self.war_fronts(s, seat, opp)]
+                if c.get("extra_trades", 0) > 0:
+                    out += [f("trade", player=seat, opponent=opp) for opp in self.adjacent_civs(s, seat)]
             elif s.step == "migration":
                 mp = c.get("mp", 0)
                 for a in self.areas_of(s, seat):
