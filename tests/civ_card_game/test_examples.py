@@ -281,3 +281,40 @@ def test_ties_are_broken_by_technologies_then_population_then_wonders():
     r = GAME.result(s)
     assert GAME.score(s)["p1"]["total"] == GAME.score(s)["p2"]["total"] == 2
     assert r["winner"] == "p1" and r["decided_by"] == "technologies"
+
+
+# ---------------------------------------------------------------- "no more defenders than necessary" (CC-C6)
+def test_no_defender_against_a_unit_that_can_do_nothing_to_this_defender():
+    # no buildings: Swordsmen and Axemen have nothing to destroy, so blocking them is refused
+    s = declare(combat_state(("Swordsmen", "Axemen", "Chariot"), defender_known=("Archers", "Archers")),
+                "Swordsmen", "Axemen", "Chariot")
+    e = rejected(s, "CC-C6", "block", player="p2", card="Archers", attacker=0)
+    assert "no building" in e.message
+    rejected(s, "CC-C6", "block", player="p2", card="Archers", attacker=1)
+    assert {a["attacker"] for a in GAME.legal_actions(s) if a.type == "block"} == {2}
+    s = act(s, "block", player="p2", card="Archers", attacker=2)   # the Chariot would take population
+    # nothing left worth blocking: the defence ends by itself; the other Archers were not spent
+    assert s.known["p2"] == ("Archers",) and s.step == "draw"       # the other card was not spent
+
+
+def test_no_defender_against_a_chariot_when_there_is_no_population():
+    s = combat_state(("Chariot",), defender_built=("Library",), defender_known=("Archers",))
+    s = arranged(s, plots={"p2": (("Grassland", 0, ("Library",)),) + FOUR[1:]})
+    s = declare(s, "Chariot")
+    # nothing the Chariot can take: no defence is asked for and the Archers stay in hand
+    assert s.step == "draw" and s.known["p2"] == ("Archers",)
+    s2 = combat_state(("Chariot", "Swordsmen"), defender_built=("Library",), defender_known=("Archers",))
+    s2 = declare(arranged(s2, plots={"p2": (("Grassland", 0, ("Library",)),) + FOUR[1:]}), "Chariot", "Swordsmen")
+    rejected(s2, "CC-C6", "block", player="p2", card="Archers", attacker=0)
+    s2 = act(s2, "block", player="p2", card="Archers", attacker=1)
+    assert s2.step == "draw" and s2.plots["p2"][0][2] == ("Library",) and "Archers" in s2.discard_known
+
+
+# ---------------------------------------------------------------- two copies of one building (CC-B3)
+def test_a_plot_may_hold_two_copies_of_one_building():
+    s = purchasing(res={"p1": (0, 30, 0)}, plots={"p1": (("Grassland", 3, ("Granary",)),) + FOUR[1:]},
+                   known={"p1": ("Granary",)}, hand={"p1": 1})
+    once = GAME.plot_base(s, "p1", 0)
+    s = act(s, "build", player="p1", card="Granary", plot=0)       # the text sets no such limit
+    assert s.plots["p1"][0][2] == ("Granary", "Granary")
+    assert GAME.plot_base(s, "p1", 0) == once                       # still "twice its base" Food

@@ -19,7 +19,7 @@ MODULE = GameModule(
     id="civ_card_game", title="Civilization: The Card Game", players=tuple(GAME.rules["players"]),
     play_time="60-120 min",
     blurb="Plots, population, technologies, buildings and wonders from a deck of cards; the app keeps every price.",
-    data_version=1, game=GAME, view=CivCardView(), make_setup=make_setup, sensing=None,
+    data_version=2, game=GAME, view=CivCardView(), make_setup=make_setup, sensing=None,
     panels={"purchase": "companion.games.civ_card_game.ui.panels:CCPurchasePanel",
             "combat": "companion.games.civ_card_game.ui.panels:CCCombatPanel"},
     kv_files=(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ui", "civ_card_game.kv"),),

@@ -457,6 +457,16 @@ class CivCardGame(Game):
         elif s.round == 0:
             s.round, s.turn, s.step = 1, 0, "collect"
 
+    def _harms(self, s, unit, who):
+        """CC-C6: whether an attacking `unit` can do its damage to `who` now ("the unit performs
+        what it can"): population needs population, "destroy a building" needs a building."""
+        dmg = self.units[unit]["damage"]
+        if dmg == "population":
+            return any(p for _, p, _ in s.plots[who])
+        if dmg == "building":
+            return any(b in self.buildings for _, _, bs in s.plots[who] for b in bs)
+        return False
+
     def _task_possible(self, s, kind, who, arg):
         if kind in ("deal", "row"):
             return any(s.plot_deck.values())
@@ -469,7 +479,7 @@ class CivCardGame(Game):
         if kind == "bounce":
             return any(c[1] == who and c[2] == "in" for c in s.combat)
         if kind == "defend":
-            return any(c[1] == who and c[2] == "in" and self.units[c[0]]["damage"] for c in s.combat)
+            return any(c[1] == who and c[2] == "in" and self._harms(s, c[0], who) for c in s.combat)
         if kind == "lose_population":
             return any(p for _, p, _ in s.plots[who])
         if kind == "lose_building":
@@ -713,8 +723,6 @@ class CivCardGame(Game):
         limit = self.building_limit(s, seat, i)
         if len(built) >= limit:
             _reject("CC-B1", f"plot {i + 1} already holds {len(built)} building(s); its limit is {limit}")
-        if card in built:
-            _reject("CC-B3", f"plot {i + 1} already holds a {card}")
         self._pay(s, seat, kind, self.price(s, seat, kind, card), "CC-P3")
 
     def do_build(self, s, a):
@@ -904,8 +912,11 @@ class CivCardGame(Game):
         self._expect(s, a, "defend", "CC-C5")
         seat, card = a["player"], a["card"]
         att = self._attacker(s, a["attacker"], seat, "CC-C5")
-        if not self.units[att]["damage"]:
-            _reject("CC-C6", f"a {att} does no damage here: blocking it is more defence than necessary")
+        if not self._harms(s, att, seat):
+            what = {"population": "you have no population for it to take",
+                    "building": "you have no building for it to destroy"}.get(self.units[att]["damage"])
+            _reject("CC-C6", f"a {att} does no damage here" + (f" ({what})" if what else "")
+                    + ": blocking it is more defence than necessary")
         d = self.units.get(card)
         if d is None or not d["defend"]:
             _reject("CC-C5", f"{card!r} cannot defend")
