@@ -188,3 +188,47 @@ def test_rachaels_supplier_mints_leave_the_game_and_an_empty_supply_makes_her_wi
     _, t = start(1, opponent="rachael")
     t = G.apply(t, G.codec.make("set_mints", player="p1", value=30 - t.issued + t.mints["p1"]))
     assert t.over and G.result(t)["winner"] == "p2" and G.result(t)["decided_by"] == "supply_empty"
+
+
+def _only(s, *locs):
+    """A copy of `s` where every location but `locs` is taken by p1's empty markers."""
+    s = s.copy()
+    for loc in s.line:
+        if loc not in locs:
+            s.spaces[loc] = [("p1", 0)] * len(s.spaces[loc])
+    return s
+
+
+def test_sonic_checks_for_plans_at_the_start_of_each_of_his_two_turns():
+    # MW-R11: "uses the Supplier only if he has no Plans at the start of his turn"; each of his two
+    # turns in a row is a turn of his: after building his only plan he buys in the second
+    setup, s = start(1, opponent="sonic")
+    s = _only(position(s, "p2", plans=(("windmill", False),), mints=10), "supplier", "builder")
+    s = G.apply(s, G.codec.make("pass", player="p1"))
+    assert s.ai_turn[0].startswith("Sonic places 2 mints on the Builder and builds the Windmill")
+    assert "on the Supplier and buys" in s.ai_turn[1]
+    assert len(s.plans["p2"]) == 2 and [b for _, b, _ in s.plans["p2"]] == [True, False]
+    # and the other way round: with a plan still unbuilt at the start of a turn he does not buy
+    _, t = start(1, opponent="sonic")
+    t = _only(position(t, "p2", plans=(("windmill", False), ("statue", False)), mints=10), "supplier", "builder")
+    t = G.apply(t, G.codec.make("pass", player="p1"))
+    assert all("Supplier" not in x for x in t.ai_turn)
+
+
+def _to_next_round(s):
+    r = s.round
+    while not s.over and s.round == r:
+        s = deal(s) if s.step == "draw" else G.apply(s, G.codec.make("pass", player="p1"))
+    return s
+
+
+def test_morts_gallery_gets_its_upkeep_mint_and_his_co_op_gives_the_other_player_one():
+    # MW-AI-M2 ignores Mort's own Upkeep income, not what a plan puts on a card or gives another player
+    setup, s = start(1, opponent="mort")
+    s = position(s, "p2", plans=(("gallery", True), ("co_op", True)))
+    before = s.mints["p1"]
+    s = _to_next_round(s)
+    assert s.gallery["p2"] == 1 and G.plan_items(s, "p2")["Gallery"] == 1
+    income = G.data.rules["income"]
+    assert s.mints["p1"] == before + income + 1     # the Co-Op's Mint for the other player
+    assert G.status(s) == []

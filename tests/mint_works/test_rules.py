@@ -284,3 +284,27 @@ def test_mort_wins_the_most_mints_tie_breaker():
     assert G.score(s)["p1"]["total"] == G.score(s)["p2"]["total"] == 7
     r = G.result(s)
     assert r["winner"] == "p2" and r["decided_by"] == "most_mints"
+
+
+def test_crowdfunder_costs_three_mints_as_the_rule_text_prints_it():
+    # MW-R34: the rule text's heading prints three Mints; the card list says 1
+    _, s = start(advanced="recycler+crowdfunder")
+    t = position(s, "p1", mints=2)
+    msg = rejected(t, "mints.negative", type="place", player="p1", location="crowdfunder", beneficiary="p1")
+    assert "3" in msg
+    s = position(s, "p1", mints=3)
+    s = act(s, type="place", player="p1", location="crowdfunder", beneficiary="p1")
+    assert s.mints["p1"] == 3 - 3 + 2 + 1
+
+
+def test_the_solitaire_plan_supply_is_refilled_to_two_at_upkeep():
+    # MW-R33: solitaire set-up lays two plans and its Supplier rule moves "the two Plans"
+    _, s = start(1, opponent="justin")
+    s = G.apply(s, G.codec.make("place", player="p1", location="supplier", plan=s.supply[0])) \
+        if G.place_problem(s, "p1", "supplier", {"plan": s.supply[0]}) is None else s
+    r = s.round
+    while not s.over and s.round == r:
+        s = deal(s) if s.step == "draw" else G.apply(s, G.codec.make("pass", player="p1"))
+    assert s.round == r + 1 and len(s.supply) == 2
+    _, c = start(2)
+    assert len(c.supply) == 3

@@ -604,6 +604,7 @@ class MintWorks(Game):
             return
         if self.is_ai(s, seat) and s.sonic_left > 0:
             s.sonic_left -= 1  # MW-AI-S1: Sonic's second turn in a row
+            s.sonic_had_plans = self._has_unbuilt(s, seat)  # MW-R11: checked at the start of each turn
             return
         i = s.seats.index(seat)
         self._begin_turn(s, s.seats[(i + 1) % len(s.seats)])
@@ -612,7 +613,11 @@ class MintWorks(Game):
         s.turn = seat
         if self.is_ai(s, seat) and self._special(s) == "double_turn":
             s.sonic_left = 1
-            s.sonic_had_plans = any(not b for _, b, _ in s.plans[seat])
+            s.sonic_had_plans = self._has_unbuilt(s, seat)
+
+    @staticmethod
+    def _has_unbuilt(s, seat):
+        return any(not b for _, b, _ in s.plans[seat])
 
     def settle(self, s) -> None:
         for _ in range(10000):
@@ -706,8 +711,9 @@ class MintWorks(Game):
         d = self.data
         order = self._from_start(s)
         for seat in order:
-            if self.tycoon(s, seat):
-                continue  # MW-AI-M2: Mort's Upkeep income is ignored
+            # MW-AI-M2: Mort's own Upkeep income is ignored; what a plan puts on a card (Gallery)
+            # or gives another player (Co-Op) is not his income (MW-R15)
+            tycoon = self.tycoon(s, seat)
             built = scoring.built_ids(s.plans[seat])
             for pid in built:
                 p = d.plans[pid]
@@ -715,7 +721,7 @@ class MintWorks(Game):
                 rule = p.get("upkeep_rule")
                 if rule == "corporate_hq":
                     gain = scoring.building_count(d, built)
-                if gain:
+                if gain and not tycoon:
                     self._receive(s, seat, gain)
                 if rule == "gallery":
                     left = self.supply_left(s)
