@@ -191,13 +191,16 @@ def _special(attr, s=None, **attrs):
     return act(s, "meld", player=seat, attribute=attr, cards=1), seat, s.order[1]
 
 
-def test_conquest_steals_two_points_one_at_a_time_and_not_from_a_player_without_them():
+def test_conquest_steals_two_points_one_at_a_time_and_only_what_is_there():
     s, me, opp = _special("conquest")
     poor = with_attrs(s, **{opp: {a: 0 for a in ATTRIBUTES}})
     poor.attrs[opp]["trade"] = 1
-    snap = poor.to_dict()
-    err = rejected(poor, "CB-SP-CONQUEST", "special", player=me, target=opp)
-    assert "fewer than the 2" in err.message and poor.to_dict() == snap
+    # CB-SP5: a steal takes what is there (as the Equestrian's discard does): 1 point, then done
+    poor = act(poor, "special", player=me, target=opp)
+    assert poor.step == "conquest_take"
+    trade = poor.attrs[me]["trade"]
+    poor = act(poor, "take_point", player=me, attribute="trade")
+    assert poor.attrs[me]["trade"] == trade + 1 and poor.step == "turn"
     rejected(s, "CB-SP-TARGET", "special", player=me, target=me)
     rejected(s, "CB-SP-TARGET", "special", player=me, target="p5")
     s = act(s, "special", player=me, target=opp)
@@ -211,10 +214,16 @@ def test_conquest_steals_two_points_one_at_a_time_and_not_from_a_player_without_
     assert s.step == "turn"
 
 
-def test_seafaring_steals_two_vp_and_refuses_when_the_target_has_less():
+def test_seafaring_steals_two_vp_or_what_the_target_has():
     s, me, opp = _special("seafaring")
     assert s.vp[opp] == 0
-    rejected(s, "CB-SP-SEAFARING", "special", player=me, target=opp)
+    none = act(s, "special", player=me, target=opp)           # nothing there: nothing taken
+    assert none.vp == s.vp and none.step == "turn"
+    one = s.copy()
+    one.vp[opp] = 1
+    one.vp_log.append((1, opp, 1, "meld", "trade"))
+    one = act(one, "special", player=me, target=opp)           # CB-SP5: 1 VP, never below 0
+    assert one.vp[opp] == 0 and one.vp[me] == s.vp[me] + 1
     s = s.copy()
     s.vp[opp] = 5
     s.vp_log.append((1, opp, 5, "meld", "trade"))
@@ -225,7 +234,7 @@ def test_seafaring_steals_two_vp_and_refuses_when_the_target_has_less():
     assert sc[opp]["items"]["stolen"] == -2 and sc[me]["items"]["seafaring"] == 2
 
 
-def test_religion_steals_two_cards_and_refuses_when_the_target_holds_fewer():
+def test_religion_steals_two_cards_or_what_the_target_holds():
     s, me, opp = _special("religion")
     h = dict(s.hand)
     s2 = act(s, "special", player=me, target=opp)
@@ -233,7 +242,9 @@ def test_religion_steals_two_cards_and_refuses_when_the_target_holds_fewer():
     s = s.copy()
     s.discard += s.hand[opp] - 1
     s.hand[opp] = 1
-    rejected(s, "CB-SP-RELIGION", "special", player=me, target=opp)
+    mine = s.hand[me]
+    s = act(s, "special", player=me, target=opp)              # CB-SP5: the one card there
+    assert s.hand[opp] == 0 and s.hand[me] == mine + 1
 
 
 def test_culture_engineering_agriculture_science_government_equestrian_trade_bookkeeping():
@@ -274,13 +285,13 @@ def _score_round(rnd, **attrs):
 
 
 def test_a_tie_for_an_attribute_scores_for_every_tied_player():
-    s = _score_round(2, p1={a: 1 for a in ATTRIBUTES} | {"trade": 7, "science": 0},
+    s = _score_round(2, p1={a: 1 for a in ATTRIBUTES} | {"trade": 7},
                      p2={a: 0 for a in ATTRIBUTES} | {"trade": 7})
     rec = s.scoring[2]
     trade = next(r for r in rec["rows"] if r[0] == "trade")
     assert trade[2] == ("p1", "p2") and trade[3] == 1
     assert s.vp["p2"] == 1  # trade only
-    assert s.vp["p1"] == 1 + 8 + 1  # trade (tie) + 8 others alone + Culture leader
+    assert s.vp["p1"] == 1 + 9 + 1  # trade (tie) + 9 others alone + Culture leader
 
 
 def test_round_5_pays_2_vp_per_majority_and_round_9_pays_3():
@@ -371,3 +382,24 @@ def test_chance_actions_only_when_a_roll_is_awaited():
     s = at_turn()
     assert GAME.chance_action(s, SeededDice(1)) is None
     rejected(s, "flow.step", "roll_off", die=3)
+
+
+def test_an_equestrian_leader_with_no_card_may_still_discard_all_for_3_vp():
+    # CB-E2: "may discard all of his cards to gain 3 VP" read as written: all of none is all
+    s = at_turn(p2={"equestrian": 12}).copy()
+    s.discard += s.hand["p2"]
+    s.hand["p2"] = 0
+    for seat in s.order:
+        s = act(s, "end_turn", player=seat)
+    s = to_step(s, "equestrian")
+    assert s.queue == ["p2"] and {a.type for a in GAME.legal_actions(s)} == {"discard_all", "keep_cards"}
+    vp = s.vp["p2"]
+    s = act(s, "discard_all", player="p2")
+    assert s.vp["p2"] == vp + 3
+
+
+def test_a_default_set_up_outside_2_to_8_players_is_refused_naming_the_range():
+    for n in (1, 9):
+        with pytest.raises(SetupError) as e:
+            GAME.default_setup(players=n)
+        assert "2-8 players" in str(e.value)

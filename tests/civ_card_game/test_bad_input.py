@@ -131,3 +131,10 @@ def test_bad_data_files_are_refused_naming_the_entry(tmp_path, name, change, wor
     p.write_text("{not json")
     with pytest.raises(DataError):
         (load_cards if name == "cards.json" else load_rules)(str(p))
+
+
+def test_a_default_set_up_outside_2_to_4_players_is_refused_naming_the_range():
+    for n in (1, 5, 9):
+        with pytest.raises(SetupError) as e:
+            GAME.default_setup(players=n)
+        assert "2-4 players" in str(e.value)

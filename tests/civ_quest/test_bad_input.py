@@ -3,7 +3,7 @@ are not playing, illegal placements and purchases: each refused with the rule, n
 import pytest
 from cq_helpers import GAME, act, rejected, started, to_step, with_units
 
-from companion.engine.errors import MalformedAction, Rejected
+from companion.engine.errors import MalformedAction, Rejected, SetupError
 
 
 def test_rolls_not_asked_for_and_dice_out_of_range():
@@ -79,3 +79,10 @@ def test_a_bad_data_file_is_refused_with_a_clear_message(tmp_path):
     p2.write_text("{not json")
     with pytest.raises(DataError, match="cannot be read"):
         load_map(str(p2))
+
+
+def test_a_default_set_up_outside_2_to_7_players_is_refused_naming_the_range():
+    for n in (1, 8, 9):
+        with pytest.raises(SetupError) as e:
+            GAME.default_setup(players=n)
+        assert "2-7 players" in str(e.value)

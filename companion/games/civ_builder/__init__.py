@@ -26,7 +26,7 @@ def make_setup(players: list, options: dict) -> dict:
 MODULE = GameModule(
     id="civ_builder", title="Civ Builder", players=(DATA.min_players, DATA.max_players), play_time="60-90 min",
     blurb="Meld cards to grow ten attributes; the highest in each holds a privilege. 12 rounds.",
-    data_version=1, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
+    data_version=2, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
     panels={"trade": "companion.games.civ_builder.ui.panels:CBTradePanel",
             "meld": "companion.games.civ_builder.ui.panels:CBMeldPanel"},
     kv_files=tuple(os.path.join(_UI, f) for f in sorted(os.listdir(_UI)) if f.endswith(".kv")),

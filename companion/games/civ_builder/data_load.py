@@ -84,7 +84,6 @@ class RulesData:
               f"must cover rounds 1..{self.rounds} once each")
         self.science_points = _count(s["science_leader_points"], "rules.json score.science_leader_points")
         self.culture_vp = _count(s["culture_leader_vp"], "rules.json score.culture_leader_vp")
-        self.min_points_to_score = _count(s["min_points_to_score"], "rules.json score.min_points_to_score")
         e = r["end"]
         self.hand_limit = _count(e["hand_limit"], "rules.json end.hand_limit")
         self.conquest_hand_limit = _count(e["conquest_hand_limit"], "rules.json end.conquest_hand_limit")

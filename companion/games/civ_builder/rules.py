@@ -66,6 +66,9 @@ class CivBuilder(Game):
 
     # ------------------------------------------------------------------ setup
     def default_setup(self, players=2, **over) -> dict:
+        if not self.data.min_players <= players <= self.data.max_players:
+            raise SetupError(f"Civ Builder is for {self.data.min_players}-{self.data.max_players} players, "
+                             f"not {players}")
         setup = {"players": {s: {"name": f"Player {i + 1}", "colour": c}
                              for i, (s, c) in enumerate(zip(SEATS[:players], ("blue", "green", "red", "yellow",
                                                                               "purple", "black", "orange", "white")))}}
@@ -114,11 +117,10 @@ class CivBuilder(Game):
 
     def holders(self, s, attribute) -> tuple:
         """Who holds the 'highest <attribute>' privilege now: every player tied for the highest
-        score (CB-P1), none while the highest is below the minimum (CB-S2)."""
+        score (CB-P1). Every attribute starts at 1D6 and points only move between players, so the
+        highest is never 0."""
         values = {x: s.attrs[x][attribute] for x in s.seats}
         best = max(values.values())
-        if best < self.data.min_points_to_score:
-            return ()
         return tuple(x for x in s.seats if values[x] == best)
 
     def awaited_roll(self, s):
@@ -420,17 +422,9 @@ class CivBuilder(Game):
             self._seat(s, target, "CB-SP-TARGET")
             if target == seat:
                 raise Rejected("CB-SP-TARGET", "the target must be an opponent")
-        if attr == "conquest" and sum(s.attrs[target].values()) < sp["steal_points"]:
-            raise Rejected("CB-SP-CONQUEST", f"{target} has {sum(s.attrs[target].values())} attribute points, "
-                                             f"fewer than the {sp['steal_points']} to steal")
         if attr == "trade" and not 0 <= a["count"] <= min(sp["max_swap"], s.hand[target]):
             raise Rejected("CB-SP-TRADE", f"take 0 to {sp['max_swap']} cards, at most the {s.hand[target]} "
                                           f"{target} holds")
-        if attr == "religion" and s.hand[target] < sp["steal_cards"]:
-            raise Rejected("CB-SP-RELIGION", f"{target} holds {s.hand[target]} cards, fewer than the "
-                                             f"{sp['steal_cards']} to steal")
-        if attr == "seafaring" and s.vp[target] < sp["steal_vp"]:
-            raise Rejected("CB-SP-SEAFARING", f"{target} has {s.vp[target]} VP, fewer than the {sp['steal_vp']} to steal")
         if attr == "government" and not 0 <= a["count"] <= s.hand[seat]:
             raise Rejected("CB-SP-GOVERNMENT", f"discard 0 to {s.hand[seat]} cards, not {a['count']}")
 
@@ -446,6 +440,10 @@ class CivBuilder(Game):
         s.step = "turn"
 
     def _special_conquest(self, s, seat, target, count, sp):
+        # CB-SP5: a steal takes what is there, up to the 2 the table says
+        if sum(s.attrs[target].values()) == 0:
+            self._note(s, f"{{{target}}} has no attribute points: {{{seat}}} steals nothing.")
+            return
         s.target, s.taken = target, 0
         s.step = "conquest_take"
 
@@ -468,13 +466,18 @@ class CivBuilder(Game):
         self._note(s, f"{{{seat}}} draws {n} cards.")
 
     def _special_religion(self, s, seat, target, count, sp):
-        s.hand[target] -= sp["steal_cards"]
-        s.hand[seat] += sp["steal_cards"]
-        self._note(s, f"{{{seat}}} takes {sp['steal_cards']} random cards from {{{target}}}'s hand.")
+        n = min(sp["steal_cards"], s.hand[target])  # CB-SP5: what is there, as the Equestrian's discard
+        s.hand[target] -= n
+        s.hand[seat] += n
+        self._note(s, f"{{{seat}}} takes {n} random card{'s' if n != 1 else ''} from {{{target}}}'s hand.")
 
     def _special_seafaring(self, s, seat, target, count, sp):
-        self._gain_vp(s, target, -sp["steal_vp"], "stolen", seat)
-        self._gain_vp(s, seat, sp["steal_vp"], "seafaring", target)
+        n = min(sp["steal_vp"], s.vp[target])  # CB-SP5: VP never go below 0
+        if n:
+            self._gain_vp(s, target, -n, "stolen", seat)
+            self._gain_vp(s, seat, n, "seafaring", target)
+        else:
+            self._note(s, f"{{{target}}} has no Victory Points: {{{seat}}} steals nothing.")
 
     def _special_government(self, s, seat, target, count, sp):
         self._discard(s, seat, count)
@@ -507,7 +510,7 @@ class CivBuilder(Game):
         s.attrs[s.target][attr] -= 1
         s.attrs[a["player"]][attr] += 1
         s.taken += 1
-        if s.taken >= self.data.special["conquest"]["steal_points"]:
+        if s.taken >= self.data.special["conquest"]["steal_points"] or not any(s.attrs[s.target].values()):
             self._back_to_turn(s)
 
     # score phase ------------------------------------------------------------------------------
@@ -563,7 +566,7 @@ class CivBuilder(Game):
                 self._note(s, f"{{{seat}}} discards {excess} card{'s' if excess != 1 else ''} down to "
                               f"{self.hand_limit(s, seat)}.")
         holders = self.holders(s, "equestrian")
-        s.queue = [x for x in s.order if x in holders and s.hand[x] > 0]
+        s.queue = [x for x in s.order if x in holders]  # CB-E2: even with no card, as written
         if s.queue:
             s.step = "equestrian"
         else:

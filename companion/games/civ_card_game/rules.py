@@ -131,6 +131,9 @@ class CivCardGame(Game):
 
     # ------------------------------------------------------------------ setup
     def default_setup(self, players=2, **over):
+        lo, hi = self.rules["players"]
+        if not isinstance(players, int) or not lo <= players <= min(hi, MAX_PLAYERS):
+            raise SetupError(f"Civilization: The Card Game is for {lo}-{hi} players, not {players}")
         setup = {"players": {s: {"name": f"Player {i + 1}", "colour": c}
                              for i, (s, c) in enumerate(zip(SEATS[:players], ("blue", "green", "red", "yellow")))}}
         setup.update(over)

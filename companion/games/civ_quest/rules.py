@@ -134,6 +134,8 @@ class CivQuest(Game):
 
     # ------------------------------------------------------------------ setup
     def default_setup(self, players=2, **over):
+        if not isinstance(players, int) or not 2 <= players <= MAX_PLAYERS:
+            raise SetupError(f"Civ Quest is for 2-{MAX_PLAYERS} players, not {players}")
         setup = {"players": {s: {"name": f"Player {i + 1}", "colour": c}
                              for i, (s, c) in enumerate(zip(SEATS[:players], ("blue", "green", "red", "yellow",
                                                                                "purple", "black", "orange")))},
