@@ -113,9 +113,34 @@ class Game:
             action = self.codec.from_dict(action)
         self.check(state, action)
         new = state.copy()
-        getattr(self, "do_" + action.type)(new, action)
-        self.settle(new)
+        self._effect(new, action)
         return new
+
+    def _effect(self, state, action) -> None:
+        """The effect of a checked action on a private state: its do_ handler, then settle (a game
+        with more to do per action overrides this, so apply and apply_in_place stay one path)."""
+        getattr(self, "do_" + action.type)(state, action)
+        self.settle(state)
+
+    def apply_in_place(self, state, action) -> None:
+        """Check `action` and apply it to `state` itself, which the caller owns alone (a replay's
+        working copy): the same check, effect and settle as `apply`, without the copy per action.
+        On `Rejected` nothing changed; any other error leaves `state` unusable (a replay stops).
+        A `cache` attribute of the state (derived values) is dropped first."""
+        if not isinstance(action, Action):
+            action = self.codec.from_dict(action)
+        self.check(state, action)
+        if getattr(state, "cache", None) is not None:
+            state.cache = None
+        self._effect(state, action)
+
+    def replay(self, state, actions):
+        """The state after `actions` from `state` (not changed): one copy, then each action
+        applied in place. Raises what `apply` raises, for the first action that fails."""
+        state = state.copy()
+        for a in actions:
+            self.apply_in_place(state, a)
+        return state
 
     def settle(self, state) -> None:
         """Run automatic steps until a decision or a roll is awaited (game hook)."""

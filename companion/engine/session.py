@@ -90,10 +90,11 @@ class Session:
                 raise ResumeError(f"{journal_path}: the saved setup cannot start a "
                                   f"{getattr(game, 'name', 'game')} game: {exc}") from exc
             history = []
+            state = initial.copy()  # the replay's working copy: each action applies in place
             for e in journal.actions():
                 try:
                     a = game.action_from_dict(e.action)
-                    state = game.apply(state, a)
+                    game.apply_in_place(state, a)
                 except Rejected as exc:
                     raise ReplayError(e.seq, exc) from exc
                 except Exception as exc:  # an entry the engine chokes on is not applicable either
@@ -102,8 +103,7 @@ class Session:
         except BaseException:
             journal.close()
             raise
-        return cls(game, setup, state, journal, setup.get("seed", 0), initial=initial.copy(),
-                   history=history)
+        return cls(game, setup, state, journal, setup.get("seed", 0), initial=initial, history=history)
 
     # -- the one input path ----------------------------------------------------------------------
     def dispatch(self, action, source: str) -> Action:
@@ -150,10 +150,7 @@ class Session:
         self._rebuild(self._history[:-1])  # the journal removed exactly its latest effective action
 
     def _rebuild(self, history):
-        state = self._initial
-        for a, _ in history:
-            state = self.game.apply(state, a)
-        self.state = state
+        self.state = self.game.replay(self._initial, [a for a, _ in history])
         self._history = list(history)
 
     # -- queries ---------------------------------------------------------------------------------

@@ -68,3 +68,45 @@ def test_replay_from_the_setup_reproduces_the_game_and_apply_never_mutates():
             assert s.to_dict() == before
             s = nxt
         assert s.to_dict() == final.to_dict()
+
+
+def _every_mix(plots):
+    """Brute force: every sum of one resource per population, of a type its plot prints."""
+    from companion.games.civ_card_game.rules import RES
+    opts = {(0, 0, 0)}
+    for name, pop, _ in plots:
+        types = [RES.index(r) for r in GAME.plot_cards[name]["yield"]]
+        one = set()
+
+        def fill(left, i, v):
+            if i == len(types) - 1:
+                w = list(v)
+                w[types[i]] += left
+                one.add(tuple(w))
+                return
+            for n in range(left + 1):
+                w = list(v)
+                w[types[i]] += n
+                fill(left - n, i + 1, w)
+        if pop:
+            fill(pop, 0, [0, 0, 0])
+            opts = {tuple(x + y for x, y in zip(a, b)) for a in opts for b in one}
+    return sorted(opts, reverse=True)
+
+
+def test_population_bonus_options_are_exactly_every_mix_the_plots_allow():
+    import random as _r
+    from cc_helpers import arranged, started
+    rng = _r.Random(5)
+    names = sorted(GAME.plot_cards)
+    s = started(2)
+    for _ in range(200):
+        plots = tuple((rng.choice(names), rng.randint(0, 4), ()) for _ in range(rng.randint(1, 6)))
+        t = arranged(s, plots={"p1": plots})
+        want = _every_mix(plots)
+        assert GAME.bonus_options(t, "p1") == want, plots
+        for v in want[:5]:
+            assert GAME.bonus_allowed(t, "p1", v)
+        total = sum(p for _, p, _ in plots)
+        for v in ((total + 1, 0, 0), (0, 0, total + 1), (-1, total + 1, 0)):
+            assert not GAME.bonus_allowed(t, "p1", v)

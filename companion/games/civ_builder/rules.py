@@ -161,15 +161,10 @@ class CivBuilder(Game):
                                  f"(holders: {', '.join(s.queue) or 'nobody'})")
         super().check(s, a)
 
-    def apply(self, s, a):
-        """As engine.Game.apply, and the table's instructions (state.table) are those of this action only."""
-        if not isinstance(a, Action):
-            a = self.codec.from_dict(a)
-        self.check(s, a)
-        new = s.copy()
-        new.table = []
-        getattr(self, "do_" + a.type)(new, a)
-        return new
+    def _effect(self, s, a):
+        """As engine.Game's, and the table's instructions (state.table) are those of this action only."""
+        s.table = []
+        getattr(self, "do_" + a.type)(s, a)
 
     def _seat(self, s, seat, rule="CB-SEAT"):
         if seat not in s.seats:

@@ -353,22 +353,30 @@ class CivCardGame(Game):
         key = ("bonus", seat)
         if s.cache is not None and key in s.cache:
             return s.cache[key]
-        opts = {(0, 0, 0)}
-        for name, pop, _ in s.plots[seat]:
-            if not pop:
-                continue
-            types = [RES.index(r) for r in self.plot_cards[name]["yield"]]
-            one = set()
-            for mix in _splits(pop, len(types)):
-                v = [0, 0, 0]
-                for t, n in zip(types, mix):
-                    v[t] += n
-                one.add(tuple(v))
-            opts = {_add(a, b) for a in opts for b in one}
-        found = sorted(opts, reverse=True)
+        total, _ = self._bonus_caps(s, seat)
+        found = [v for f in range(total, -1, -1) for h in range(total - f, -1, -1)
+                 for v in ((f, h, total - f - h),) if self.bonus_allowed(s, seat, v)]
         if s.cache is not None:
             s.cache[key] = found
         return found
+
+    def _bonus_caps(self, s, seat):
+        """(population, {set of resource types as a bit mask: how many population can give one of
+        them}) of a seat's plots."""
+        pops = []
+        for name, pop, _ in s.plots[seat]:
+            if pop:
+                pops.append((pop, sum(1 << RES.index(r) for r in self.plot_cards[name]["yield"])))
+        return sum(p for p, _ in pops), {m: sum(p for p, pm in pops if pm & m) for m in range(1, 1 << len(RES))}
+
+    def bonus_allowed(self, s, seat, vec):
+        """Whether one resource per population, each of a type its plot produces, can make `vec`
+        (CC-Y2): the totals match, and no set of types asks more than the population able to give
+        one of them (a transport problem's Hall condition: checked without listing every mix)."""
+        total, caps = self._bonus_caps(s, seat)
+        if any(v < 0 for v in vec) or sum(vec) != total:
+            return False
+        return all(sum(vec[i] for i in range(len(RES)) if m >> i & 1) <= c for m, c in caps.items())
 
     def draw_count(self, s, seat):
         extra = sum(d.get("extra_draw", 0) for _, d in self.effects(s, seat))
@@ -625,7 +633,7 @@ class CivCardGame(Game):
         if set(bonus) - set(RES) or any(v < 0 for v in bonus.values()):
             _reject("CC-Y2", "the bonus names food, hammer and coin only, none below 0")
         vec = tuple(bonus.get(r, 0) for r in RES)
-        if vec not in self.bonus_options(s, a["player"]):
+        if not self.bonus_allowed(s, a["player"], vec):
             pop = sum(p for _, p, _ in s.plots[a["player"]])
             _reject("CC-Y2", f"the population bonus must be {pop} resources in all, each of a type its own plot "
                              "produces")
@@ -1143,16 +1151,6 @@ class CivCardGame(Game):
             return [a for a in self.pseudo_legal_actions(s) if self.is_legal(s, a)]
         finally:
             s.cache = None
-
-
-def _splits(total, parts):
-    """Every way to split `total` into `parts` non-negative whole numbers."""
-    if parts == 1:
-        yield (total,)
-        return
-    for first in range(total + 1):
-        for rest in _splits(total - first, parts - 1):
-            yield (first,) + rest
 
 
 def _greedy_payments(have, cost):

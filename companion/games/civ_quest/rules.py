@@ -60,6 +60,53 @@ def _schemas():
     return s
 
 
+class Units(dict):
+    """The map: area -> (seat, PT, has a city). Keeps each seat's city count as areas change, so
+    the end conditions (CQ-E3: 7 cities) need no pass over the map after every action."""
+    __slots__ = ("cities",)
+
+    def __init__(self, *args):
+        dict.__init__(self, *args)
+        self.cities = {}
+        for o, _, city in self.values():
+            if city:
+                self.cities[o] = self.cities.get(o, 0) + 1
+
+    def __setitem__(self, area, unit):
+        old = dict.get(self, area)
+        if old is not None and old[2]:
+            self.cities[old[0]] -= 1
+        dict.__setitem__(self, area, unit)
+        if unit[2]:
+            self.cities[unit[0]] = self.cities.get(unit[0], 0) + 1
+
+    def __delitem__(self, area):
+        old = self[area]
+        dict.__delitem__(self, area)
+        if old[2]:
+            self.cities[old[0]] -= 1
+
+    def pop(self, area, *default):
+        if area in self:
+            u = self[area]
+            del self[area]
+            return u
+        if default:
+            return default[0]
+        raise KeyError(area)
+
+    def copy(self):
+        c = Units.__new__(Units)
+        dict.update(c, self)
+        c.cities = dict(self.cities)
+        return c
+
+    def _no(self, *a, **k):  # every change goes through __setitem__/__delitem__
+        raise TypeError("Units: set or delete one area at a time")
+
+    update = setdefault = popitem = clear = __ior__ = _no
+
+
 class Sheet:
     """One player's pad: Idea, Resource and earned Victory Points, advances and wonders."""
     __slots__ = ("ip", "rp", "vp_iconic", "vp_city", "vp_fix", "advances", "wonders", "out")
@@ -93,7 +140,7 @@ class State:
             setattr(s, k, getattr(self, k))
         s.cache = None  # only a settled state that is listed for legal actions caches (see legal_actions)
         s.players = {k: p.copy() for k, p in self.players.items()}
-        s.units = dict(self.units)
+        s.units = self.units.copy()
         s.wonders_built = dict(self.wonders_built)
         s.ctx = dict(self.ctx)
         return s
@@ -163,7 +210,7 @@ class CivQuest(Game):
         s.board = self.board_for(len(seats))
         s.seats = seats
         s.players = {p: Sheet() for p in seats}
-        s.units = {}
+        s.units = Units()
         s.wonders_built = {}
         s.order = ()
         s.turn = 0
@@ -207,7 +254,7 @@ class CivQuest(Game):
         return [a for a in s.board.order if a in s.units and s.units[a][0] == seat]
 
     def cities_of(self, s, seat):
-        return sum(1 for u in s.units.values() if u[0] == seat and u[2])
+        return s.units.cities.get(seat, 0)
 
     def pt_of(self, s, seat):
         return sum(u[1] for u in s.units.values() if u[0] == seat)
@@ -1037,10 +1084,12 @@ class CivQuest(Game):
         return False
 
     def settle(self, s):
+        if s.step in ("start", "first_player"):
+            return
+        # the end conditions change only with the map, the wonders or an elimination: all made by
+        # the action just applied, none by the phase changes below (CQ-R18: at once, after it)
+        self._check_end(s)
         for _ in range(1000):
-            if s.over or s.step in ("start", "first_player"):
-                return
-            self._check_end(s)
             if s.over:
                 return
             if s.players[s.current].out:
@@ -1094,12 +1143,13 @@ class CivQuest(Game):
     def end_reasons_now(self, s):
         """The end conditions of the text that hold in `s` (CQ-E1..E4)."""
         why = []
-        occupied = set(s.units)
-        if all(a in occupied for a in s.board.land):
+        units = s.units
+        # units hold land areas only (status() checks it): the map is full when they cover the land
+        if len(units) >= len(s.board.land) and all(a in units for a in s.board.land):
             why.append("land_full")
         if len(s.wonders_built) == len(self.wonders):
             why.append("wonders_built")
-        if any(self.cities_of(s, p) >= self.rules["end_cities"] for p in s.seats):
+        if units.cities and max(units.cities.values()) >= self.rules["end_cities"]:
             why.append("seven_cities")
         if len(self.alive(s)) <= 1:
             why.append("last_civ")
@@ -1160,6 +1210,12 @@ class CivQuest(Game):
         for p, sh in s.players.items():
             if not 0 <= sh.ip <= self.rules["ip_cap"] or not 0 <= sh.rp <= self.rules["rp_cap"]:
                 probs.append(f"{p}: IP {sh.ip} or RP {sh.rp} out of range")
+        counted = {}
+        for o, _, city in s.units.values():
+            if city:
+                counted[o] = counted.get(o, 0) + 1
+        if counted != {p: n for p, n in getattr(s.units, "cities", counted).items() if n}:
+            probs.append("the city count per civilisation does not match the map")
         built = [w for sh in s.players.values() for w in sh.wonders]
         if len(built) != len(set(built)):
             probs.append("a wonder built twice")

@@ -486,15 +486,23 @@ class CivMint(Game):
             a = self.codec.from_dict(a)
         if not self._is_early(s, a):
             return Game.apply(self, s, a)
+        new = s.copy()
+        self.apply_in_place(new, a)
+        return new
+
+    def apply_in_place(self, s, a):
+        if not isinstance(a, Action):
+            a = self.codec.from_dict(a)
+        if not self._is_early(s, a):
+            return Game.apply_in_place(self, s, a)
+        # the second player's early turn runs on a view at their own cursor (_early_view)
         v = self._early_check(s, a)
         getattr(self, "do_" + a.type)(v, a)
-        new = s.copy()
-        new.units = v.units
-        new.players[v.active] = v.players[v.active]
-        new.next_uid = v.next_uid
-        new.early = v.step
-        new.t2 = v.t
-        return new
+        s.units = v.units
+        s.players[v.active] = v.players[v.active]
+        s.next_uid = v.next_uid
+        s.early = v.step
+        s.t2 = v.t
 
     def legal_actions_for(self, s, seat) -> list:
         out = Game.legal_actions_for(self, s, seat)
