@@ -16,7 +16,12 @@ def seats_of(n: int) -> tuple:
     return tuple(f"p{i + 1}" for i in range(n))
 
 
+_PLAIN = (str, int, type(None))
+
+
 def _freeze(v):
+    if type(v) in _PLAIN:  # the usual field: nothing to freeze
+        return v
     if isinstance(v, list):
         return tuple(_freeze(x) for x in v)
     if isinstance(v, dict):
@@ -32,16 +37,21 @@ def _thaw(v, kind):
     return v
 
 
+_set = object.__setattr__
+_new = object.__new__
+_NO_KINDS: dict = {}
+
+
 class Action:
     """An immutable action value. Params are read with `a["name"]` or `a.get("name")`."""
 
     __slots__ = ("type", "_p", "_kinds", "_h")
 
     def __init__(self, type: str, kinds: dict | None = None, **params):
-        object.__setattr__(self, "type", type)
-        object.__setattr__(self, "_p", {k: _freeze(v) for k, v in params.items()})
-        object.__setattr__(self, "_kinds", kinds or {})
-        object.__setattr__(self, "_h", None)
+        _set(self, "type", type)
+        _set(self, "_p", {k: (v if v.__class__ in _PLAIN else _freeze(v)) for k, v in params.items()})
+        _set(self, "_kinds", kinds or _NO_KINDS)
+        _set(self, "_h", None)
 
     def __setattr__(self, k, v):
         raise AttributeError("Action is immutable")
@@ -83,7 +93,15 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+_QUICK = {"int": lambda v, seats: v.__class__ is int, "die": lambda v, seats: v.__class__ is int,
+          "str": lambda v, seats: v.__class__ is str and v != "", "seat": lambda v, seats: v in seats}
+
+
 def _check(kind, v, name, t, seats=SEATS):
+    q = _QUICK.get(kind)
+    if q is not None and q(v, seats):  # the usual, valid case: one test
+        return
+
     def bad(why):
         raise MalformedAction(f"action {t!r}: field {name!r} {why} (got {v!r})")
 
@@ -140,8 +158,18 @@ class ActionCodec:
         return self.from_dict({"type": type, **params})
 
     def fast(self, type, **params) -> Action:
-        """Build an action without validation (the engine's own generators)."""
-        return Action(type, self.schemas[type].kinds, **params)
+        """Build an action without validation (the engine's own generators): the legal-action
+        lists are made of these, so this is the short path (no copy of plain fields)."""
+        for v in params.values():
+            if v.__class__ not in _PLAIN:
+                params = {k: _freeze(x) for k, x in params.items()}
+                break
+        a = _new(Action)
+        _set(a, "type", type)
+        _set(a, "_p", params)
+        _set(a, "_kinds", self.schemas[type].kinds)
+        _set(a, "_h", None)
+        return a
 
     def from_dict(self, d) -> Action:
         if isinstance(d, Action):
@@ -164,10 +192,21 @@ class ActionCodec:
             if name in d and d[name] is not None:
                 _check(kind, d[name], name, t, self.seats)
                 params[name] = d[name]
-        extra = set(d) - set(s.kinds) - {"type"}
-        if extra:
-            raise MalformedAction(f"action {t!r}: unknown field(s) {', '.join(sorted(extra))}")
-        return Action(t, s.kinds, **params)
+        kinds = s.kinds
+        for k in d:
+            if k not in kinds and k != "type":
+                extra = set(d) - set(kinds) - {"type"}
+                raise MalformedAction(f"action {t!r}: unknown field(s) {', '.join(sorted(extra))}")
+        for v in params.values():
+            if v.__class__ not in _PLAIN:
+                params = {k: _freeze(x) for k, x in params.items()}
+                break
+        a = _new(Action)
+        _set(a, "type", t)
+        _set(a, "_p", params)
+        _set(a, "_kinds", kinds)
+        _set(a, "_h", None)
+        return a
 
     def is_chance(self, d) -> bool:
         t = d.type if isinstance(d, Action) else (d.get("type") if isinstance(d, dict) else None)

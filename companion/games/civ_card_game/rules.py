@@ -353,9 +353,16 @@ class CivCardGame(Game):
         key = ("bonus", seat)
         if s.cache is not None and key in s.cache:
             return s.cache[key]
-        total, _ = self._bonus_caps(s, seat)
-        found = [v for f in range(total, -1, -1) for h in range(total - f, -1, -1)
-                 for v in ((f, h, total - f - h),) if self.bonus_allowed(s, seat, v)]
+        total, caps = self._bonus_caps(s, seat)
+        # the Hall condition of bonus_allowed solved for (food, hammer), coin = the rest: every
+        # vector listed is allowed, none is tried and dropped
+        c = caps
+        F, H, C = 1, 2, 4
+        found = []
+        for f in range(min(c[F], total), max(0, total - c[H | C]) - 1, -1):
+            hi = min(c[H], c[F | H] - f, total - f)
+            lo = max(0, total - c[F | C], total - c[C] - f)
+            found += [(f, h, total - f - h) for h in range(hi, lo - 1, -1)]
         if s.cache is not None:
             s.cache[key] = found
         return found
@@ -1148,6 +1155,9 @@ class CivCardGame(Game):
             return []
         s.cache = {}
         try:
+            if self.head(s) is None and s.step == "collect":
+                # generated legal: every listed bonus passes bonus_allowed (tests/engine/test_legal_generation.py)
+                return self.pseudo_legal_actions(s)
             return [a for a in self.pseudo_legal_actions(s) if self.is_legal(s, a)]
         finally:
             s.cache = None

@@ -126,6 +126,7 @@ class Board:
                 self.names[aid] = name
                 self.kind[aid] = kind
         self.order = list(self.names)
+        self.index = {a: i for i, a in enumerate(self.order)}
         self.adj = {a: set() for a in self.order}
         for a, others in raw["edges"].items():
             for b in others.split():

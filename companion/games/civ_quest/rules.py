@@ -251,7 +251,9 @@ class CivQuest(Game):
         return u[0] if u else None
 
     def areas_of(self, s, seat):
-        return [a for a in s.board.order if a in s.units and s.units[a][0] == seat]
+        """A seat's areas in map order."""
+        index = s.board.index
+        return sorted((a for a, u in s.units.items() if u[0] == seat), key=index.__getitem__)
 
     def cities_of(self, s, seat):
         return s.units.cities.get(seat, 0)
@@ -304,13 +306,14 @@ class CivQuest(Game):
     def adjacent_civs(self, s, seat):
         """Other civilisations sharing a land border with `seat` (CQ-R7), in seat order."""
         land_adj = s.board.land_adj
+        units = s.units
         found = set()
-        for a, (o, _, _) in s.units.items():
-            if o == seat:
+        for a, u in units.items():
+            if u[0] == seat:
                 for b in land_adj.get(a, ()):
-                    ob = self.owner(s, b)
-                    if ob and ob != seat:
-                        found.add(ob)
+                    ub = units.get(b)
+                    if ub is not None and ub[0] != seat:
+                        found.add(ub[0])
         return [p for p in s.seats if p in found and not s.players[p].out]
 
     def war_fronts(self, s, seat, opponent):
@@ -1246,17 +1249,16 @@ class CivQuest(Game):
                 out.append(f("done", player=seat))  # keep the cities (CQ-R11)
             for a in self.areas_of(s, seat):
                 pt = s.units[a][1]
-                for n in sorted({1, min(pt, c["losses"])}):
-                    if n >= 1:
-                        out.append(f("lose", player=seat, area=a, count=n))
+                if pt >= 1:
+                    most = min(pt, c["losses"])
+                    out += [f("lose", player=seat, area=a, count=n) for n in ((1, most) if most > 1 else (1,))]
                 if s.units[a][2]:
                     out.append(f("break_city", player=seat, area=a))
         elif pend == "place":
             for a in self.areas_of(s, seat):
-                r = self.room(s, a)
-                for n in sorted({1, min(r, c["place"])}):
-                    if n >= 1:
-                        out.append(f("place", player=seat, area=a, count=n))
+                most = min(self.room(s, a), c["place"])
+                if most >= 1:
+                    out += [f("place", player=seat, area=a, count=n) for n in ((1, most) if most > 1 else (1,))]
         elif pend == "free_city":
             out += [f("place_city", player=seat, area=a) for a in self._free_city_areas(s, seat)]
         elif pend == "steal":
@@ -1274,13 +1276,19 @@ class CivQuest(Game):
             out += [f("war", player=seat, opponent=opp, from_area=x, to_area=y) for x, y in self.war_fronts(s, seat, opp)]
         elif c.get("open"):
             out.append(f("done", player=seat))
+            sh = s.players[seat]
             if s.step == "advance":
-                out.append(f("buy_advance", player=seat))
+                if sh.ip >= self.advance_cost(s) and self.learnable(s, seat):
+                    out.append(f("buy_advance", player=seat))
             elif s.step == "build":
-                for a in self.areas_of(s, seat):
-                    if not s.units[a][2]:
-                        out.append(f("build_city", player=seat, area=a))
-                out += [f("build_wonder", player=seat, wonder=w) for w in self.wonders if w not in s.wonders_built]
+                cost = self.rules["city_cost"]
+                if sh.rp >= cost["rp"]:
+                    for a in self.areas_of(s, seat):  # a city from its own area's PT (CQ-R15)
+                        if not s.units[a][2] and s.units[a][1] >= cost["pt"]:
+                            out.append(f("build_city", player=seat, area=a))
+                if self.knows(s, seat, "Architecture") and len(sh.wonders) < self.cities_of(s, seat):
+                    out += [f("build_wonder", player=seat, wonder=w) for w in self.wonders
+                            if w not in s.wonders_built and sh.rp >= self.wonder_cost(w)]
             elif s.step == "clash":
                 if c.get("extra_trades", 0) > 0:
                     out += [f("trade", player=seat, opponent=opp) for opp in self.adjacent_civs(s, seat)]
@@ -1292,15 +1300,20 @@ class CivQuest(Game):
                         continue
                     for d in self.destinations(s, seat, a):
                         most = min(pt, mp, self.room(s, d))
-                        for n in sorted({1, most}):
-                            if n >= 1:
-                                out.append(f("move", player=seat, from_area=a, to_area=d, count=n))
+                        if most >= 1:
+                            out.append(f("move", player=seat, from_area=a, to_area=d, count=1))
+                            if most > 1:
+                                out.append(f("move", player=seat, from_area=a, to_area=d, count=most))
         return out
 
     def legal_actions(self, s):
+        """The candidates are generated legal (each one passes check(); the tests compare them with
+        the checked list), so none is validated again here."""
+        if s.over:
+            return []
         if s.cache is None:  # a state handed out by apply() never changes again: safe to cache on it
             s.cache = {}
-        return super().legal_actions(s)
+        return self.pseudo_legal_actions(s)
 
     def view(self, s):
         return s.to_dict()
