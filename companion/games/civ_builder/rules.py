@@ -637,6 +637,13 @@ class CivBuilder(Game):
             return [f("discard_all", player=who), f("keep_cards", player=who)]
         return []
 
+    def legal_actions(self, s):
+        if s.step == "meld" and not s.over:
+            # generated legal: each option keeps check_meld's counts (natural, leader, wild cards of
+            # the holders, the turn's size, the hand); tests/engine/test_legal_generation.py checks it
+            return self.pseudo_legal_actions(s)
+        return super().legal_actions(s)
+
     def _meld_options(self, s, seat):
         attr, have, need = s.meld_attr, s.hand[seat], self.min_meld(s)
         dis = have if seat in self.holders(s, "religion") else 0
@@ -645,7 +652,7 @@ class CivBuilder(Game):
         for leader in range(0, min(self.data.max_leaders, have) + 1):
             for d in range(0, dis + 1):
                 for e in range(0, sea + 1):
-                    for cards in range(max(1, need - leader - d - e), have - leader - d - e + 1):
+                    for cards in range(max(self.data.min_natural, need - leader - d - e), have - leader - d - e + 1):
                         kw = {"leader": leader} if leader else {}
                         if d:
                             kw["disasters"] = d

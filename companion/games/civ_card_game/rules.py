@@ -1133,12 +1133,17 @@ class CivCardGame(Game):
 
     def _purchase_actions(self, s, seat):
         f = self.codec.fast
-        out = [f("buy_population", player=seat, plot=i) for i in range(len(s.plots[seat]))]
+        have, pw = s.res[seat], self.rules["pay_with"]
+        food = have[RES.index(pw["population"])]
+        out = [f("buy_population", player=seat, plot=i) for i in range(len(s.plots[seat]))
+               if self.price(s, seat, "population", plot=i) <= food]
         cost = self.price(s, seat, "plot")
         for card in dict.fromkeys(s.plot_row):
             for pay in _greedy_payments(s.res[seat], cost):
                 out.append(f("buy_plot", player=seat, card=card, pay=pay))
-        out += [f("buy_tech", player=seat, card=c) for c in s.tech_row]
+        coin = have[RES.index(pw["technology"])]
+        out += [f("buy_tech", player=seat, card=c) for c in s.tech_row
+                if c not in s.techs[seat] and self.price(s, seat, "technology", c) <= coin]
         room = [i for i in range(len(s.plots[seat])) if len(s.plots[seat][i][2]) < self.building_limit(s, seat, i)]
         for card in self.playable(s, seat, lambda c: c in self.buildings or c in self.wonders):
             kind = self.kind_of(card)
@@ -1146,7 +1151,9 @@ class CivCardGame(Game):
             if room and self.price(s, seat, kind, card) <= pay:  # the rest would be refused
                 out += [f("build", player=seat, card=card, plot=i) for i in room]
         out += [f("play_resource", player=seat, card=c) for c in self.playable(s, seat, lambda c: c in self.resource_cards)]
-        out += [f("trade", player=seat, give=g, get=t) for g in RES for t in RES if g != t]
+        n = self.rules["bank_trade"]
+        out += [f("trade", player=seat, give=g, get=t) for i, g in enumerate(RES) if have[i] >= n
+                for t in RES if g != t]
         out.append(f("done", player=seat))
         return out
 
@@ -1155,8 +1162,9 @@ class CivCardGame(Game):
             return []
         s.cache = {}
         try:
-            if self.head(s) is None and s.step == "collect":
-                # generated legal: every listed bonus passes bonus_allowed (tests/engine/test_legal_generation.py)
+            if self.head(s) is None and s.step in ("collect", "purchase"):
+                # generated legal: the bonuses pass bonus_allowed, the purchases what the player can
+                # pay (tests/engine/test_legal_generation.py checks every listed action)
                 return self.pseudo_legal_actions(s)
             return [a for a in self.pseudo_legal_actions(s) if self.is_legal(s, a)]
         finally:

@@ -988,7 +988,8 @@ class CivQuest(Game):
             _reject("CQ-M1", f"move 1 to {s.units[frm][1]} PT from {s.board.name(frm)}")
         if n > s.ctx.get("mp", 0):
             _reject("CQ-M1", f"each token moved costs 1 Move Point; you have {s.ctx.get('mp', 0)}")
-        if to not in self.destinations(s, seat, frm):
+        near = to in s.board.land_adj.get(frm, ()) and self.owner(s, to) in (None, seat)
+        if not near and to not in self.destinations(s, seat, frm):
             _reject("CQ-M2", f"{s.board.name(to)} cannot be reached from {s.board.name(frm)} with one move"
                     " (a bordering empty or own land area; across one sea area, two with Sailing, deep sea"
                     " with Navigation; along your empire with Roads)")
@@ -1064,7 +1065,7 @@ class CivQuest(Game):
         if s.step == "build":
             sh = s.players[seat]
             city = sh.rp >= self.rules["city_cost"]["rp"] and any(
-                not s.units[a][2] for a in self.areas_of(s, seat)) and self.pt_of(s, seat) >= self.rules["city_cost"]["pt"]
+                u[0] == seat and not u[2] for u in s.units.values()) and self.pt_of(s, seat) >= self.rules["city_cost"]["pt"]
             wonder = (self.knows(s, seat, "Architecture") and len(sh.wonders) < self.cities_of(s, seat)
                       and any(w not in s.wonders_built and sh.rp >= self.wonder_cost(w) for w in self.wonders))
             return city or wonder
@@ -1082,8 +1083,16 @@ class CivQuest(Game):
                 c["extra_wars"] = 0
             return bool(near) and c.get("extra_trades", 0) > 0
         if s.step == "migration":
-            return c.get("mp", 0) > 0 and any(self.destinations(s, seat, a) for a in self.areas_of(s, seat)
-                                             if s.units[a][1] > 0)
+            if c.get("mp", 0) <= 0:
+                return False
+            units, land_adj = s.units, s.board.land_adj
+            mine = [a for a, u in units.items() if u[0] == seat and u[1] > 0]
+            for a in mine:  # the usual case first: a bordering empty or own land area
+                for b in land_adj[a]:
+                    u = units.get(b)
+                    if u is None or u[0] == seat:
+                        return True
+            return any(self.destinations(s, seat, a) for a in mine)
         return False
 
     def settle(self, s):

@@ -1573,15 +1573,15 @@ class CivMint(Game):
         if st == "trade":
             b = bonuses(s.players[seat])
             gets = TRADEABLE + (("money",) if b["trade_money"] else ())
+            mine_res, theirs = s.players[seat].res, s.players[other(seat)].res
             for g in TRADEABLE:
-                for h in gets:
-                    if g != h:
-                        out.append(A("trade", player=seat, give=g, get=h))
+                if mine_res[g] >= b["trade_rate"]:  # only what the player can pay (check_trade)
+                    out += [A("trade", player=seat, give=g, get=h) for h in gets if g != h]
             if b["trade_opponent"]:
                 for g in TRADEABLE:
-                    for h in TRADEABLE:
-                        if g != h:
-                            out.append(A("trade_opponent", player=seat, give={g: 1}, get={h: 1}))
+                    if mine_res[g] >= 1:
+                        out += [A("trade_opponent", player=seat, give={g: 1}, get={h: 1})
+                                for h in TRADEABLE if g != h and theirs[h] >= 1]
         elif st == "upkeep":
             out.append(A("pay_upkeep", player=seat))
             for u in mine:
