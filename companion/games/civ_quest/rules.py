@@ -174,6 +174,7 @@ class CivQuest(Game):
             self.flow = Flow(json.load(f))
         self.codec = ActionCodec(_schemas(), seats=SEATS)
         self._boards = {}
+        self._summaries = {}
         r = self.rules
         self.advances = r["advances"]
         self.wonders = r["wonders"]
@@ -279,17 +280,40 @@ class CivQuest(Game):
         for w in sh.wonders:
             yield w, self.wonders[w]
 
+    def _summary(self, s, seat):
+        """What a seat's advances and wonders add up to (roll bonuses, war, city rolls, extra trades,
+        mitigations, rerolls), kept per (advances, wonders): they change only when one is gained."""
+        sh = s.players[seat]
+        key = (sh.advances, sh.wonders)
+        got = self._summaries.get(key)
+        if got is None:
+            rolls, total, mit = {}, {"war": 0, "city_rolls": 0, "extra_trade": 0}, {}
+            for n, d in self._owned_effects(s, seat):
+                for k, v in (d.get("rolls") or {}).items():
+                    rolls[k] = rolls.get(k, 0) + v
+                for k in total:
+                    total[k] += d.get(k, 0)
+                if d.get("mitigates"):
+                    mit.setdefault(d["mitigates"], []).append(n)
+            rer = tuple(src for src in REROLL_SOURCES if (src in sh.advances or src in sh.wonders)
+                        and (self.advances.get(src) or self.wonders.get(src) or {}).get("reroll"))
+            got = (rolls, total, mit, rer)
+            if len(self._summaries) > 4096:  # bounded: a new game's tuples replace old ones
+                self._summaries.clear()
+            self._summaries[key] = got
+        return got
+
     def roll_bonus(self, s, seat, kind):
-        return sum((d.get("rolls") or {}).get(kind, 0) for _, d in self._owned_effects(s, seat))
+        return self._summary(s, seat)[0].get(kind, 0)
 
     def war_bonus(self, s, seat):
-        b = sum(d.get("war", 0) for _, d in self._owned_effects(s, seat))
+        b = self._summary(s, seat)[1]["war"]
         if seat == s.current and s.ctx.get("leader"):
             b += self.leaders[s.ctx["leader"]].get("war", 0)
         return b
 
     def mitigated(self, s, seat, disaster):
-        return [n for n, d in self._owned_effects(s, seat) if d.get("mitigates") == disaster]
+        return list(self._summary(s, seat)[2].get(disaster, ()))
 
     def advance_cost(self, s):
         c = self.rules["advance_costs"]
@@ -300,8 +324,7 @@ class CivQuest(Game):
 
     def rerolls_left(self, s, seat):
         used = s.ctx.get("rerolls", ())
-        return [src for src in REROLL_SOURCES if src not in used and self.has(s, seat, src)
-                and (self.advances.get(src) or self.wonders.get(src) or {}).get("reroll")]
+        return [src for src in self._summary(s, seat)[3] if src not in used]
 
     def adjacent_civs(self, s, seat):
         """Other civilisations sharing a land border with `seat` (CQ-R7), in seat order."""
@@ -1038,7 +1061,7 @@ class CivQuest(Game):
         c["closing"] = False
         seat = s.current
         if step == "city":
-            c["city_rolls"] = self.cities_of(s, seat) + sum(d.get("city_rolls", 0) for _, d in self._owned_effects(s, seat))
+            c["city_rolls"] = self.cities_of(s, seat) + self._summary(s, seat)[1]["city_rolls"]
         elif step == "advance":
             self._await(s, "idea_roll")
         elif step == "growth":
@@ -1049,7 +1072,7 @@ class CivQuest(Game):
             self._await(s, "disaster_roll")
         elif step == "clash":
             c["queue"] = tuple(self.adjacent_civs(s, seat))
-            c["extra_trades"] = sum(d.get("extra_trade", 0) for _, d in self._owned_effects(s, seat))
+            c["extra_trades"] = self._summary(s, seat)[1]["extra_trade"]
             c.setdefault("extra_wars", 0)
             c["open"] = True
         elif step == "migration":
