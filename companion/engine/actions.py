@@ -171,6 +171,20 @@ class ActionCodec:
         _set(a, "_h", None)
         return a
 
+    def maker(self, type):
+        """A constructor of `type` actions from a dict of plain fields (str, int): for a generator
+        that lists hundreds of them (no checks, no copies; the dict becomes the action's own)."""
+        kinds = self.schemas[type].kinds
+
+        def make(params):
+            a = _new(Action)
+            _set(a, "type", type)
+            _set(a, "_p", params)
+            _set(a, "_kinds", kinds)
+            _set(a, "_h", None)
+            return a
+        return make
+
     def from_dict(self, d) -> Action:
         if isinstance(d, Action):
             d = d.to_dict()

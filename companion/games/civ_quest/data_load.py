@@ -127,6 +127,7 @@ class Board:
                 self.kind[aid] = kind
         self.order = list(self.names)
         self.index = {a: i for i, a in enumerate(self.order)}
+        self._sea_memo = {}  # (area, reach, deep) -> land areas across the sea (rules.py _sea_lands)
         self.adj = {a: set() for a in self.order}
         for a, others in raw["edges"].items():
             for b in others.split():

@@ -101,6 +101,9 @@ class Units(dict):
         c.cities = dict(self.cities)
         return c
 
+    def __reduce__(self):  # pickle and deepcopy rebuild the count from the areas
+        return (Units, (dict(self),))
+
     def _no(self, *a, **k):  # every change goes through __setitem__/__delitem__
         raise TypeError("Units: set or delete one area at a time")
 
@@ -357,36 +360,72 @@ class CivQuest(Game):
         across the sea (1 sea area; 2 with Sailing; deep sea only with Navigation), or with Roads
         anywhere along your own areas and one step beyond."""
         key = (seat, frm)
-        if s.cache is not None and key in s.cache:
-            return s.cache[key]
-        b = s.board
-        ok = lambda a: a != frm and (self.owner(s, a) in (None, seat))  # noqa: E731
-        out = {a for a in b.land_adj[frm] if ok(a)}
+        cache = s.cache
+        if cache is not None and key in cache:
+            return cache[key]
+        b, units = s.board, s.units
+        out = set()
+        for a in b.land_adj[frm]:
+            u = units.get(a)
+            if u is None or u[0] == seat:
+                out.add(a)
         if frm in b.coastal:
-            reach = 2 if self.has(s, seat, "Sailing") else 1
-            deep = self.has(s, seat, "Navigation")
-            frontier = {x for x in b.adj[frm] if b.kind[x] == "sea" or (deep and b.kind[x] == "deep")}
+            for y in self._sea_lands(b, frm, 2 if self.has(s, seat, "Sailing") else 1,
+                                     self.has(s, seat, "Navigation")):
+                u = units.get(y)
+                if u is None or u[0] == seat:
+                    out.add(y)
+        if self.has(s, seat, "Roads"):
+            out |= self._road_reach(s, seat, frm)
+        out.discard(frm)
+        found = sorted(out, key=b.index.__getitem__)
+        if cache is not None:
+            cache[key] = found
+        return found
+
+    def _sea_lands(self, b, frm, reach, deep):
+        """Land areas across the sea from coastal `frm` (1 or 2 sea areas, deep sea with
+        Navigation): a fact of the map, kept per (area, reach, deep) on the board."""
+        memo = b._sea_memo
+        key = (frm, reach, deep)
+        got = memo.get(key)
+        if got is None:
+            water = lambda x: b.kind[x] == "sea" or (deep and b.kind[x] == "deep")  # noqa: E731
+            frontier = {x for x in b.adj[frm] if water(x)}
             seen = set(frontier)
             for _ in range(reach - 1):
-                nxt = {y for x in frontier for y in b.adj[x]
-                       if y not in seen and (b.kind[y] == "sea" or (deep and b.kind[y] == "deep"))}
+                nxt = {y for x in frontier for y in b.adj[x] if y not in seen and water(y)}
                 seen |= nxt
                 frontier = nxt
-            out |= {y for x in seen for y in b.adj[x] if b.kind[y] == "land" and ok(y)}
-        if self.has(s, seat, "Roads"):
+            got = memo[key] = tuple({y for x in seen for y in b.adj[x] if b.kind[y] == "land"})
+        return got
+
+    def _road_reach(self, s, seat, frm):
+        """With Roads: every area of the seat's own connected empire around `frm`, and one step
+        beyond into empty or own land (the whole empire shares it; kept per listing)."""
+        cache = s.cache
+        memo = cache.setdefault(("roads", seat), {}) if cache is not None else {}
+        got = memo.get(frm)
+        if got is None:
+            b, units = s.board, s.units
             own, todo = {frm}, [frm]
             while todo:
                 a = todo.pop()
                 for y in b.land_adj[a]:
-                    if y not in own and self.owner(s, y) == seat:
-                        own.add(y)
-                        todo.append(y)
-            out |= {a for a in own if a != frm}
-            out |= {y for a in own for y in b.land_adj[a] if ok(y)}
-        found = [a for a in b.order if a in out]
-        if s.cache is not None:
-            s.cache[key] = found
-        return found
+                    if y not in own:
+                        u = units.get(y)
+                        if u is not None and u[0] == seat:
+                            own.add(y)
+                            todo.append(y)
+            got = set(own)
+            for a in own:
+                for y in b.land_adj[a]:
+                    u = units.get(y)
+                    if u is None or u[0] == seat:
+                        got.add(y)
+            for a in own:
+                memo[a] = got
+        return got
 
     def pending(self, s):
         """The decision the turn's player owes now, or None: what settle() waits for."""
@@ -1325,17 +1364,19 @@ class CivQuest(Game):
                 if c.get("extra_trades", 0) > 0:
                     out += [f("trade", player=seat, opponent=opp) for opp in self.adjacent_civs(s, seat)]
             elif s.step == "migration":
-                mp = c.get("mp", 0)
+                mp, units, cap = c.get("mp", 0), s.units, self.rules["area_pt_cap"]
+                move = self.codec.maker("move")  # up to ~840 moves in a 7-player game: the short path
                 for a in self.areas_of(s, seat):
-                    pt = s.units[a][1]
+                    pt = units[a][1]
                     if pt < 1:
                         continue
                     for d in self.destinations(s, seat, a):
-                        most = min(pt, mp, self.room(s, d))
+                        u = units.get(d)
+                        most = min(pt, mp, cap - (u[1] if u else 0))
                         if most >= 1:
-                            out.append(f("move", player=seat, from_area=a, to_area=d, count=1))
+                            out.append(move({"player": seat, "from_area": a, "to_area": d, "count": 1}))
                             if most > 1:
-                                out.append(f("move", player=seat, from_area=a, to_area=d, count=most))
+                                out.append(move({"player": seat, "from_area": a, "to_area": d, "count": most}))
         return out
 
     def legal_actions(self, s):
