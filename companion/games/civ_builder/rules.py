@@ -649,16 +649,19 @@ class CivBuilder(Game):
         dis = have if seat in self.holders(s, "religion") else 0
         sea = have if attr in self.data.sea_wild_melds and seat in self.holders(s, "seafaring") else 0
         out = []
+        meld = self.codec.maker("meld")  # hundreds of options with a big hand: the short path
         for leader in range(0, min(self.data.max_leaders, have) + 1):
             for d in range(0, dis + 1):
                 for e in range(0, sea + 1):
                     for cards in range(max(self.data.min_natural, need - leader - d - e), have - leader - d - e + 1):
-                        kw = {"leader": leader} if leader else {}
+                        kw = {"player": seat, "attribute": attr, "cards": cards}
+                        if leader:
+                            kw["leader"] = leader
                         if d:
                             kw["disasters"] = d
                         if e:
                             kw["seas"] = e
-                        out.append(self.codec.fast("meld", player=seat, attribute=attr, cards=cards, **kw))
+                        out.append(meld(kw))
         return out
 
     def _special_options(self, s, seat):

@@ -242,7 +242,8 @@ class CivCardGame(Game):
             {p: self.happiness(s, p) for p in s.seats}, lambda v: v >= floor))
 
     def engineering(self, s, seat):
-        return max((d.get("plot_limit", 0) for _, d in self.effects(s, seat)), default=0)
+        return self._cached(s, ("plot_limit", seat), lambda: max(
+            (d.get("plot_limit", 0) for _, d in self.effects(s, seat)), default=0))
 
     def building_limit(self, s, seat, plot):
         """CC-B1: one building or wonder per plot; two with 3 population or Engineering."""
@@ -263,7 +264,8 @@ class CivCardGame(Game):
             base = pc["base"] + pc["step"] * s.plots[seat][plot][1]
         else:
             base = {"technology": self.techs, "building": self.buildings, "wonder": self.wonders}[kind][card]["cost"]
-        offs = [(n, d["discount"][kind]) for n, d in self.effects(s, seat) if (d.get("discount") or {}).get(kind)]
+        offs = list(self._cached(s, ("discounts", seat, kind), lambda: [
+            (n, d["discount"][kind]) for n, d in self.effects(s, seat) if (d.get("discount") or {}).get(kind)]))
         hs = r["happiness_status"]
         if kind in hs["applies_to"] and seat in self.highest_happiness(s) and hs["discount"]:
             offs.append(("Highest Happiness", hs["discount"]))
@@ -1082,7 +1084,7 @@ class CivCardGame(Game):
     def playable(self, s, seat, pred):
         names = set(s.known[seat])
         if s.hand[seat] > len(s.known[seat]):
-            names |= {c for c in self.play_deck if self.unseen(s, c) > 0}
+            names |= self._cached(s, "unseen_cards", lambda: {c for c in self.play_deck if self.unseen(s, c) > 0})
         return [c for c in self.play_deck if c in names and pred(c)]
 
     def _task_actions(self, s, h):
