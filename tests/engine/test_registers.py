@@ -151,3 +151,27 @@ def test_every_register_entry_names_code_that_exists(game):
         elif stale:
             problems.append(f"{rid}: names what the code does not have: {stale}")
     assert not problems, f"docs/{reg_file}:\n" + "\n".join(problems)
+
+
+# data files that hold no rule values (help texts, the flow of steps, the map's layout for the view)
+_NOT_RULES = ("help.json", "flow.json")
+
+
+@pytest.mark.parametrize("game", sorted(REGISTERS))
+def test_every_data_value_is_named_by_the_register_or_the_trace(game):
+    """A value the engine reads from data is either the text's (a trace row names it beside the
+    text it comes from) or the project's decision (a register entry names it): none is unnamed."""
+    reg_file, trace_file = REGISTERS[game][:2]
+    docs = _read(os.path.join(DOCS, reg_file)) + _read(os.path.join(DOCS, trace_file))
+    named = set(_WORD.findall(docs))
+    data = os.path.join(GAMES, game, "data")
+    missing = []
+    for f in sorted(os.listdir(data)):
+        if not f.endswith(".json") or f in _NOT_RULES:
+            continue
+        doc = json.loads(_read(os.path.join(data, f)))
+        if not isinstance(doc, dict):
+            continue
+        missing += [f"{f} {k}" for k in doc if not k.startswith("_") and k not in ("version", "about")
+                    and k not in named]
+    assert not missing, f"{game}: data values named by neither docs/{reg_file} nor docs/{trace_file}: {missing}"
