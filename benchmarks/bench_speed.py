@@ -74,7 +74,7 @@ def _journal_dir():
 
 
 def resume_ms(name, setup, acts, final, repeat=5):
-    """Median wall times (ms) of Session.resume of a journal holding `acts`, and of the journal's
+    """Best wall times (ms) of Session.resume of a journal holding `acts`, and of the journal's
     own part of it (Journal.open + actions(): companion/store, read and verified)."""
     from companion.store.journal import Journal
 
@@ -86,7 +86,7 @@ def resume_ms(name, setup, acts, final, repeat=5):
             j.append(a.to_dict(), "system" if game.is_chance(a) else "ui")
         j.close()
         want = final.to_dict()
-        times, jtimes = [], []
+        times, jtimes = [], []  # the best of the repeats: a loaded machine only ever adds
         for _ in range(repeat):
             t = time.perf_counter()
             sess = Session.resume(path)
@@ -98,7 +98,7 @@ def resume_ms(name, setup, acts, final, repeat=5):
             j.actions()
             jtimes.append(time.perf_counter() - t)
             j.close()
-    return statistics.median(times) * 1e3, statistics.median(jtimes) * 1e3
+    return min(times) * 1e3, min(jtimes) * 1e3
 
 
 def legal_times(name, states):

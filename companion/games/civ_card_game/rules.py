@@ -68,9 +68,13 @@ def _reject(rule, msg):
 
 def _add(a, b, sign=1):
     """Resource triples (food, hammer, coin) plus a mapping or another triple."""
-    if isinstance(b, dict):
-        b = tuple(b.get(r, 0) for r in RES)
-    return tuple(x + sign * y for x, y in zip(a, b))
+    if b.__class__ is dict:
+        g = b.get
+        b = (g("food", 0), g("hammer", 0), g("coin", 0))
+    return (a[0] + sign * b[0], a[1] + sign * b[1], a[2] + sign * b[2])
+
+
+assert RES == ("food", "hammer", "coin")  # _add is written out for these three
 
 
 class State:
