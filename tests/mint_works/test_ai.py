@@ -204,21 +204,21 @@ def test_sonic_checks_for_plans_at_the_start_of_each_of_his_two_turns():
     # turns in a row is a turn of his: after building his only plan he buys in the second
     setup, s = start(1, opponent="sonic")
     s = _only(position(s, "p2", plans=(("windmill", False),), mints=10), "supplier", "builder")
-    s = G.apply(s, G.codec.make("pass", player="p1"))
+    s = apply(s, G.codec.make("pass", player="p1"))
     assert s.ai_turn[0].startswith("Sonic places 2 mints on the Builder and builds the Windmill")
     assert "on the Supplier and buys" in s.ai_turn[1]
     assert len(s.plans["p2"]) == 2 and [b for _, b, _ in s.plans["p2"]] == [True, False]
     # and the other way round: with a plan still unbuilt at the start of a turn he does not buy
     _, t = start(1, opponent="sonic")
     t = _only(position(t, "p2", plans=(("windmill", False), ("statue", False)), mints=10), "supplier", "builder")
-    t = G.apply(t, G.codec.make("pass", player="p1"))
+    t = apply(t, G.codec.make("pass", player="p1"))
     assert all("Supplier" not in x for x in t.ai_turn)
 
 
 def _to_next_round(s):
     r = s.round
     while not s.over and s.round == r:
-        s = deal(s) if s.step == "draw" else G.apply(s, G.codec.make("pass", player="p1"))
+        s = deal(s) if s.step == "draw" else apply(s, G.codec.make("pass", player="p1"))
     return s
 
 

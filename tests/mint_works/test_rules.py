@@ -3,7 +3,7 @@ with the rule it breaks (nothing applied)."""
 import pytest
 
 from companion.engine import Rejected
-from mw_helpers import G, deal, position, start
+from mw_helpers import G, apply, deal, position, start
 
 
 def act(s, **a):
@@ -300,11 +300,11 @@ def test_crowdfunder_costs_three_mints_as_the_rule_text_prints_it():
 def test_the_solitaire_plan_supply_is_refilled_to_two_at_upkeep():
     # MW-R33: solitaire set-up lays two plans and its Supplier rule moves "the two Plans"
     _, s = start(1, opponent="justin")
-    s = G.apply(s, G.codec.make("place", player="p1", location="supplier", plan=s.supply[0])) \
+    s = apply(s, G.codec.make("place", player="p1", location="supplier", plan=s.supply[0])) \
         if G.place_problem(s, "p1", "supplier", {"plan": s.supply[0]}) is None else s
     r = s.round
     while not s.over and s.round == r:
-        s = deal(s) if s.step == "draw" else G.apply(s, G.codec.make("pass", player="p1"))
+        s = deal(s) if s.step == "draw" else apply(s, G.codec.make("pass", player="p1"))
     assert s.round == r + 1 and len(s.supply) == 2
     _, c = start(2)
     assert len(c.supply) == 3
