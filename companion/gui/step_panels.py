@@ -1,14 +1,14 @@
-"""Step panels and tabs of the open game: what the dashboard shows for the current step, above
-the legal-action list, and the views beside Players and Log in the left column.
+"""Step panels and tabs of the open game: what the dashboard shows for the current step in its
+now column, and the views beside Players and Log.
 
 The dashboard asks `panel_key(ctrl, snapshot)` which panel fits the game's current step, builds
 it once with `make_panel(ctrl, key)`, and calls `panel.update(screen, ctrl, snapshot)` after every
-change. A panel only reads the controller and submits actions through `screen.submit(action)`,
-the same validated + journaled path as the Confirm button; the engine decides legality.
+change. A panel only reads the controller and hands its choice to `screen.submit(action)`, where
+it waits for the one Confirm (checked by the engine first, journaled on Confirm).
 
 Panels are named by the game module (GameModule.panels: step id -> "module:Class", imported
-lazily). A step without a panel is played on the dashboard's generic decision area (labelled
-legal actions, Confirm, dice entry), so a game with no panels at all is fully playable.
+lazily). A step without a panel is played on the dashboard's pickers (companion/decisions.py,
+gui/pickers.py) and dice entry, so a game with no panels at all is fully playable.
 """
 from __future__ import annotations
 

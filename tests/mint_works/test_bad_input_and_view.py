@@ -103,7 +103,7 @@ def test_the_app_deck_tells_the_table_which_card_to_put_out():
     from mw_helpers import setup_for
     setup = setup_for(2, seed=4)
     s = G.initial_state(setup)
-    assert G.actor(s) == "system" and "press the draw button" in VIEW.prompt(G, s, setup)
+    assert G.actor(s) == "system" and "tap Let the app draw" in VIEW.prompt(G, s, setup)
     a = G.chance_action(s, SeededDice(4))
     s = G.apply(s, a)
     assert f"Put the {G.data.plan_name(a['plan'])} face up in the Plan Supply." in VIEW.prompt(G, s, setup)
