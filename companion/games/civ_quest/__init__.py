@@ -27,5 +27,6 @@ MODULE = GameModule(
                     help="The text's game ends only by its four conditions; a table may agree a limit."),),
     tabs=(("cq_map", "Map", "companion.games.civ_quest.ui.map_tab:CivQuestMap"),),
     tab_for_step={},
+    pickers={"area": "companion.games.civ_quest.ui.map_picker:AreaPicker"},
     kv_files=(os.path.join(HERE, "ui", "civ_quest.kv"),),
     register="docs/civ_quest-register.md", trace="docs/civ_quest-trace.md", order=20)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 
-from companion.games.contract import ROLE_SYSTEM, GameView, dice_words
+from companion.engine.errors import Rejected
+from companion.games.contract import ROLE_SYSTEM, GameView, Pick, dice_words
 
 from .data_load import DATA
+from .map_layout import cells_for
 from .rules import ROLL_NAMES, TURN_STEPS
 
 STEP_NAMES = {"start": "Starting areas", "first_player": "First player", "leader": "Leader phase",
@@ -23,8 +25,36 @@ ITEM_WORDS = {"advances": "Advances", "wonder_bonus": "Wonder VP (Pyramids)", "i
               "corrections": "Corrections"}
 
 
-def _plural(n, word):
-    return f"{n} {word}" + ("" if n == 1 else "s")
+def _plural(n, word, many=None):
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+# the fields a player picks on the map, in the order asked (the shell narrows the rest)
+AREA_PICKS = {
+    "place_start": (Pick("area", "area", "Which empty land area do you start in?"),),
+    "place": (Pick("area", "area", "Where do the Population Tokens go?"),
+              Pick("count", "count", "How many PT there?")),
+    "place_city": (Pick("area", "area", "Which of your areas takes the free city?"),),
+    "build_city": (Pick("area", "area", "Build the city in which of your areas?"),),
+    "lose": (Pick("area", "area", "Remove tokens from which area?"), Pick("count", "count", "How many PT?")),
+    "break_city": (Pick("area", "area", "Break the city in which area?"),),
+    "war": (Pick("opponent", "seat", "War on whom?"), Pick("to_area", "area", "Which area do you attack?"),
+            Pick("from_area", "area", "Attack from which of your areas?")),
+    "steal_pt": (Pick("from_area", "area", "Take 1 PT from which of their areas?"),
+                 Pick("to_area", "area", "Put it in which of your areas?")),
+    "move": (Pick("from_area", "area", "Move tokens from which area?"),
+             Pick("to_area", "area", "Move them to which area?"), Pick("count", "count", "How many PT?")),
+}
+AREA_FIELDS = ("area", "from_area", "to_area")
+
+
+TYPE_WORDS = {"place_start": "Choose a starting area", "place": "Place Population Tokens",
+              "place_city": "Put the free city", "build_city": "Build a city", "build_wonder": "Build a wonder",
+              "lose": "Remove tokens", "break_city": "Break a city", "trade": "Trade", "war": "War",
+              "peace": "Neither trade nor war", "steal_pt": "Take a PT", "move": "Move tokens",
+              "buy_advance": "Buy an advance", "pick_advance": "Take an advance", "pick_city": "Take a City result",
+              "keep_roll": "Keep the roll", "reroll": "Reroll", "done": "End the phase",
+              "correct": "Correct a count"}
 
 
 class CivQuestView(GameView):
@@ -43,6 +73,60 @@ class CivQuestView(GameView):
 
     def roll_owner(self, state):
         return state.roller if state.roll else None
+
+    # ---------------------------------------------------------------- pickers and the map
+    def picks(self, game, action_type):
+        return AREA_PICKS.get(action_type) or super().picks(game, action_type)
+
+    def type_label(self, action_type):
+        return TYPE_WORDS.get(action_type) or super().type_label(action_type)
+
+    def value_label(self, game, state, setup, action_type, field, value):
+        if field in AREA_FIELDS and state is not None:
+            return state.board.name(value)
+        if field == "count" and isinstance(value, int):
+            return f"{value} PT"
+        return super().value_label(game, state, setup, action_type, field, value)
+
+    def map_model(self, game, state, setup) -> dict:
+        """What the schematic map draws (plain data): each area in play with its grid cell, kind,
+        owner, PT and city; the borders; the grid's size."""
+        b = state.board
+        cells, cols, rows = cells_for(b)
+        areas = []
+        for a in b.order:
+            u = state.units.get(a)
+            c, r = cells[a]
+            areas.append({"id": a, "name": b.name(a), "kind": b.kind[a], "col": c, "row": r,
+                          "owner": u[0] if u else None, "pt": u[1] if u else 0, "city": bool(u and u[2])})
+        edges = sorted({tuple(sorted((a, n))) for a in b.order for n in b.adj[a]})
+        return {"areas": areas, "edges": edges, "cols": cols, "rows": rows}
+
+    def why_not_area(self, game, state, setup, actions, field, area) -> str:
+        """Why tapping `area` for `field` picks nothing now, in plain words. `actions`: the legal
+        actions still offered (dicts); the rules' own refusal of the closest one, with the area
+        tapped, says why."""
+        b = state.board
+        name = b.name(area)
+        if area not in b.kind:
+            return f"{name} is not in play with this many players."
+        if b.kind[area] != "land":
+            return f"{name} is {'deep sea' if b.kind[area] == 'deep' else 'sea'}: tokens stay on land areas."
+        probe = next((a for a in actions if field in a), None)
+        if probe is None:
+            return f"{name} is not one of the choices now."
+        if any(a.get(field) == area for a in actions):
+            return f"{name} is a choice, but not with what you picked before: change that first."
+        try:
+            game.apply(state, dict(probe, **{field: area}))
+        except Rejected as exc:
+            msg = exc.message
+            return msg[:1].upper() + msg[1:] + ("" if msg.endswith(".") else ".")
+        except (ValueError, KeyError, TypeError):
+            pass
+        u = state.units.get(area)
+        held = f" ({self.name(setup, u[0])} is there)" if u else " (it is empty)"
+        return f"{name} is not one of the choices now{held}."
 
     # ---------------------------------------------------------------- actions
     def action_label(self, action, state, setup):
@@ -119,6 +203,189 @@ class CivQuestView(GameView):
                      f" tokens and put 1 {self.name(setup, winner)} token there")
         return head + extra + "."
 
+    # ---------------------------------------------------------------- what a roll did
+    def history_lines(self, game, before, action, after, setup):
+        """What followed an action by itself: for a roll, its consequence for the table (what to
+        take, put, move or remove), then the round's end and the game's end."""
+        out = []
+        t = action.get("type")
+        if t == "keep_roll" and (before.ctx or {}).get("offer"):  # the kept roll takes effect now
+            kind, _who, dice = before.ctx["offer"]
+            keys = ("first", "second") if len(dice) == 2 else ("die",)
+            action = dict(zip(keys, dice), type=kind)
+            t = kind
+        if t in ROLL_NAMES:
+            try:
+                out = self.roll_consequence(game, before, action, after, setup)
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+                out = []
+            if not out:  # never a card that says nothing
+                out = ["Nothing changes on the table."]
+        more = super().history_lines(game, before, action, after, setup)
+        return out + [("Round 1 begins." if x.startswith("Round 0 ends") else x) for x in more]
+
+    def roll_consequence(self, game, before, action, after, setup) -> list:
+        t = action["type"]
+        who = before.roller
+        nm = lambda s: self.name(setup, s)  # noqa: E731
+        dice = tuple(action[k] for k in ("die", "first", "second") if k in action)
+        c0, c1 = before.ctx or {}, after.ctx or {}
+        if who is None and c0.get("offer"):  # a kept roll: whose it was
+            who = c0["offer"][1]
+        if t == "first_roll":
+            if after.order and not before.order:
+                return [f"{nm(after.order[0])} has the highest roll and plays first; the turn order is "
+                        + ", ".join(nm(x) for x in after.order) + "."]
+            if after.roller and len(after.rolloff) < len(before.rolloff):
+                return ["A tie for the highest roll: " + " and ".join(nm(x) for x in after.rolloff) + " roll again."]
+            return [f"{nm(after.roller)} rolls next."] if after.roller else []
+        if c1.get("offer") and c1.get("offer") != c0.get("offer"):
+            srcs = " or ".join(game.rerolls_left(after, who))
+            return [f"{nm(who)} may keep this roll or reroll it with {srcs}; it takes effect once kept."]
+        head = []
+        if t == "leader_roll":
+            ld = game.leaders[c1["leader"]]
+            if not ld.get("bonus") and ld["name"].lower() == "none":
+                head.append(f"No leader for {nm(who)} this turn: nothing changes.")
+            else:
+                head.append(f"{ld['name']} leads {nm(who)}'s civilisation this turn ({ld['notes']})"
+                            + ("; roll the Leader bonus roll next." if ld.get("bonus") else "."))
+        elif t == "leader_bonus_roll":
+            bonus = game.leaders[c1["leader"]]["bonus"]
+            if bonus == "wars":
+                head.append(f"{nm(who)} may make {_plural(dice[0], 'extra war')} this turn.")
+            elif bonus == "mp":
+                head.append(f"Leader bonus {dice[0]} Move Points for the Migration phase.")
+            elif bonus == "pt":
+                head.append(f"Leader bonus {dice[0]} PT.")
+            elif bonus == "vp":
+                head.append(f"Leader bonus {_plural(dice[0], 'Victory Point')} (iconic leader).")
+            else:
+                head.append(f"Leader bonus {dice[0]} {bonus.upper()}.")
+        elif t == "city_roll":
+            res = game.rules["city_table"][str(max(1, min(6, dice[0])))]
+            head.append({"pt": "City table: 1 PT.", "ip": "City table: 1 Idea Point.",
+                         "rp": "City table: 1 Resource Point.", "mp": "City table: 1 Move Point for Migration.",
+                         "vp": "City table: 1 Victory Point.",
+                         "pick": f"City table: {nm(who)} picks 1 PT, IP, RP or Move Point."}[res])
+        elif t == "research_roll":
+            rolled = game.rules["research_table"][f"{dice[0]}-{dice[1]}"]
+            got = [a for a in after.players[who].advances if a not in before.players[who].advances]
+            if got and got[0] != rolled:
+                head.append(f"The table gives {rolled}, which needs {got[0]} first: {got[0]} learned; take the "
+                            f"{got[0]} card.")
+            elif got:
+                head.append(f"{got[0]} learned; take the {got[0]} card.")
+            elif c1.get("pick"):
+                head.append(f"{nm(who)} already knows {rolled}: pick an advance you do not know.")
+            else:
+                head.append(f"{nm(who)} already knows {rolled} and every advance open to them: nothing learned.")
+            got = got[1:]
+        elif t == "disaster_roll":
+            head.append("A disaster strikes: roll its type next." if after.roll == "disaster_type_roll"
+                        else f"No disaster (one comes on {game.rules['disaster_on']} or more).")
+        elif t == "disaster_type_roll":
+            dis = c1.get("disaster", "")
+            mit = game.mitigated(after, who, dis)
+            head.append(f"{dis.capitalize()}: roll the Casualty roll next"
+                        + (f" ({', '.join(mit)} take 2 off the losses)." if mit else "."))
+        elif t == "casualty_roll":
+            lost = c1.get("lost", 0)
+            head.append(f"{nm(who)} loses {lost} PT" + (" (2 fewer for " + ", ".join(game.mitigated(after, who, c1.get('disaster'))) + ")"
+                                                         if game.mitigated(after, who, c1.get("disaster")) else "")
+                        + ("." if lost else ": nothing to remove."))
+        elif t == "trade_roll":
+            res = c1.get("trade_result")
+            opp = c0.get("partner")
+            head.append({"rp": f"{nm(who)} takes 1 RP from {nm(opp)}.", "ip": f"{nm(who)} takes 1 IP from {nm(opp)}.",
+                         "advance": f"{nm(who)} learns an advance {nm(opp)} knows.",
+                         "pt": f"{nm(who)} takes 1 PT from {nm(opp)}."}.get(res, "Trade done."))
+        elif t == "war_roll":
+            if c1.get("war") and not c1.get("last_war") == c0.get("last_war"):
+                pass
+            if c1.get("war"):
+                w = dict(c1["war"])
+                head.append(f"{nm(who)} (attacker) totals {w.get('att')}; {nm(w['defender'])} rolls to defend next.")
+            elif c1.get("last_war") and c1.get("last_war") != c0.get("last_war"):
+                att, dfn, frm, to, ta, td, winner = c1["last_war"]
+                loser = dfn if winner == att else att
+                place = after.board.name(to if winner == att else frm)
+                head.append(f"War: {nm(att)} {ta} against {nm(dfn)} {td}: {nm(winner)} wins. Clear {place} of "
+                            f"{nm(loser)}'s tokens and put 1 {nm(winner)} PT there.")
+        elif t == "growth_roll":
+            n = max(0, dice[0] + game.roll_bonus(before, who, "growth_roll"))
+            head.append(f"Growth: {nm(who)} gains {n} PT.")
+        elif t in ("resource_roll", "idea_roll"):
+            k = "rp" if t == "resource_roll" else "ip"
+            n = max(0, dice[0] + game.roll_bonus(before, who, t))
+            got = getattr(after.players[who], k) - getattr(before.players[who], k)
+            cap = game.rules[k + "_cap"]
+            tail = "." if got >= n else (f", capped at {cap}: only {got} kept." if got > 0
+                                         else f", but the pad is full at {cap}: nothing kept.")
+            head.append(f"{nm(who)} gains {n} {k.upper()}{tail}")
+        elif t == "migration_roll":
+            n = c1.get("mp", 0) - c0.get("mp", 0)
+            head.append(f"{nm(who)} gains {_plural(n, 'Move Point')}" + (f" ({c1.get('mp', 0)} in all)" if c0.get("mp") else "")
+                        + ": move tokens in the Migration phase (1 PT per point).")
+        return head + self._table_diff(game, before, after, setup, skip_advances=t == "research_roll")
+
+    def _table_diff(self, game, before, after, setup, skip_advances=False) -> list:
+        """What changed on the pad and the map, as things to do at the table."""
+        nm = lambda s: self.name(setup, s)  # noqa: E731
+        out = []
+        caps = {"ip": game.rules["ip_cap"], "rp": game.rules["rp_cap"]}
+        for seat in self.seats(setup):
+            p0, p1 = before.players[seat], after.players[seat]
+            for k, word in (("ip", "IP"), ("rp", "RP")):
+                a, b = getattr(p0, k), getattr(p1, k)
+                if a != b:
+                    capped = " (the most a pad holds)" if b == caps[k] else ""
+                    out.append(f"{nm(seat)}: {word} {a} -> {b}{capped}: move the {word} marker.")
+            vp = (p1.vp_iconic + p1.vp_city) - (p0.vp_iconic + p0.vp_city)
+            if vp:
+                out.append(f"{nm(seat)}: {'+' if vp > 0 else ''}{vp} VP: note it on the pad.")
+            if not skip_advances:
+                for adv in p1.advances:
+                    if adv not in p0.advances:
+                        out.append(f"{nm(seat)}: {adv} learned; take the {adv} card.")
+        b = after.board
+        for a in b.order:
+            u0, u1 = before.units.get(a), after.units.get(a)
+            if u0 == u1:
+                continue
+            name = b.name(a)
+            if u1 is None:
+                out.append(f"{name}: remove {nm(u0[0])}'s tokens" + (" and city" if u0[2] else "") + ".")
+            elif u0 is None or u0[0] != u1[0]:
+                gone = f"clear {nm(u0[0])}'s tokens, " if u0 else ""
+                out.append(f"{name}: {gone}put {_plural(u1[1], 'PT', 'PT')} of {nm(u1[0])} there.")
+            elif u1[1] > u0[1]:
+                cap = game.rules["area_pt_cap"]
+                note = f", capped at {cap}" if u1[1] == cap else ""
+                out.append(f"{name}: put {u1[1] - u0[1]} PT there ({nm(u1[0])}, now {u1[1]}{note}).")
+            elif u1[1] < u0[1]:
+                out.append(f"{name}: remove {u0[1] - u1[1]} PT ({nm(u1[0])}, now {u1[1]}).")
+            if u0 is not None and u1 is not None and u0[2] != u1[2]:
+                out.append(f"{name}: {'put a city there' if u1[2] else 'remove the city'}.")
+        c0, c1 = before.ctx or {}, after.ctx or {}
+        lost = c1.get("place_lost", 0) - c0.get("place_lost", 0)
+        if lost > 0:
+            out.append(f"{_plural(lost, 'PT', 'PT')} had no room (at most {game.rules['area_pt_cap']} per area) "
+                       "and are lost.")
+        if c1.get("place", 0) > c0.get("place", 0) or (c1.get("place", 0) and not c0.get("place")):
+            out.append(f"{nm(after.current)}: place {c1['place']} PT in your areas "
+                       f"(at most {game.rules['area_pt_cap']} per area).")
+        if c1.get("losses", 0) and c1.get("losses") != c0.get("losses"):
+            out.append(f"{nm(after.current)}: remove {c1['losses']} PT from your areas.")
+        if c1.get("free_cities", 0) > c0.get("free_cities", 0):
+            out.append(f"{nm(after.current)}: put your free city in one of your areas.")
+        if c1.get("steal") and not c0.get("steal"):
+            out.append(f"{nm(after.current)}: take 1 PT from {nm(c1['steal'])}'s areas into one of yours.")
+        if c1.get("pick") and not c0.get("pick") and c1["pick"][0] != "advance":
+            out.append(f"{nm(after.current)}: pick " + ("1 PT, IP, RP or Move Point." if c1["pick"][0] == "city"
+                                                         else f"an advance {nm(c1.get('partner'))} knows and you do not."))
+        return out
+
     def prompt(self, game, state, setup, dice):
         if game.is_over(state):
             return self.result_text(game, state, setup)
@@ -145,7 +412,7 @@ class CivQuestView(GameView):
         c = state.ctx
         pend = game.pending(state) if state.order else None
         if state.step == "start":
-            return f"{who}: put 7 of your tokens on one empty land area, then tap it here."
+            return f"{who}: put 7 of your tokens on one empty land area, then tap that area on the map."
         if pend == "offer":
             srcs = " or ".join(game.rerolls_left(state, actor))
             return before + f"{who}: keep this roll, or reroll it with {srcs} (once per turn each)."

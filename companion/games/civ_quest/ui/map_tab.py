@@ -1,11 +1,14 @@
-"""Civ Quest's Map tab: every land area with its owner, tokens and city, and this turn's rolls.
-Reads the view's snapshot only; imports nothing of the shell but the kit."""
+"""Civ Quest's Map tab: the drawn map (ui/map_picker.AreaMap, read-only: the same drawing the
+players tap when they pick an area), a line per civilisation, and this turn's rolls. Reads the
+view's snapshot and map_model only; imports nothing of the shell but the kit."""
 from __future__ import annotations
 
 from kivy.properties import StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.kit import rgba
+
+from .map_picker import AreaMap
 
 
 def _hex(colour):
@@ -18,15 +21,25 @@ class CivQuestMap(BoxLayout):
     rolls_text = StringProperty("")
 
     def update(self, screen, ctrl, snap):
-        rows = []
+        holder = self.ids.map_holder
+        if not holder.children:
+            self.map = AreaMap()
+            holder.add_widget(self.map)
+        self.map.draw(ctrl.view.map_model(ctrl.game, ctrl.state, ctrl.setup), ctrl.colour, ctrl.name)
+        held = {}
         for a in snap.get("cq_areas", ()):
             if a["owner"]:
-                col = _hex(ctrl.colour(a["owner"]))
-                what = f"{a['pt']} PT" + (" + city" if a["city"] else "")
-                rows.append(f"[color={col}]\u25a0[/color] [b]{a['name']}[/b]  {ctrl.name(a['owner'])}: {what}")
-        empty = [a["name"] for a in snap.get("cq_areas", ()) if not a["owner"]]
-        rows.append("")
-        rows.append(f"[b]Empty land ({len(empty)}):[/b] " + ", ".join(empty))
+                held.setdefault(a["owner"], []).append(a)
+        rows = []
+        for seat in ctrl.seats():
+            mine = held.get(seat, [])
+            pt = sum(a["pt"] for a in mine)
+            cities = sum(1 for a in mine if a["city"])
+            rows.append(f"[color={_hex(ctrl.colour(seat))}][b]{ctrl.name(seat)}:[/b][/color] "
+                        f"{len(mine)} {'area' if len(mine) == 1 else 'areas'}, {pt} PT, "
+                        f"{cities} {'city' if cities == 1 else 'cities'}")
+        empty = sum(1 for a in snap.get("cq_areas", ()) if not a["owner"])
+        rows.append(f"Empty land: {empty} {'area' if empty == 1 else 'areas'}. Lines join areas that border.")
         self.areas_text = "\n".join(rows)
         rolls = snap.get("cq_rolls", ())
         self.rolls_text = "[b]Rolls this turn[/b]\n" + ("\n".join(rolls) if rolls else "none yet")

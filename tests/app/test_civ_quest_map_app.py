@@ -1,0 +1,84 @@
+"""Civ Quest's start chosen by tapping the drawn map, in the real app under Xvfb at the three
+sizes of the table screen (800x480, 1280x800, a phone's 412x915): the map is the picker of the
+starting area (lit areas legal, the rest dimmed), a tap on a sea or a taken area says why and
+picks nothing, a tap on a lit area waits for the one Confirm; the Map tab shows the same drawing;
+the first rolls' cards say what changed. Screenshots: test-artifacts/app/civ-quest-map-*.png."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gui_process import run_scenario  # noqa: E402
+
+
+def _picker(drv, scr):
+    found = drv.find(scr.ids.picker, "AreaPicker")
+    assert len(found) == 1, "the map is the picker of the starting area"
+    return found[0]
+
+
+def scenario_civ_quest_start_on_the_map(app, drv):
+    from kivy.core.window import Window
+    tag = "%dx%d" % tuple(int(v) for v in Window.size)
+    drv.press(app.root.get_screen("home").ids.new_game)
+    ng = app.root.get_screen("new_game")
+    drv.press([b for b in drv.find(ng, "GameChoice") if b.game_id == "civ_quest"][0])
+    ng.name_input("p1").text = "Ana"
+    ng.name_input("p2").text = "Ben"
+    drv.press(ng.ids.start)
+    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    assert ctrl.module.id == "civ_quest" and ctrl.state.step == "start"
+    if scr.portrait and "now" in getattr(scr, "tab_buttons", {}):
+        drv.press(scr.tab_buttons["now"])
+    pk = _picker(drv, scr)
+    land = [a for a in ctrl.state.board.land]
+    assert set(pk.legal) == set(land), "every empty land area is lit"
+    assert "lit areas" in pk.hint and "start in" in scr.ids.picker.question_text
+    for a, cell in pk.map.cells.items():
+        assert cell.width >= 48 and cell.height >= 48, (a, cell.size)
+        assert ctrl.state.board.name(a).split()[0][:4] in cell.text, (a, cell.text)
+    sea = next(a for a in ctrl.state.board.order if ctrl.state.board.kind[a] == "sea")
+    drv.press(pk.map.cells[sea])
+    assert "sea" in pk.why and scr.pending is None, pk.why
+    drv.shot(f"civ-quest-map-start-{tag}")
+    drv.press(pk.map.cells["thrace"])
+    assert scr.pending == {"type": "place_start", "player": "p1", "area": "thrace"}, scr.pending
+    assert scr.pending_text == "Confirm: Ana: start with 7 PT in Thrace"
+    n = len(ctrl.journal)
+    drv.press(scr.ids.confirm)
+    assert len(ctrl.journal) == n + 1 and ctrl.state.units["thrace"] == ("p1", 7, False)
+    # Ben's turn: Thrace is taken now, dimmed; a tap on it says so
+    pk = _picker(drv, scr)
+    assert "thrace" not in pk.legal and "syria" in pk.legal
+    drv.press(pk.map.cells["thrace"])
+    assert "Thrace is not empty" in pk.why and scr.pending is None, pk.why
+    assert "Ana" in pk.map.cells["thrace"].text or "7 PT" in pk.map.cells["thrace"].text
+    drv.shot(f"civ-quest-map-taken-{tag}")
+    drv.press(pk.map.cells["syria"])
+    drv.press(scr.ids.confirm)
+    assert ctrl.state.units["syria"] == ("p2", 7, False) and ctrl.state.step == "first_player"
+    # the first rolls: each card says what follows at the table, never blank
+    for _ in range(6):
+        if not scr.awaiting_dice:
+            break
+        drv.press(scr.ids.roll_virtual)
+        assert scr.roll_result_text.strip(), "a roll's card is never blank"
+        entry = ctrl.history.entries[-1]
+        assert entry.effects and all(e.strip() for e in entry.effects), entry
+        if ctrl.state.step == "leader" and ctrl.state.rolls:
+            break
+    assert "plays first" in " ".join(e for x in ctrl.history.entries for e in x.effects)
+    drv.shot(f"civ-quest-map-roll-{tag}")
+    # the Map tab: the same drawing, read-only
+    if "cq_map" in scr.tab_buttons:
+        drv.press(scr.tab_buttons["cq_map"])
+        tab = scr.tabs["cq_map"]
+        assert "thrace" in tab.map.cells and "7 PT" in tab.map.cells["thrace"].text
+        assert "Ana:" in tab.areas_text and "1 area, 7 PT" in tab.areas_text
+        drv.shot(f"civ-quest-map-tab-{tag}")
+
+
+@pytest.mark.parametrize("size", ["800x480", "1280x800", "412x915"])
+def test_civ_quest_start_chosen_on_the_map(xdisplay, tmp_path, size):
+    run_scenario(__file__, "scenario_civ_quest_start_on_the_map", tmp_path, size=size)
