@@ -154,7 +154,7 @@ class CivQuestView(GameView):
             "war": lambda: (f"war on {self.name(setup, action['opponent'])}: {area('from_area')} attacks "
                             f"{area('to_area')}"),
             "steal_pt": lambda: f"take 1 PT from {area('from_area')} into {area('to_area')}",
-            "move": lambda: f"move {action['count']} PT {area('from_area')} -> {area('to_area')}",
+            "move": lambda: f"move {action['count']} PT from {area('from_area')} to {area('to_area')}",
             "done": lambda: f"end the {STEP_NAMES.get(state.step, 'phase') if state is not None else 'phase'}",
             "correct": lambda: f"correct {action['what'].upper()} to {action['value']}",
         }
@@ -202,6 +202,18 @@ class CivQuestView(GameView):
             extra = (f" - {ta} against {td}: {self.name(setup, winner)} wins; clear {place} of the loser's"
                      f" tokens and put 1 {self.name(setup, winner)} token there")
         return head + extra + "."
+
+    def table_changes(self, game, before, action, after, setup):
+        """IP and RP live on each player's pad (CQ-R10): the change is written there (the board's
+        lane, where one is long enough, is matched by the counter id)."""
+        out = []
+        for c in self.sensing.counters(setup):
+            v0, v1 = self.sensing.value(before, c.id), self.sensing.value(after, c.id)
+            if v0 != v1:
+                word = c.id.split(".")[0].upper()
+                out.append({"text": f"{self.name(setup, c.seat)} - {c.name}: {v0} -> {v1} {word}: note it on the pad.",
+                            "kind": "track", "lane": c.lane, "counter": c.id})
+        return out
 
     # ---------------------------------------------------------------- what a roll did
     def history_lines(self, game, before, action, after, setup):
@@ -255,7 +267,7 @@ class CivQuestView(GameView):
             if bonus == "wars":
                 head.append(f"{nm(who)} may make {_plural(dice[0], 'extra war')} this turn.")
             elif bonus == "mp":
-                head.append(f"Leader bonus {dice[0]} Move Points for the Migration phase.")
+                head.append(f"Leader bonus {_plural(dice[0], 'Move Point')} for the Migration phase.")
             elif bonus == "pt":
                 head.append(f"Leader bonus {dice[0]} PT.")
             elif bonus == "vp":
@@ -340,7 +352,7 @@ class CivQuestView(GameView):
                 a, b = getattr(p0, k), getattr(p1, k)
                 if a != b:
                     capped = " (the most a pad holds)" if b == caps[k] else ""
-                    out.append(f"{nm(seat)}: {word} {a} -> {b}{capped}: move the {word} marker.")
+                    out.append(f"{nm(seat)}: {word} {a} -> {b}{capped}: note it on the pad.")
             vp = (p1.vp_iconic + p1.vp_city) - (p0.vp_iconic + p0.vp_city)
             if vp:
                 out.append(f"{nm(seat)}: {'+' if vp > 0 else ''}{vp} VP: note it on the pad.")
@@ -445,7 +457,7 @@ class CivQuestView(GameView):
         if state.step == "clash":
             bits = []
             if c.get("extra_wars"):
-                bits.append(f"{c['extra_wars']} extra war(s) (Conqueror)")
+                bits.append(f"{_plural(c['extra_wars'], 'extra war')} (Conqueror)")
             if c.get("extra_trades"):
                 bits.append("1 extra trade (Great Lighthouse)")
             return before + f"{who}: you may still make {' and '.join(bits)}, or end the phase."

@@ -1,0 +1,135 @@
+"""Civ Quest in the players' words: every roll's history says its consequence for the table (the
+roll card of the game screen is built from it), the map picks areas, a tap on an area that is not
+a choice says why, plurals are right."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from cq_helpers import act, started, with_units
+
+from companion.engine.dice import SeededDice
+from companion.games.civ_quest import MODULE
+from companion.games.civ_quest.map_layout import cells_for, load_layout
+from companion.games.civ_quest.rules import GAME, ROLL_NAMES
+
+VIEW = MODULE.view
+# what each roll's first line must name: the consequence, not just the dice
+NAMES_THE_CONSEQUENCE = {
+    "first_roll": ("plays first", "rolls next", "roll again"),
+    "leader_roll": ("leads", "No leader"),
+    "leader_bonus_roll": ("Leader bonus", "extra war"),
+    "city_roll": ("City table",),
+    "idea_roll": ("IP",),
+    "research_roll": ("learned; take the", "already knows"),
+    "growth_roll": ("gains", "PT"),
+    "resource_roll": ("RP",),
+    "disaster_roll": ("disaster", "No disaster"),
+    "disaster_type_roll": ("Casualty roll",),
+    "casualty_roll": ("loses",),
+    "trade_roll": ("takes 1", "learns an advance"),
+    "war_roll": ("wins", "rolls to defend"),
+    "migration_roll": ("Move Point",),
+}
+
+
+def _setup(n):
+    return MODULE.sample_setup(n)
+
+
+@pytest.mark.parametrize("players,seed", [(2, 1), (3, 2), (4, 3)])
+def test_every_roll_says_what_changes_at_the_table(players, seed):
+    setup = _setup(players)
+    rng, dice = random.Random(seed), SeededDice(seed)
+    s = GAME.initial_state(setup)
+    seen = set()
+    for _ in range(1500):
+        if GAME.is_over(s):
+            break
+        a = GAME.chance_action(s, dice) if GAME.actor(s) == "system" else rng.choice(GAME.legal_actions(s))
+        ad = a.to_dict()
+        after = GAME.apply(s, a)
+        lines = VIEW.history_lines(GAME, s, ad, after, setup)
+        kept = ad["type"] == "keep_roll"
+        if ad["type"] in ROLL_NAMES and not after.ctx.get("offer") or kept:
+            kind = s.ctx["offer"][0] if kept else ad["type"]
+            assert lines and all(x.strip() for x in lines), (ad, lines)
+            assert not any("could not describe" in x for x in lines)
+            assert any(w in lines[0] for w in NAMES_THE_CONSEQUENCE[kind]), (kind, lines)
+            assert "_" not in " ".join(lines) and "1 Move Points" not in " ".join(lines), lines
+            seen.add(kind)
+        s = after
+    assert {"leader_roll", "growth_roll", "research_roll", "disaster_roll", "migration_roll"} <= seen, seen
+
+
+def test_research_roll_names_the_advance_and_the_card():
+    setup = _setup(2)
+    s = act(started(2), "leader_roll", die=1)  # no leader; no city: on to the Idea roll
+    while s.step != "advance" or GAME.actor(s) == "system":
+        s = act(s, s.roll, die=2) if GAME.actor(s) == "system" else act(s, "done", player="p1")
+    s.players["p1"].ip = 10
+    s = act(s, "buy_advance", player="p1")
+    assert s.roll == "research_roll"
+    after = act(s, "research_roll", first=1, second=1)
+    lines = VIEW.history_lines(GAME, s, {"type": "research_roll", "first": 1, "second": 1}, after, setup)
+    assert lines[0] == "Pottery learned; take the Pottery card.", lines
+
+
+def test_religious_leader_bonus_capped_in_the_only_area():
+    setup = _setup(2)
+    s = started(2)
+    s = act(s, "leader_roll", die=4)  # Religious: +1D6 PT
+    assert s.roll == "leader_bonus_roll"
+    s = with_units(s, macedonia=("p1", 7, False))
+    after = act(s, "leader_bonus_roll", die=6)
+    lines = VIEW.history_lines(GAME, s, {"type": "leader_bonus_roll", "die": 6}, after, setup)
+    text = " ".join(lines)
+    assert lines[0] == "Leader bonus 6 PT."
+    assert "Macedonia: put 3 PT there" in text and "capped at 10" in text, lines
+    assert "3 PT had no room" in text, lines
+
+
+def test_plurals_and_numbers():
+    setup = _setup(2)
+    s = started(2)
+    s = act(s, "leader_roll", die=6)  # Conqueror: extra wars
+    after = act(s, "leader_bonus_roll", die=1)
+    lines = VIEW.history_lines(GAME, s, {"type": "leader_bonus_roll", "die": 1}, after, setup)
+    assert lines[0] == "Player 1 may make 1 extra war this turn.", lines
+    s = act(started(2), "leader_roll", die=5)  # Imperialistic: Move Points
+    after = act(s, "leader_bonus_roll", die=1)
+    assert VIEW.history_lines(GAME, s, {"type": "leader_bonus_roll", "die": 1}, after, setup)[0] == \
+        "Leader bonus 1 Move Point for the Migration phase."
+
+
+def test_area_picks_and_words():
+    assert [p.kind for p in VIEW.picks(GAME, "place_start")] == ["area"]
+    assert [(p.field, p.kind) for p in VIEW.picks(GAME, "move")] == [
+        ("from_area", "area"), ("to_area", "area"), ("count", "count")]
+    assert ("to_area", "area") in [(p.field, p.kind) for p in VIEW.picks(GAME, "war")]
+    s = GAME.initial_state(_setup(2))
+    assert VIEW.value_label(GAME, s, _setup(2), "place_start", "area", "lower_egypt") == "Lower Egypt"
+
+
+def test_a_tap_on_an_area_that_is_not_a_choice_says_why():
+    setup = _setup(2)
+    s = GAME.initial_state(setup)
+    s = act(s, "place_start", player="p1", area="thrace")
+    acts = [a.to_dict() for a in GAME.legal_actions(s)]
+    assert "sea" in VIEW.why_not_area(GAME, s, setup, acts, "area", "propontis")
+    why = VIEW.why_not_area(GAME, s, setup, acts, "area", "thrace")
+    assert why.startswith("Thrace is not empty"), why
+
+
+def test_the_layout_places_every_area_once_and_cuts_the_grid_to_the_areas_in_play():
+    layout = load_layout()
+    s2, s7 = GAME.initial_state(_setup(2)), GAME.initial_state(_setup(7))
+    for s in (s2, s7):
+        cells, cols, rows = cells_for(s.board, layout)
+        assert set(cells) == set(s.board.order)
+        assert len(set(cells.values())) == len(cells)
+        assert all(0 <= c < cols and 0 <= r < rows for c, r in cells.values())
+    assert cells_for(s2.board, layout)[1] < cells_for(s7.board, layout)[1]
+    # an area the layout does not know (a table's own map) is still drawn, below the others
+    cells, cols, rows = cells_for(s2.board, {k: v for k, v in layout.items() if k != "crete"})
+    assert cells["crete"][1] == rows - 1 and len(set(cells.values())) == len(cells)
