@@ -64,10 +64,11 @@ def test_every_roll_says_what_changes_at_the_table(players, seed):
 
 def test_research_roll_names_the_advance_and_the_card():
     setup = _setup(2)
-    s = act(started(2), "leader_roll", die=1)  # no leader; no city: on to the Idea roll
+    s = started(2).copy()
+    s.players["p1"].ip = 10  # enough for an advance
+    s = act(s, "leader_roll", die=1)  # no leader; no city: on to the Idea roll
     while s.step != "advance" or GAME.actor(s) == "system":
         s = act(s, s.roll, die=2) if GAME.actor(s) == "system" else act(s, "done", player="p1")
-    s.players["p1"].ip = 10
     s = act(s, "buy_advance", player="p1")
     assert s.roll == "research_roll"
     after = act(s, "research_roll", first=1, second=1)
