@@ -466,6 +466,31 @@ class CivQuestView(GameView):
                              "or end the phase. Unused points are lost.")
         return before + f"{who}: choose an action."
 
+    def round(self, state):
+        """None while setting up (the engine counts round 0 then): no round has ended when round 1
+        begins, so no round card is shown for it."""
+        return state.round or None
+
+    def round_summary(self, game, setup, history, ended_round):
+        """The card at a round's end: each civilisation as the round left it."""
+        state = game.initial_state(setup)
+        for a, _source in history:
+            if (state.round or 0) > ended_round:
+                break
+            state = game.apply(state, a)
+        sc = self.score(game, state)
+        rows = []
+        for seat in self.seats(setup):
+            sh = state.players[seat]
+            n = len(game.areas_of(state, seat))
+            cities = game.cities_of(state, seat)
+            rows.append((seat, f"[b]{self.name(setup, seat)}[/b]  {sc[seat]['total']} VP, "
+                               f"{_plural(n, 'area')}, {game.pt_of(state, seat)} PT, "
+                               f"{_plural(cities, 'city', 'cities')}, {sh.ip} IP, {sh.rp} RP"
+                               + (" - out of the game" if sh.out else "")))
+        nxt = f"  -  round {ended_round + 1}: {self.name(setup, state.current)} begins" if state.order else ""
+        return {"title": f"[b]Round {ended_round} ended[/b]{nxt}", "rows": rows}
+
     def header(self, game, state, setup):
         if state.step in ("start", "first_player"):
             return f"Setup: [b]{self.step_label(state.step)}[/b]"
