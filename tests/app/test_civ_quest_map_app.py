@@ -18,6 +18,10 @@ def _picker(drv, scr):
     return found[0]
 
 
+def ctrl_todo_open(scr):
+    return scr._todo.setup_items()
+
+
 def scenario_civ_quest_start_on_the_map(app, drv):
     from kivy.core.window import Window
     tag = "%dx%d" % tuple(int(v) for v in Window.size)
@@ -35,13 +39,20 @@ def scenario_civ_quest_start_on_the_map(app, drv):
     land = [a for a in ctrl.state.board.land]
     assert set(pk.legal) == set(land), "every empty land area is lit"
     assert "lit areas" in pk.hint and "start in" in scr.ids.picker.question_text
+    # the map is as wide as the column: West / East pan it where the areas need more columns
+    if not pk.east.disabled or not pk.west.disabled:
+        shown = set(pk.map.cells)
+        drv.press(pk.east if not pk.east.disabled else pk.west)
+        assert set(pk.map.cells) != shown, "panning shows other areas"
     for a, cell in pk.map.cells.items():
         assert cell.width >= 48 and cell.height >= 48, (a, cell.size)
         assert ctrl.state.board.name(a).split()[0][:4] in cell.text, (a, cell.text)
     sea = next(a for a in ctrl.state.board.order if ctrl.state.board.kind[a] == "sea")
+    pk.show_area(sea)
     drv.press(pk.map.cells[sea])
     assert "sea" in pk.why and scr.pending is None, pk.why
     drv.shot(f"civ-quest-map-start-{tag}")
+    pk.show_area("thrace")
     drv.press(pk.map.cells["thrace"])
     assert scr.pending == {"type": "place_start", "player": "p1", "area": "thrace"}, scr.pending
     assert scr.pending_text == "Confirm: Ana: start with 7 PT in Thrace"
@@ -51,19 +62,39 @@ def scenario_civ_quest_start_on_the_map(app, drv):
     # Ben's turn: Thrace is taken now, dimmed; a tap on it says so
     pk = _picker(drv, scr)
     assert "thrace" not in pk.legal and "syria" in pk.legal
+    pk.show_area("thrace")
     drv.press(pk.map.cells["thrace"])
     assert "Thrace is not empty" in pk.why and scr.pending is None, pk.why
     assert "Ana" in pk.map.cells["thrace"].text or "7 PT" in pk.map.cells["thrace"].text
     drv.shot(f"civ-quest-map-taken-{tag}")
+    pk.show_area("syria")
     drv.press(pk.map.cells["syria"])
     drv.press(scr.ids.confirm)
     assert ctrl.state.units["syria"] == ("p2", 7, False) and ctrl.state.step == "first_player"
+    # the setup checklist's "All N tokens placed": a real tap (down, a moment, up) marks them all
+    from kivy.tests.common import UnitTestTouch
+    import time
+    all_btn = [w for w in scr.ids.todo_area.children if getattr(w, "text", "").startswith("All ")]
+    if all_btn:
+        if scr.portrait and "now" in scr.tab_buttons:
+            drv.press(scr.tab_buttons["now"])
+        scr.ids.now_scroll.scroll_to(all_btn[0], animate=False)
+        drv.pump(3)
+        touch = UnitTestTouch(*all_btn[0].to_window(*all_btn[0].center))
+        touch.touch_down()
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 0.2:
+            drv.pump(1)
+        touch.touch_up()
+        drv.pump(3)
+        assert not ctrl_todo_open(scr), "All N tokens placed marks every setup item done"
     # the first rolls: each card says what follows at the table, never blank
     for _ in range(6):
         if not scr.awaiting_dice:
             break
         drv.press(scr.ids.roll_virtual)
         assert scr.roll_result_text.strip(), "a roll's card is never blank"
+        assert not scr.ids.notice_area.children, "no blank round card when round 1 begins"
         entry = ctrl.history.entries[-1]
         assert entry.effects and all(e.strip() for e in entry.effects), entry
         if ctrl.state.step == "leader" and ctrl.state.rolls:

@@ -134,3 +134,21 @@ def test_the_layout_places_every_area_once_and_cuts_the_grid_to_the_areas_in_pla
     # an area the layout does not know (a table's own map) is still drawn, below the others
     cells, cols, rows = cells_for(s2.board, {k: v for k, v in layout.items() if k != "crete"})
     assert cells["crete"][1] == rows - 1 and len(set(cells.values())) == len(cells)
+
+
+def test_no_round_while_setting_up_and_a_round_card_with_every_civilisation():
+    setup = _setup(2)
+    s = GAME.initial_state(setup)
+    assert VIEW.round(s) is None  # no round ends when round 1 begins: no card
+    assert VIEW.round(started(2)) == 1
+    history = []
+    s = GAME.initial_state(setup)
+    rng, dice = random.Random(4), SeededDice(4)
+    while (s.round or 0) < 2:
+        a = GAME.chance_action(s, dice) if GAME.actor(s) == "system" else rng.choice(GAME.legal_actions(s))
+        history.append((a, "ui"))
+        s = GAME.apply(s, a)
+    card = VIEW.round_summary(GAME, setup, history, 1)
+    assert card["title"].startswith("[b]Round 1 ended[/b]")
+    assert [seat for seat, _ in card["rows"]] == ["p1", "p2"]
+    assert all(" VP, " in text and " PT, " in text for _, text in card["rows"]), card

@@ -18,9 +18,9 @@ from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.relativelayout import RelativeLayout
-from kivy.uix.scrollview import ScrollView
 
 from companion.kit import rgba
 
@@ -84,18 +84,23 @@ class AreaMap(RelativeLayout):
         self._bg = InstructionGroup()  # after the layout's own translation in canvas.before
         self.canvas.before.add(self._bg)
 
-    def draw(self, model, colour_of, name_of, legal=None, on_tap=None):
+    def draw(self, model, colour_of, name_of, legal=None, on_tap=None, window=None, width=None):
         """`model`: the view's map_model; `legal`: the ids to light (None: a read-only map, nothing
-        dimmed); `on_tap(area_id)` for a tap on any area."""
+        dimmed); `on_tap(area_id)` for a tap on any area; `window` (first column, columns): draw
+        only those columns, `width` wide (the picker pans the map instead of scrolling it)."""
         self.clear_widgets()
         self._bg.clear()
         self.cells = {}
         cw, ch = cell_size()
+        c0, ncols = window or (0, model["cols"])
+        if width:
+            cw = width / ncols
         gap = dp(4)
         rows = model["rows"]
-        self.size = (model["cols"] * cw, rows * ch)
+        self.size = (ncols * cw, rows * ch)
+        areas = [dict(a, col=a["col"] - c0) for a in model["areas"] if c0 <= a["col"] < c0 + ncols]
         pos = {}
-        for a in model["areas"]:
+        for a in areas:
             x, y = a["col"] * cw, (rows - 1 - a["row"]) * ch
             pos[a["id"]] = (x + cw / 2, y + ch / 2)
         bg = self._bg
@@ -105,7 +110,7 @@ class AreaMap(RelativeLayout):
         for a, b in model["edges"]:  # borders: a line between the tiles of every two neighbours
             if a in pos and b in pos:
                 bg.add(Line(points=[*pos[a], *pos[b]], width=dp(1.2)))
-        for a in model["areas"]:
+        for a in areas:
             kind = a["kind"]
             fill = list(TERRAIN[kind])
             ring = [0, 0, 0, 0]
@@ -142,7 +147,9 @@ def _controller():
 
 
 class AreaPicker(BoxLayout):
-    """The map as the picker of an area (see the module docstring)."""
+    """The map as the picker of an area (see the module docstring). The map is as wide as the
+    decision column: where the areas in play need more columns than fit, "West" and "East" pan
+    it (no scroll area inside the scrolling column, so a tap is never taken for a scroll)."""
     hint = StringProperty("")
     why = StringProperty("")
 
@@ -154,22 +161,32 @@ class AreaPicker(BoxLayout):
         self.question = None
         self.on_pick = None
         self.legal = {}
+        self.c0 = 0
+        self._model = None
         self.hint_label = Label(text="", markup=True, size_hint_y=None, font_size=sp(14), halign="left",
                                 valign="middle", color=(0.85, 0.9, 1, 1))
         self.hint_label.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
                              texture_size=lambda w, v: setattr(w, "height", max(dp(24), v[1] + dp(4))))
-        self.scroll = ScrollView(do_scroll_x=True, do_scroll_y=False, size_hint_y=None,
-                                 bar_width=dp(6), scroll_type=["bars", "content"])
-        self.map = AreaMap()
-        self.scroll.add_widget(self.map)
         self.why_label = Label(text="", markup=True, size_hint_y=None, font_size=sp(15), halign="left",
                                valign="middle", color=(1, 0.7, 0.55, 1))
         self.why_label.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
                             texture_size=lambda w, v: setattr(w, "height", (v[1] + dp(6)) if w.text else 0))
-        for w in (self.hint_label, self.why_label, self.scroll):  # why: above the map, in sight
+        self.pan = BoxLayout(size_hint_y=None, height=0, spacing=dp(6))
+        self.west = Button(text="< West", font_size=sp(15), size_hint_x=None, width=dp(96))
+        self.east = Button(text="East >", font_size=sp(15), size_hint_x=None, width=dp(96))
+        self.where_label = Label(text="", font_size=sp(13), color=(0.8, 0.8, 0.8, 1), halign="center",
+                                 valign="middle")
+        self.where_label.bind(size=lambda w, v: setattr(w, "text_size", v))
+        self.west.bind(on_release=lambda *_: self.pan_by(-1))
+        self.east.bind(on_release=lambda *_: self.pan_by(1))
+        for w in (self.west, self.where_label, self.east):
+            self.pan.add_widget(w)
+        self.map = AreaMap()
+        for w in (self.hint_label, self.why_label, self.pan, self.map):  # why: above the map, in sight
             self.add_widget(w)
-        for w in (self.hint_label, self.why_label, self.scroll):
             w.bind(height=self._fit_height)
+        self._panned = False  # the player moved the map: a new width keeps their place
+        self.bind(width=lambda *_: Clock.schedule_once(lambda dt: self.redraw(first=not self._panned), 0))
 
     def _fit_height(self, *_):
         self.height = sum(c.height for c in self.children) + self.spacing * (len(self.children) - 1)
@@ -179,25 +196,55 @@ class AreaPicker(BoxLayout):
         self.question, self.on_pick = question, on_pick
         self.legal = {v: lbl for v, lbl in question.options}
         self.why = self.why_label.text = ""
-        self.redraw()
+        self._model = None
         n = len(self.legal)
         # the question itself stands above (the picker's words): say how to answer it here
-        self.hint = self.hint_label.text = (f"Tap one of the {n} lit areas on the map (slide it sideways "
-                                            "to see more)." if n != 1 else "Tap the lit area on the map.")
-        Clock.schedule_once(self._show_first, 0)
+        self.hint = self.hint_label.text = (f"Tap one of the {n} lit areas on the map." if n != 1
+                                            else "Tap the lit area on the map.")
+        self.redraw(first=True)
 
-    def redraw(self):
+    def visible_cols(self):
+        m = self._model
+        if m is None:
+            return 0
+        fit = max(1, int(max(self.width, dp(200)) // cell_size()[0]))
+        return min(m["cols"], fit)
+
+    def redraw(self, first=False):
         ctrl = _controller()
-        if ctrl is None:
+        if ctrl is None or self.question is None:
             return
-        model = ctrl.view.map_model(ctrl.game, ctrl.state, ctrl.setup)
-        self.map.draw(model, ctrl.colour, ctrl.name, legal=set(self.legal), on_tap=self.tap)
-        self.scroll.height = self.map.height + dp(8)
+        if self._model is None:
+            self._model = ctrl.view.map_model(ctrl.game, ctrl.state, ctrl.setup)
+        m, n = self._model, self.visible_cols()
+        if first:  # start where the lit areas are
+            cols = sorted(a["col"] for a in m["areas"] if a["id"] in self.legal) or [0]
+            self.c0 = cols[0] if cols[-1] - cols[0] < n else max(0, cols[len(cols) // 2] - n // 2)
+        self.c0 = max(0, min(self.c0, m["cols"] - n))
+        self.map.draw(m, ctrl.colour, ctrl.name, legal=set(self.legal), on_tap=self.tap,
+                      window=(self.c0, n), width=max(self.width, dp(200)))
+        panning = n < m["cols"]
+        self.pan.height = dp(48) if panning else 0
+        self.pan.opacity = 1 if panning else 0
+        self.west.disabled = not panning or self.c0 == 0
+        self.east.disabled = not panning or self.c0 + n >= m["cols"]
+        hidden_w = sum(1 for a in m["areas"] if a["id"] in self.legal and a["col"] < self.c0)
+        hidden_e = sum(1 for a in m["areas"] if a["id"] in self.legal and a["col"] >= self.c0 + n)
+        self.where_label.text = (f"{hidden_w} lit west\n{hidden_e} lit east"
+                                 if panning and (hidden_w or hidden_e) else "")
 
-    def _show_first(self, *_):
-        first = next((self.map.cells[a] for a in self.legal if a in self.map.cells), None)
-        if first is not None and self.map.width > self.scroll.width > 0:
-            self.scroll.scroll_to(first, padding=dp(24), animate=False)
+    def pan_by(self, direction):
+        self._panned = True
+        self.c0 += direction * max(1, self.visible_cols() // 2)
+        self.redraw()
+
+    def show_area(self, area_id):
+        """Pan so that `area_id` is drawn (for a player who searched it, and for tests)."""
+        a = next((x for x in (self._model or {}).get("areas", ()) if x["id"] == area_id), None)
+        if a is not None and area_id not in self.map.cells:
+            self.c0 = a["col"] - self.visible_cols() // 2
+            self._panned = True
+            self.redraw()
 
     def tap(self, area_id):
         """A tap on an area: picks it when legal now, else says why in plain words."""
