@@ -110,6 +110,69 @@ def scenario_civ_quest_start_on_the_map(app, drv):
         drv.shot(f"civ-quest-map-tab-{tag}")
 
 
+def scenario_civ_quest_migration_on_the_map(app, drv):
+    """Ana's first Migration: the kind of action first ("Move tokens"), then the area the tokens
+    go to, tapped on the map (from Thrace, her only area), then how many; one Confirm."""
+    drv.press(app.root.get_screen("home").ids.new_game)
+    ng = app.root.get_screen("new_game")
+    drv.press([b for b in drv.find(ng, "GameChoice") if b.game_id == "civ_quest"][0])
+    ng.name_input("p1").text = "Ana"
+    ng.name_input("p2").text = "Ben"
+    drv.press(ng.ids.start)
+    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    for area in ("thrace", "syria"):
+        pk = _picker(drv, scr)
+        pk.show_area(area)
+        drv.press(pk.map.cells[area])
+        drv.press(scr.ids.confirm)
+    # the dice by touch: Ana first, no leader, small rolls, then 6 Move Points
+    faces = {"first_roll": (6, 1), "migration_roll": (6,)}
+    firsts = iter(faces["first_roll"])
+    for _ in range(60):
+        st = ctrl.state
+        if st.step == "migration" and not scr.awaiting_dice and ctrl.game.actor(st) == "p1":
+            break
+        n = len(ctrl.journal)
+        if scr.awaiting_dice:
+            req = ctrl.dice_request()
+            v = next(firsts) if req["action"] == "first_roll" else faces.get(req["action"], (1,))[0]
+            scr.enter_dice(v, 1 if req["count"] == 2 else None)
+        else:
+            b = [x for x in drv.list_buttons(scr) if "keep the roll" in x.text or "end the" in x.text]
+            assert b, [x.text for x in drv.list_buttons(scr)]
+            drv.press(b[0])
+        drv.press(scr.ids.confirm)
+        assert len(ctrl.journal) == n + 1, scr.message
+    assert ctrl.state.step == "migration" and ctrl.state.ctx.get("mp") == 6
+    picker = scr.ids.picker
+    kinds = [b for b in drv.find(picker, "PickButton") if b.text == "Move tokens"]
+    assert kinds, [b.text for b in drv.find(picker, "PickButton")]
+    drv.press(kinds[0])
+    # Thrace is Ana's only area: the shell does not ask where from; the map asks where to
+    pk = _picker(drv, scr)
+    assert "to which area" in picker.question_text and "macedonia" in pk.legal, picker.question_text
+    assert "thrace" not in pk.legal
+    pk.show_area("syria")
+    drv.press(pk.map.cells["syria"])  # Ben's: not a choice, said why
+    assert pk.why and "Syria" in pk.why and scr.pending is None, pk.why
+    pk.show_area("macedonia")
+    drv.shot("civ-quest-map-migration")
+    drv.press(pk.map.cells["macedonia"])
+    # a screenful of moves left: offered whole, in words
+    two = [b for b in drv.find(picker, "PickButton") if b.text in ("1 PT", "Ana: move 1 PT from Thrace to Macedonia")]
+    assert two, [b.text for b in drv.find(picker, "PickButton")]
+    drv.press(two[0])
+    assert scr.pending == {"type": "move", "player": "p1", "from_area": "thrace", "to_area": "macedonia",
+                           "count": 1}, scr.pending
+    had = ctrl.state.units["thrace"][1]
+    drv.press(scr.ids.confirm)
+    assert ctrl.state.units["macedonia"] == ("p1", 1, False) and ctrl.state.units["thrace"][1] == had - 1
+
+
+def test_civ_quest_migration_on_the_map(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_civ_quest_migration_on_the_map", tmp_path, size="800x480")
+
+
 @pytest.mark.parametrize("size", ["800x480", "1280x800", "412x915"])
 def test_civ_quest_start_chosen_on_the_map(xdisplay, tmp_path, size):
     run_scenario(__file__, "scenario_civ_quest_start_on_the_map", tmp_path, size=size)

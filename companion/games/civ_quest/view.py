@@ -497,7 +497,8 @@ class CivQuestView(GameView):
         mr = state.max_rounds
         who = self.name(setup, state.current)
         leader = state.ctx.get("leader")
-        lead = f"   -   leader: {game.leaders[leader]['name']}" if leader else ""
+        name = game.leaders[leader]["name"] if leader else ""
+        lead = ("   -   no leader" if name.lower() == "none" else f"   -   leader: {name}") if leader else ""
         return (f"Round {state.round}" + (f"/{mr}" if mr else "") + f"   -   [b]{who}[/b]'s turn: "
                 f"[b]{self.step_label(state.step)}[/b]" + lead)
 
