@@ -203,18 +203,6 @@ class CivQuestView(GameView):
                      f" tokens and put 1 {self.name(setup, winner)} token there")
         return head + extra + "."
 
-    def table_changes(self, game, before, action, after, setup):
-        """IP and RP live on each player's pad (CQ-R10): the change is written there (the board's
-        lane, where one is long enough, is matched by the counter id)."""
-        out = []
-        for c in self.sensing.counters(setup):
-            v0, v1 = self.sensing.value(before, c.id), self.sensing.value(after, c.id)
-            if v0 != v1:
-                word = c.id.split(".")[0].upper()
-                out.append({"text": f"{self.name(setup, c.seat)} - {c.name}: {v0} -> {v1} {word}: note it on the pad.",
-                            "kind": "track", "lane": c.lane, "counter": c.id})
-        return out
-
     # ---------------------------------------------------------------- what a roll did
     def history_lines(self, game, before, action, after, setup):
         """What followed an action by itself: for a roll, its consequence for the table (what to
@@ -352,7 +340,7 @@ class CivQuestView(GameView):
                 a, b = getattr(p0, k), getattr(p1, k)
                 if a != b:
                     capped = " (the most a pad holds)" if b == caps[k] else ""
-                    out.append(f"{nm(seat)}: {word} {a} -> {b}{capped}: note it on the pad.")
+                    out.append(f"{nm(seat)}: {word} {a} -> {b}{capped}.")
             vp = (p1.vp_iconic + p1.vp_city) - (p0.vp_iconic + p0.vp_city)
             if vp:
                 out.append(f"{nm(seat)}: {'+' if vp > 0 else ''}{vp} VP: note it on the pad.")
