@@ -18,6 +18,8 @@ def _confirms(drv, root):
 def scenario_now_area(app, drv):
     from kivy.core.window import Window
 
+    from companion.games.civ_quest import MODULE
+    MODULE.pickers = {}  # the generic grid is under test here, not Civ Quest's map (its own test)
     app.start_new_game("civ_quest", ["Ana", "Ben"], ["blue", "green"])
     drv.pump(3)
     scr = app.root.get_screen("game")
