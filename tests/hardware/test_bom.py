@@ -162,9 +162,9 @@ def test_lcsc_numbers_are_confirmed_with_a_source_or_marked():
 
 def test_the_goal_is_stated_with_what_would_reach_it():
     md = open(os.path.join(HW, "bom.md")).read()
-    assert "## The US$100 goal" in md
+    assert "## The US$%.0f goal" % bom_data.BUDGET_USD in md
     assert ("US$%.2f" % total("full")) in md and ("US$%.2f" % total("no_resources")) in md
-    assert "would" in md.split("## The US$100 goal")[1].split("## Lines")[0]
+    assert "would" in md.split("## The US$%.0f goal" % bom_data.BUDGET_USD)[1].split("## Lines")[0]
 
 
 def test_well_material_template_and_guide_agree_on_every_dimension():
