@@ -285,7 +285,7 @@ def pins_md():
                "74LVC1G14 (SN74LVC1G14DBVR, SOT-23-5), one per board: pin 2 A = buffered CLK, pin 4 Y = every "
                "74HC595 SRCLK, pin 5 VCC 3V3 with 100 nF, pin 3 GND, pin 1 not connected. LED: red 1206 reverse "
                "mount on the underside over its hole, inside the space's printed cell beside the switch.\n\n"
-               "74LVC1G79 (SN74LVC1G79DBVR, SOT-23-5), one per board, the lock-up flip-flop: pin 1 D = the "
+               "74LVC1G79 (Nexperia 74LVC1G79GV,125, SOT753 = SOT-23-5 land), one per board, the lock-up flip-flop: pin 1 D = the "
                "last 74HC595's QH', pin 2 CLK = the buffered CLK (not inverted: it passes the bit on half a "
                "clock after the 595s shifted it), pin 4 Q -> 100 Ohm -> DOWN pin 8, pin 5 VCC 3V3 with "
                "100 nF, pin 3 GND.\n")

@@ -110,7 +110,7 @@ SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G
 SR_PINS = {"GND": "8", "QH'": "9", "/SRCLR": "10", "SRCLK": "11", "RCLK": "12", "/OE": "13", "SER": "14",
            "VCC": "16"}
 INV_PINS = {"NC": "1", "A": "2", "GND": "3", "Y": "4", "VCC": "5"}   # SN74LVC1G14DBVR, SOT-23-5
-FF_PINS = {"D": "1", "CLK": "2", "GND": "3", "Q": "4", "VCC": "5"}    # SN74LVC1G79DBVR, SOT-23-5
+FF_PINS = {"D": "1", "CLK": "2", "GND": "3", "Q": "4", "VCC": "5"}    # 74LVC1G79, SOT-23-5 (TI DBV, Nexperia GV)
 LED_PINS = {"K": "1", "A": "2"}          # KiCad LED footprints: pad 1 cathode, pad 2 anode
 # a space's cell (x, y = the space's centre): hall switch centred, its pull-up on the left (beside
 # the switch's OUT and VDD pins), the LED on the right (its cathode beside the switch's GND pin),
