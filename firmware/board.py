@@ -183,6 +183,8 @@ class Board:
                                         hall_period_ms)
             for _ in range(self.scanner.hold_scans + 1):
                 self.scanner.scan(self.chain.read(), now)
+            # every 74HC595 now holds the (dark) image latched by those reads: outputs on
+            self._lights_enable(True)
             self.stuck_reported = self.scanner.stuck_signature(now)
         # lanes committed but not yet sent: a hand sweeping the board commits every lane within
         # a few scans; building all their frames (CRC, COBS) at once would take ~9 scan
@@ -292,11 +294,29 @@ class Board:
         (a config fault) there is nothing to drive them. The lit positions are chain bits;
         lane_lit counts per lane."""
         self.lights = None
+        self.lights_oe = None
         self.lane_lit = bytearray(smap.n_lanes)
         if profile.get("lights") is False or self.chain is None:
             return
         self.lights = Lights(smap.chain_registers, self.chain.extra)
         self.chain.use_lights(self.lights)
+        # /OE of every 74HC595 (chain pins 1 and 9, pulled up on each board): their outputs come
+        # up random at power-up, so they stay off until the first latched frame (_lights_enable);
+        # without the pin the LEDs stay dark for good, which the boot self-test says
+        pin = self._pin(profile, profile.get("lights_oe_pin"), wire.PIN_LIGHTS_OE, True)
+        if pin is not None:
+            m = self.machine
+            if TYPE_CHECKING:
+                m = machine_api
+            try:
+                self.lights_oe = m.Pin(pin, m.Pin.OUT, value=1)
+            except (ValueError, TypeError, OSError):
+                self._config_fault(pin, wire.PIN_LIGHTS_OE)
+
+    def _lights_enable(self, on):
+        """Drive /OE: low shows the latched frame, high (or released) darkens every LED."""
+        if self.lights_oe is not None:
+            self.lights_oe.value(0 if on else 1)
 
     def _fits(self, smap):
         """Do the map's run-time tables fit the free heap (with room for the loop)?"""
@@ -723,6 +743,7 @@ class Board:
             self.running = False
             self.clear_lights()  # the 595s keep their outputs while the REPL runs: dark first
             self._flush_lights()
+            self._lights_enable(False)  # and off, whatever is typed at the REPL
         return self.running
 
     def until_next(self):

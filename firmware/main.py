@@ -46,6 +46,27 @@ def _repl_wanted(profile, faults):
     return False
 
 
+def _lights_dark(profile):
+    """Hold the guidance lights' /OE high (every LED off) from the first moment: the boards pull
+    it up as well, this also wins over a port's reset pull-down. The Board drives it low after
+    its first latched frame."""
+    pin_no = profile.get("lights_oe_pin")
+    if type(pin_no) is int:
+        try:
+            machine.Pin(pin_no, machine.Pin.OUT, value=1)
+        except (ValueError, TypeError, OSError):  # a pin this port lacks: the Board reports it
+            pass
+
+
+def _release_lights(pin_no):
+    """After a crash: /OE back to an input, so the boards' pull-ups darken every LED."""
+    if type(pin_no) is int:
+        try:
+            machine.Pin(pin_no, machine.Pin.IN)
+        except (ValueError, TypeError, OSError):
+            pass
+
+
 def _refuse(why):
     """Start-up cannot build a board that could pair (no profile, no map): say why on the
     console and in /fault.txt, and stay at the REPL (no watchdog, no reset loop)."""
@@ -122,6 +143,8 @@ def run():
         _refuse("board profile /profile.json unreadable: %s" % (exc,))
         return
     faults = []
+    oe_pin = profile.get("lights_oe_pin")
+    _lights_dark(profile)
     if _repl_wanted(profile, faults):
         return
     from firmware import transport
@@ -141,6 +164,7 @@ def run():
             return
         board.run_forever(time.sleep_ms)
     except Exception as exc:  # log, then restart clean (the watchdog would anyway)
+        _release_lights(oe_pin)
         if streams:
             streams[0].close()
         try:

@@ -113,8 +113,9 @@ PIN_I2C_SDA = const(5)
 PIN_I2C_SCL = const(6)
 PIN_LED = const(7)
 PIN_REPL = const(8)
+PIN_LIGHTS_OE = const(9)  # the guidance lights' /OE (chain pins 1 and 9): dark until driven low
 PIN_ROLE_NAMES = ("", "spi.sck", "spi.mosi", "spi.miso", "load_pin", "i2c sda", "i2c scl", "led.pin",
-                  "repl_pin")
+                  "repl_pin", "lights_oe_pin")
 FAULT_NAMES = {
     FAULT_SENSOR_MISSING: "dice sensor missing", FAULT_SENSOR_ID: "wrong dice sensor id",
     FAULT_CHAIN_LENGTH: "shift-register chain length wrong", FAULT_BIT_STUCK: "sensor bit stuck on",

@@ -216,8 +216,11 @@ class HC595Chain:
     MOSI changes on the very edge the 595s sample: the model takes the new bit (each bit one
     clock early, the first bit of the transfer lost), as a real chain may.
     RCLK is the LOAD net: the rising edge that ends the 74HC165s' parallel load copies the shift
-    registers to the outputs (``latched``). /OE is tied low and /SRCLR high: outputs always on.
-    At power-up both hold random bits (``power_up``, a random.Random) until the first latch."""
+    registers to the outputs (``latched``). /SRCLR is tied high. /OE is the chain's LIGHTS_OFF
+    line (cable pins 1 and 9), pulled up on every board: ``oe_level()`` gives its level (1, all
+    outputs off, unless the MCU drives it low; the virtual board's machine wires it to the
+    profile's lights_oe_pin). At power-up both registers hold random bits (``power_up``, a
+    random.Random) until the first latch: dark while /OE stays high."""
 
     LETTERS = "ABCDEFGH"
 
@@ -231,6 +234,7 @@ class HC595Chain:
                 self.latched[r] = power_up.getrandbits(8)
         self.clocks = 0
         self.latches = 0
+        self.oe_level = lambda: 1  # /OE pulled up: nothing drives it until a machine wires it
 
     @property
     def nbits(self):
@@ -266,5 +270,8 @@ class HC595Chain:
         return (self.value >> (8 * r)) & 0xFF
 
     def output(self, r, letter):
-        """Level of output Q<letter> ("A".."H") of 595 r: its LED is lit when it is high."""
+        """Level of output Q<letter> ("A".."H") of 595 r: its LED is lit when it is high (and
+        /OE low: with /OE high the outputs float, every LED dark)."""
+        if self.oe_level():
+            return False
         return bool((self.latched[r] >> self.LETTERS.index(letter)) & 1) if r < self.registers else False

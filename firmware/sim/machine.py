@@ -126,6 +126,13 @@ class _WDT:
 
 class SimMachine:
     def __init__(self, hw):
+        # the lights' /OE is a pin of ours: the 74HC595 model reads its level (1 = pulled up on
+        # the boards when never driven, every LED dark)
+        lights = getattr(hw, "lights", None)
+        profile = getattr(hw, "profile", None)
+        if lights is not None and isinstance(profile, dict):
+            oe = profile.get("lights_oe_pin")
+            lights.oe_level = lambda: hw.pins.get(oe, 1) if oe is not None else 1
         self.hw = hw
         outer = self
 

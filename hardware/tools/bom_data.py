@@ -4,6 +4,7 @@ Every total in hardware/bom.md and bom.csv is computed by build_docs.py from the
 sensor maps; nothing here is a total. Each price says what it rests on (`basis`):
 
   "rule"       JLCPCB's published assembly price rules (ASSEMBLY below, with where they are from)
+  "listed"     the price listed in a cited parts library snapshot (sourced, not a live quote)
   "estimate"   the authors' estimate of the shop's price at the quantity bought: NOT a quote
   "prior"      carried from the earlier BOM, not re-checked
 
@@ -11,9 +12,10 @@ PRICED_ON is the date the estimates were last reviewed. The reference library ha
 assembly FAQ but no live price list, so no part price could be looked up: re-price every
 "estimate" line in the shop's cart before ordering (bom.md says so).
 
-Boards: one JLCPCB order per board design (track_board, resource_board), both sides' parts on
-the underside, assembled by JLCPCB: SMD parts by machine, the two 9-pin chain connectors by hand
-(JLCPCB's "manual assembly"). The guidance lights are board parts like any other (one 74HC595 per
+Boards: one JLCPCB order per board design (track_board, resource_board), every part on the
+underside, assembled by JLCPCB: SMD parts by machine (two of them, the reverse-mount LED and the
+74LVC1G79, bought first through JLCPCB's global sourcing: no LCSC number was confirmed); the two
+9-pin chain connectors are soldered by the maker (through-hole, thermal-relief pads). The guidance lights are board parts like any other (one 74HC595 per
 74HC165 on the same chain, a reverse-mount LED and a 470 Ohm resistor per sensed position, a
 74LVC1G14 clock inverter per board). One population per design: the aspect strips get all 16
 switches and lights of a track board too (their positions 7-8 are never reached by a token),
@@ -26,7 +28,9 @@ import math
 import os
 
 PRICED_ON = "2026-11-26"
-BUDGET_USD = 100.0
+FOOT_MM = 10.0      # the boards' feet (BOM F1)
+FOOT_MIN_MM = 8.0   # what the chain connector and its plug need under the board (pcb.md)
+BUDGET_USD = 150.0   # the full set with lights (issue 32; landed: KIT_GOALS)
 
 # ---- JLCPCB assembly rules (support.jlcpcb.com/article/83-smt-assembly-faqs, "What does your
 # quoted price include?", read through the reference library on PRICED_ON) and the extended-part
@@ -48,6 +52,19 @@ ASSEMBLY_SOURCE = ("JLCPCB assembly FAQ (support.jlcpcb.com/article/83-smt-assem
 # their calculator for boards over 100 x 100 mm, US$4 + US$0.008 per cm2 ordered.
 PCB_BASE_USD = 4.00
 PCB_USD_PER_CM2 = 0.008
+# ---- landed cost (issue 32): what the order really costs at the door, per kit
+# JLCPCB bills each part line for at least MOQ_PARTS pieces plus ATTRITION spares (a maker's
+# report of his order, hackaday.io/page/11900 "Costing assembly service for my PCB": "a minimum
+# charge of quantity 20 for each part with headroom of 5 for wastage"; JLCPCB's parts library
+# gives each part's own MOQ and attrition, jlc3dp.com/help/answers/detail/92).
+MOQ_PARTS = 20
+ATTRITION = 5
+MOQ_SOURCE = ("hackaday.io/page/11900 (a maker's JLCPCB order: at least 20 of each part line, "
+              "5 more for wastage); JLCPCB's parts library states each part's MOQ and attrition")
+SPARE_RATE = 0.10        # spares of the maker's own small parts (cables, wires, dice, feet): estimate
+TAX_RATE = 0.20          # import VAT / duty on goods + shipping: estimate (EU/UK VAT ~20 %; US
+                         # tariffs and de-minimis rules vary): check your country's rules
+KIT_GOALS = {"dice": 30.0, "full": 150.0}   # landed, US$ (issue 32)
 SHIPPING = [  # (ref, what, US$, basis)
     ("SH1", "JLCPCB boards, economy/global standard shipping, one parcel", 15.00, "estimate"),
     ("SH2", "Raspberry Pi reseller shipping (controller)", 5.00, "estimate"),
@@ -69,28 +86,36 @@ ONBOARD_PRICES = {
              "estimate", "basic", 2, False),
     "c100n": ("100 nF 50 V X7R 0603", 0.002, "estimate", "basic", 2, False),
     "c10u": ("10 uF 25 V X5R 0805 (bulk, per board)", 0.006, "estimate", "basic", 2, False),
-    "reg": ("8-bit parallel-in shift register (74HC165), SOIC-16", 0.13, "estimate", "extended", 16, False),
+    "reg": ("8-bit parallel-in shift register (74HC165), SOIC-16", 0.232, "listed", "preferred", 16, False),
     "buf": ("Dual Schmitt-trigger buffer for CLK and LOAD, SOT-23-6", 0.10, "estimate", "extended", 6, False),
-    "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN)", 0.10, "estimate", "extended", 9, True),
+    "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN), soldered by the maker", 0.15, "estimate",
+             "maker", 9, True),
     # the guidance lights (docs/pcb.md, "Guidance lights"): a 74HC595 beside every 74HC165, an LED and its
     # resistor at every sensed position, the inverted clock for the 595s
-    "sr": ("Guidance lights: 8-bit shift register with output latches (74HC595), SOIC-16", 0.10,
-           "estimate", "basic", 16, False),
+    "sr": ("Guidance lights: 8-bit shift register with output latches (74HC595), SOIC-16", 0.254,
+           "listed", "basic", 16, False),
     "inv": ("Guidance lights: single Schmitt inverter (74LVC1G14) for the 74HC595 clock, SOT-23-5",
             0.04, "estimate", "extended", 5, False),
-    "led": ("Guidance light: red LED 1206, reverse mount (shines up through the board)", 0.04,
-            "estimate", "extended", 2, False),
+    "led": ("Guidance light: red LED 1206, reverse mount (shines up through the board)", 0.12,
+            "estimate", "global", 2, False),
     "r470": ("470 Ohm 1 % 0603 (guidance light series resistor: ~2.6 mA from 3V3)", 0.001, "estimate",
              "basic", 2, False),
-    "ff": ("Guidance lights: D flip-flop (74LVC1G79), lock-up stage before LIGHT_OUT, SOT-23-5", 0.06,
-           "estimate", "extended", 5, False),
+    "ff": ("Guidance lights: D flip-flop (74LVC1G79), lock-up stage before LIGHT_OUT, SOT-23-5", 0.15,
+           "estimate", "global", 5, False),
 }
+# Classes: "basic" and "preferred" parts carry no loading fee at JLCPCB; "extended" and "global"
+# (bought through JLCPCB's global sourcing, then placed like an extended part) one fee per order
+# each; "maker": not placed by the fab (the maker solders it: no JLCPCB fee, bought separately).
+FEE_CLASSES = ("extended", "global")
 # Classes: "basic" where the part's JLCPCB class was read (CDFER/JLCPCB-Kicad-Library, property
-# "Class": C5947, C22775, C23179, C25804, C15850 "Basic Component"; C5613 "Preferred Component",
-# counted as extended; the AH1806's source says not basic); the rest "extended" as the
+# "Class": C5947, C22775, C23179, C25804, C15850 "Basic Component"; C5613 "Preferred Component":
+# no loading fee (one other public BOM, checked 2026-09-29, lists C5613 as Extended: if the BOM
+# tool says so, add US$3.00); the AH1806's source says not basic); the rest "extended" as the
 # conservative guess (one loading fee each).
-# Prices: estimates. Snapshots seen in the sources (not quotes): tscircuit/jlcsearch
-# docs/generated/logic_ics.md min_q_price 74HC595D,118 US$0.094, SN74LVC1G14DBVR US$0.036.
+# Prices: "listed" = the library's listed price as the issue-32 review read it (74HC165D,653
+# US$0.232, 74HC595D,118 US$0.254); the rest estimates. Snapshots seen in the sources (not
+# quotes): tscircuit/jlcsearch min_q_price 74HC595D,118 US$0.094, SN74LVC1G14DBVR US$0.036; one
+# public BOM lists LTST-C230KRKT at US$0.25 a piece at Digi-Key (160-1457-1-ND).
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -139,15 +164,19 @@ LCSC_CONFIRMED = {  # key: (LCSC number, manufacturer part as the source names i
               "Samsung CL10B104KB8NNNC"),
     "c10u": ("C15850", "Samsung CL21A106KAYNNNE",
              CDFER + "JLCPCB-Capacitors.kicad_sym: LCSC C15850, Part CL21A106KAYNNNE"),
+    "buf": ("C10429", "TI SN74LVC2G17DBVR",
+            "two public JLCPCB BOMs found by the code search: a parts table 'SN74LVC2G17DBVR | C10429 | "
+            "SN74LVC2G17DBVR | SOT-23-6 | Extended' and a BOM script 'SN74LVC2G17DB': ('C10429', 'Texas "
+            "Instruments', 'SN74LVC2G17DBVR')"),
 }
-# Candidates no readable source confirmed: shown as unconfirmed; match them in JLCPCB's BOM tool
-# before ordering. (C10429: no source names it; C157935: one third-party script uses it for a
-# JST PH 8-way header, not the XH 9-way.)
-LCSC_UNCONFIRMED = {"conn": "C157935", "buf": "C10429"}
-# No number at all (the one candidate found, C125107, is given elsewhere for a blue 0402 LED):
-# the part is chosen in JLCPCB's parts library.
-LCSC_CHOOSE = {"led": "number not confirmed: pick a red 1206 reverse-mount LED in JLCPCB's parts library",
-               "ff": "number not confirmed: pick the SN74LVC1G79DBVR (SOT-23-5) in JLCPCB's parts library"}
+LCSC_UNCONFIRMED = {}
+# No LCSC number confirmed: these reach the board another way (build_pcb.SOURCING), with the
+# number that route needs, read from a named source.
+LCSC_CHOOSE = {"led": "LCSC number not confirmed: JLCPCB global sourcing of Lite-On LTST-C230KRKT "
+                      "(Digi-Key 160-1457-1-ND)",
+               "ff": "LCSC number not confirmed: JLCPCB global sourcing of Nexperia 74LVC1G79GV,125",
+               "conn": "LCSC number not confirmed: the maker buys JST S9B-XH-A (any JST distributor) and "
+                       "solders it"}
 
 
 def lcsc_of(key):
@@ -162,7 +191,9 @@ def lcsc_of(key):
     cand = board or LCSC_UNCONFIRMED.get(key, "")
     if cand:
         return cand + " unconfirmed"
-    return LCSC_CHOOSE.get(key, "unknown")
+    if key not in LCSC_CHOOSE:
+        raise ValueError("%s: no LCSC number and no other route (LCSC_CHOOSE)" % key)
+    return LCSC_CHOOSE[key]
 
 
 def _onboard():
@@ -228,8 +259,10 @@ MAKER = [
      "estimate", lambda c: 1, "board to the tablet through the OTG adapter"),
     ("K5", "controller", "USB OTG adapter, USB-C plug to USB-A socket", "generic", "AliExpress",
      1.50, "estimate", lambda c: 1, "a tablet with a micro-B port needs the micro-B version"),
-    ("F1", "case", "Self-adhesive silicone bumper feet 12 x 3 mm, 100-pack", "generic",
-     "AliExpress", 3.00, "estimate", lambda c: 1, "4 under every board"),
+    ("F1", "case", "Self-adhesive rubber bumper feet, 20 mm across, %g mm tall" % FOOT_MM,
+     "generic", "AliExpress", 0.10, "estimate", lambda c: 4 * c["boards"],
+     "4 under every board, at its corners: the chain connector and its plug hang %g mm under it "
+     "(pcb.md), so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
     ("M1", "token", "NdFeB N35 disc magnet 3 x 1 mm, axially magnetised, 100-pack", "generic",
      "AliExpress", 3.00, "estimate", _magnet_packs,
      "one glued under each token (design.MAGNET; field figures in docs/bringup.md)"),

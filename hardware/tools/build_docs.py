@@ -10,6 +10,7 @@ dimensions, the magnet and the switch's figures come from tools/design.py, never
 """
 import csv
 import functools
+import importlib.util
 import io
 import json
 import os
@@ -171,6 +172,9 @@ def pin_uses(p):
     u.append((s["miso"], "SPI%d MISO <- register 0 QH (chain data)" % s["id"]))
     u.append((p["load_pin"], "LOAD -> all 74HC165 SH/LD and 74HC595 RCLK (via 100 Ohm), low = load; "
                              "its rising edge latches the lights"))
+    if "lights_oe_pin" in p:
+        u.append((p["lights_oe_pin"], "LIGHTS_OFF -> chain pins 1 and 9: every 74HC595 /OE (high = all LEDs "
+                                      "dark, pulled up on each board; low once the first frame is latched)"))
     for k, b in enumerate(p["i2c"]):
         u.append((b["sda"], "I2C%d SDA -> well%d TCS34725" % (b["id"], k)))
         u.append((b["scl"], "I2C%d SCL -> well%d TCS34725" % (b["id"], k)))
@@ -219,7 +223,9 @@ def pins_md():
         out.append("| 3V3 | chain connector pin 5 (3V3) | red |\n")
         out.append("| %s | both wells' module VIN (the module's LED needs 5 V; its regulator makes the chip's 3.3 V) | orange |\n"
                    % ("VBUS (pin 40)" if p["mcu"] == "rp2040" else "5V pin"))
-        out.append("| GND | chain connector pins 1, 3, 7, 9 (GND), both wells GND, REPL jumper | black |\n")
+        out.append("| GND | chain connector pins 3 and 7 (GND), both wells GND, REPL jumper | black |\n")
+        out.append("| GPIO%d (LIGHTS_OFF) | chain connector pins 1 and 9 (both: a reversed cable still meets "
+                   "/OE with /OE); nothing else, the boards pull it up | purple |\n" % p["lights_oe_pin"])
         out.append("| GPIO%d (SCK) | 100 Ohm -> chain connector pin 2 (CLK) | yellow |\n" % s["sck"])
         out.append("| GPIO%d (LOAD) | 100 Ohm -> chain connector pin 4 (SH/LD) | orange |\n" % p["load_pin"])
         out.append("| GPIO%d (MISO) | chain connector pin 6 (DATA, from board 0 QH); 10 kOhm to GND on the carrier | green |\n" % s["miso"])
@@ -239,7 +245,7 @@ def pins_md():
     # the boards' own connector (hardware/tools/build_pcb.py, docs/pcb.md): one pinout for both
     out.append("## Chain connector (JST XH 9-way, same pinout on UP and DOWN; docs/pcb.md)\n\n"
                "| pin | signal | UP (towards the controller) | DOWN (towards the next board) |\n|---|---|---|---|\n"
-               "| 1 | GND | | |\n"
+               "| 1 | LIGHTS_OFF (/OE of every 74HC595, high = dark) | in: 10 kOhm to 3V3 on the board | through |\n"
                "| 2 | CLK | in, to the board's 74LVC2G17 Schmitt buffer (10 kOhm to 3V3) | out, re-driven through 100 Ohm |\n"
                "| 3 | GND | | |\n"
                "| 4 | LOAD (SH/LD, low = load) | in, to the Schmitt buffer (10 kOhm to 3V3) | out, re-driven through 100 Ohm |\n"
@@ -247,21 +253,26 @@ def pins_md():
                "| 6 | DATA | out: QH of the board's register 0 through 100 Ohm | in: SER of the board's last register, 10 kOhm to GND |\n"
                "| 7 | GND | | |\n"
                "| 8 | LIGHT (guidance lights' data) | in: SER of the board's first 74HC595, 10 kOhm to GND (unplugged = dark) | out: QH' of the board's last 74HC595, through the lock-up flip-flop and 100 Ohm |\n"
-               "| 9 | GND | | |\n\n"
+               "| 9 | LIGHTS_OFF (the same net as pin 1) | | |\n\n"
                "Cable: straight-through 9-way JST XH, 300 mm; board DOWN -> next board UP; the controller "
-               "carrier's connector has the same pinout (it drives CLK, LOAD and LIGHT, reads DATA). A reversed "
-               "cable meets GND to GND and 3V3 to 3V3 (pin p to pin 10 - p), never 3V3 to GND; pin 8 (LIGHT) "
-               "meets pin 2 (CLK): at both ends of that pair an output through 100 Ohm meets an input.\n\n")
+               "carrier's connector has the same pinout (it drives CLK, LOAD, LIGHT and LIGHTS_OFF, reads "
+               "DATA). A reversed cable meets GND to GND, 3V3 to 3V3 and LIGHTS_OFF to LIGHTS_OFF (pin p to "
+               "pin 10 - p), never 3V3 to GND; pin 8 (LIGHT) meets pin 2 (CLK): at both ends of that pair an "
+               "output through 100 Ohm meets an input. LIGHTS_OFF changes only at start-up and before the "
+               "REPL, so it may sit beside CLK and LIGHT; every switching signal keeps a GND or 3V3 "
+               "neighbour. Earlier boards (pins 1 and 9 on GND) must not be mixed with these.\n\n")
     out.append("## 74HC165 on every board\n\n"
                "| 74HC165 pin | connection |\n|---|---|\n"
-               "| 1 SH/LD | LOAD (from the Schmitt buffer) |\n| 2 CLK | CLK (from the Schmitt buffer) |\n| 15 CLK INH | GND |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
+               "| 1 SH/LD | LOAD (from the Schmitt buffer) |\n| 2 CLK | CLK (from the Schmitt buffer, through 100 Ohm at its output) |\n| 15 CLK INH | GND |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
                "| 9 QH | register 0: UP pin 6 (towards the controller); register k > 0: SER of register k-1 |\n| 7 /QH | not connected |\n"
                "| 10 SER | register k: QH of register k+1; the board's last register: DOWN pin 6 and 10 kOhm to GND |\n"
                "| 11-14, 3-6 (A-H) | hall switch outputs + 10 kOhm pull-up each (unpopulated positions: pull-up only) |\n\n"
                "Register k of a board (k = 0 nearest the UP connector) is chain register `first_register + k` "
                "(table in `sensor_map.md`). The 74HC165 pins: A=11, B=12, C=13, D=14, E=3, F=4, G=5, H=6.\n\n"
                "Hall switch %s (SC59): pin 1 VDD (3V3), pin 2 OUTPUT (to the register input), pin 3 GND; "
-               "mount it on the underside of the board, centred on the space's x/y, marked face up (towards the token).\n\n" % bom_data.PCB_PARTS["hall"][2])
+               "the fab solders it on the underside of the board, centred on the space's x/y, like every "
+               "other part: seen from below, its marking faces you; the token's field reaches it through "
+               "the board. Beside it its own 100 nF across 3V3 and GND.\n\n" % bom_data.PCB_PARTS["hall"][2])
     out.append("## 74HC595 on every board (guidance lights)\n\n"
                "One 74HC595 per 74HC165: register k of a board has 595 k beside it.\n\n"
                "| 74HC595 pin | connection |\n|---|---|\n"
@@ -269,12 +280,12 @@ def pins_md():
                "| 9 QH' | SER of 595 k+1; the board's last 595: D of the lock-up flip-flop, whose Q -> 100 Ohm -> DOWN pin 8 (LIGHT_OUT) |\n"
                "| 11 SRCLK | the board's buffered CLK inverted by the 74LVC1G14 (samples on the CLK's falling edge) |\n"
                "| 12 RCLK | the board's buffered LOAD (the same net as the 74HC165 SH/LD: its rising edge latches the lights) |\n"
-               "| 13 /OE | GND |\n| 10 /SRCLR | 3V3 |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
+               "| 13 /OE | LIGHTS_OFF (chain pins 1 and 9, 10 kOhm to 3V3 on every board) |\n| 10 /SRCLR | 3V3 |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
                "| 15, 1-7 (QA, QB-QH) | output QX lights the position read at input X of register k: QX -> 470 Ohm -> LED anode, cathode to GND (unpopulated positions: no LED, no resistor) |\n\n"
                "74LVC1G14 (SN74LVC1G14DBVR, SOT-23-5), one per board: pin 2 A = buffered CLK, pin 4 Y = every "
                "74HC595 SRCLK, pin 5 VCC 3V3 with 100 nF, pin 3 GND, pin 1 not connected. LED: red 1206 reverse "
                "mount on the underside over its hole, inside the space's printed cell beside the switch.\n\n"
-               "74LVC1G79 (SN74LVC1G79DBVR, SOT-23-5), one per board, the lock-up flip-flop: pin 1 D = the "
+               "74LVC1G79 (Nexperia 74LVC1G79GV,125, SOT753 = SOT-23-5 land), one per board, the lock-up flip-flop: pin 1 D = the "
                "last 74HC595's QH', pin 2 CLK = the buffered CLK (not inverted: it passes the bit on half a "
                "clock after the 595s shifted it), pin 4 Q -> 100 Ohm -> DOWN pin 8, pin 5 VCC 3V3 with "
                "100 nF, pin 3 GND.\n")
@@ -326,10 +337,13 @@ def lights_md():
             "MCU: each chain read shifts the light image out while the registers shift in. No I2C, no "
             "5 V, no level shifter. Static drive from 3V3: (%.1f V - %.1f V red LED - ~%.1f V output drop) "
             "/ %d Ohm = %.2f mA per lit LED, at most %d lit (`wire.MAX_LIT`): %.1f mA "
-            "(`power_budget.md`). At power-up the 595s hold random bits until the firmware's first scan "
-            "latches a dark image, a fraction of a second after boot.\n\n"
+            "(`power_budget.md`). At power-up the 595s hold random bits, but their /OE is the chain's "
+            "LIGHTS_OFF line (pins 1 and 9), pulled up on every board: every LED stays dark until the "
+            "firmware has latched its first (dark) frame and drives the profile's `lights_oe_pin` (%s) "
+            "low; it goes high again before the REPL, and a crash releases it.\n\n"
             % (mosi, LIGHT_SUPPLY_V, LIGHT_LED_VF, LIGHT_DROP_V, LIGHT_OHM, light_ma(), LIGHT_MAX_LIT,
-               LIGHT_MAX_LIT * light_ma()))
+               LIGHT_MAX_LIT * light_ma(),
+               ", ".join("%s GPIO%d" % (n, profile(n)["lights_oe_pin"]) for n in PROFILES)))
 
 
 def clock_md():
@@ -391,6 +405,37 @@ LIGHT_MAX_LIT = 8    # protocol/wire.py MAX_LIT
 INV_MA = 0.010       # 74LVC1G14 supply current, max (jlcsearch: "Supply Current (Max) 10uA")
 
 
+OE_PULLUP_OHM = 10000   # the /OE (LIGHTS_OFF) pull-up on every board
+
+
+def netlist_rows(board):
+    """(net, reference, pad, part) rows of a committed board's netlist (hardware/pcb/)."""
+    import csv
+    with open(os.path.join(HW, "pcb", board + "_netlist.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+def dark_figures(smap):
+    """From the committed netlists and the map: per board design, the 74HC595s whose /OE is on
+    LIGHTS_OFF, that net's pull-ups to 3V3, and the LEDs; and over the map's boards, how many LEDs
+    a random power-up image could light if /OE were not held high."""
+    doc = smap if isinstance(smap, dict) else None
+    out = {"boards": 0, "leds_all": 0, "sr": 0, "sr_on_oe": 0, "oe_pullups": 0}
+    for s in (doc or {}).get("strips", []):
+        rows = netlist_rows(s["board"])
+        part = {r["Reference"]: r["Part"] for r in rows}
+        srs = {r for r, p in part.items() if p == "74HC595D"}
+        oe = {(r["Reference"], r["Pad"]) for r in rows if r["Net"] == "LIGHTS_OFF"}
+        pulls = [r for r in rows if r["Part"] == "10k" and (r["Reference"], r["Pad"]) in oe]
+        pull_ok = [r for r in pulls if any(q["Reference"] == r["Reference"] and q["Net"] == "3V3" for q in rows)]
+        out["boards"] += 1
+        out["sr"] += len(srs)
+        out["sr_on_oe"] += len([u for u in srs if (u, "13") in oe])
+        out["oe_pullups"] += len(pull_ok)
+        out["leds_all"] += sum(len(l["bits"]) for l in doc["lanes"] if l["strip"] == s["id"])
+    return out
+
+
 def light_ma():
     """Current of one lit guidance light, mA (static: average = peak)."""
     return (LIGHT_SUPPLY_V - LIGHT_LED_VF - LIGHT_DROP_V) / LIGHT_OHM * 1000.0
@@ -408,6 +453,8 @@ def power_3v3_rows(c):
         ("74LVC1G14 clock inverter (one per board)", c["boards"], INV_MA, "maximum supply current"),
         ("74LVC1G79 lock-up flip-flop (one per board)", c["boards"], INV_MA,
          "estimate: the 74LVC1G14's maximum"),
+        ("/OE pull-up while the lights are on (3.3 V / 10 kOhm, one per board)", c["boards"],
+         round(LIGHT_SUPPLY_V / OE_PULLUP_OHM * 1000.0, 3), "LIGHTS_OFF held low by the firmware"),
         ("guidance light lit (red 1206 LED, %d Ohm, static)" % LIGHT_OHM, LIGHT_MAX_LIT, round(light_ma(), 3),
          "(%.1f V - %.1f V LED - ~%.1f V output drop) / %d Ohm; at most %d lit (CMD_LIGHTS, wire.MAX_LIT)"
          % (LIGHT_SUPPLY_V, LIGHT_LED_VF, LIGHT_DROP_V, LIGHT_OHM, LIGHT_MAX_LIT)),
@@ -426,7 +473,9 @@ def power_5v_rows(c):
 
 def power_md():
     out = [HEADER, "# Power budget (worst realistic case)\n\n"]
-    for title, smap in (("full build", full_map()), ("build without resource boards", reduced_map())):
+    for title, smap, doc in (("full build", full_map(), load_json(os.path.join(HW, "sensor_map.json"))),
+                             ("build without resource boards", reduced_map(),
+                              load_json(os.path.join(HW, "sensor_map_no_resources.json")))):
         c = counts(smap)
         out.append("## %s\n\n### 3V3 rail\n\n| consumer | count | mA each | mA total | note |\n|---|---|---|---|---|\n" % title)
         tot = 0.0
@@ -448,7 +497,35 @@ def power_md():
                    "USB draw: about %.0f mA (Pico) / %.0f mA (ESP32) at 5 V, far below 500 mA. The Pico's 3V3 "
                    "regulator gives up to 300 mA, the DevKitC's about 500 mA: the %.1f mA on 3V3 use a small "
                    "part of either.\n\n" % (tot + tot5 + 25, tot + tot5 + 50, tot))
+        out.append(dark_md(doc, tot))
     return "".join(out)
+
+
+def dark_md(doc, tot):
+    """The lights while the firmware is not scanning: power-up, the REPL jumper, a crash."""
+    f = dark_figures(doc)
+    lit_off = LIGHT_MAX_LIT * light_ma()
+    oe_on = f["boards"] * LIGHT_SUPPLY_V / OE_PULLUP_OHM * 1000.0
+    base = tot - lit_off - oe_on
+    worst = f["leds_all"] * light_ma()
+    return ("### The lights while the firmware is not scanning\n\n"
+            "From the committed netlists (`hardware/pcb/*_netlist.csv`): %d of %d 74HC595s have /OE on "
+            "LIGHTS_OFF (cable pins 1 and 9), which %d pull-ups (10 kOhm, one per board) hold at 3V3; "
+            "%d LEDs in all. A 595's outputs are random at power-up: with /OE low that could be any of "
+            "the %d LEDs, up to %.0f mA on 3V3 (%.0f mA if half are on), more than the Pico's 300 mA. "
+            "With /OE high every output is off.\n\n"
+            "| state | LIGHTS_OFF | LEDs | 3V3 peripherals |\n|---|---|---|---|\n"
+            "| power-up, before the firmware runs | pulled up by the boards (the Pico's reset pull-down "
+            "of 50-80 kOhm leaves it at 2.7 V or more) | all off | %.1f mA |\n"
+            "| REPL jumper fitted (firmware not started) | driven high by `firmware/main.py` (and pulled up) | "
+            "all off | %.1f mA |\n"
+            "| firmware crash (exception) | released, pulled up | all off | %.1f mA |\n"
+            "| firmware hang (no exception) | low until the watchdog resets the MCU (5 s), then as at "
+            "power-up | the last frame: at most %d lit | at most %.1f mA for 5 s |\n"
+            "| running | low, after the first latched (dark) frame | as the tablet asks, at most %d | "
+            "%.1f mA (the table above) |\n\n"
+            % (f["sr_on_oe"], f["sr"], f["oe_pullups"], f["leds_all"], f["leds_all"], worst, worst / 2,
+               base, base, base, LIGHT_MAX_LIT, base + lit_off + oe_on, LIGHT_MAX_LIT, tot))
 
 
 # ---------------------------------------------------------------------- BOM
@@ -507,13 +584,17 @@ def bom_lines(smap):
         extended = 0
         for key, q in sorted(per.items()):
             item, mpn, lcsc, unit, basis, cls, joints, tht = bom_data.ONBOARD[key]
-            if tht:
+            if cls == "maker":
+                pass                       # soldered by the maker: no JLCPCB joint or fee
+            elif tht:
                 hand_joints += joints * q * n
             else:
                 smt_joints += joints * q * n
-            if cls == "extended":
+            if cls in bom_data.FEE_CLASSES:
                 extended += 1
-            lines.append(("%s.%s" % (tag, key), "board part", item, mpn, "JLCPCB (LCSC %s, %s)" % (lcsc, cls),
+            shop = ("the maker: any JST distributor (%s)" % lcsc if cls == "maker"
+                    else "JLCPCB (%s, %s)" % (lcsc if lcsc.startswith("LCSC") else "LCSC " + lcsc, cls))
+            lines.append(("%s.%s" % (tag, key), "board part", item, mpn, shop,
                           unit, basis, q * n, "%d per board x %d boards" % (q, n)))
         lines.append((tag + ".SET", "assembly", "%s assembly: setup fee + stencil" % name, "-", "JLCPCB",
                       a["setup_usd"] + a["stencil_usd"], "rule", 1, "per order"))
@@ -601,6 +682,8 @@ def bom_md():
         rest = round(t - boards - ship, 2)
         verdict = "met" if t <= bom_data.BUDGET_USD else "**missed by %.2f**" % (t - bom_data.BUDGET_USD)
         out.append("| %s | %.2f | %.2f | %.2f | %.2f | %s |\n" % (title, boards, rest, ship, t, verdict))
+    out.append("\nThese totals are the lines only; what each kit costs at the door (minimum charges, "
+               "spares, tax and duty) is in \"Kits a maker can choose\".\n")
     out.append("\nEvery total is the sum of the lines below (computed by `tools/build_docs.py` from "
                "`tools/bom_data.py`, the generated boards and the sensor maps; `tests/hardware/test_bom.py` "
                "adds them up again).\n\n")
@@ -633,6 +716,7 @@ def bom_md():
                "every machine-placed part; the 9-pin connectors are hand-soldered (through-hole); one "
                "extended-part fee per unique extended part; one setup fee and stencil per design (both "
                "strip kinds of the track board share one population).\n\n")
+    out.append(kits_md(rows))
     out.append(_bom_goal(rows, totals))
     head = "| ref | item | part | shop | unit US$ | basis |" + "".join(" qty %s | ext %s |" % (b, b) for b, _, _ in BUILDS) + " notes |\n"
     out.append("## Lines\n\n" + head)
@@ -644,6 +728,107 @@ def bom_md():
     out.append("\n")
     for k, v in bom_data.NOTES.items():
         out.append("Note %s: %s\n\n" % (k, v))
+    return "".join(out)
+
+
+# ---- kits (issue 32): each with its own lines, assembly path and landed cost --------------
+KITS = [
+    ("dice", "Dice kit: the controller, both dice wells, the USB cable",
+     "`docs/assembly.md` sections 3 (controller carrier, without the chain connector) and 4-5 (dice "
+     "wells); flash (`README.md`); the app reads the dice, every track stays on the tablet"),
+    ("track", "Track kit: the dice kit, the 8 track boards (development and aspect tracks, with their "
+     "guidance lights), cables, magnets, feet",
+     "the dice kit, then the chain connector on the carrier, the track boards' connectors (18 joints "
+     "a board), the overlays (`overlays/pages/`), the chain (`assembly.md` section 6); resources stay "
+     "on the tablet"),
+    ("full", "Full set with lights: the track kit and both resource boards",
+     "the track kit, then the two resource boards at the end of the chain (`assembly.md` section 6)"),
+]
+DICE_REFS = ("MCU1", "K1", "K4", "K3", "K5", "S1", "W2", "D1", "L1", "K2", "SH2", "SH3")
+
+
+def kit_qty(r, kit):
+    """Quantity of a line in a kit: the dice kit is the controller and wells lines of the track
+    kit; the track kit is the build without resource boards; the full set the full build."""
+    if kit == "dice":
+        return r["qty"]["no_resources"] if r["ref"] in DICE_REFS else 0
+    return r["qty"]["no_resources" if kit == "track" else "full"]
+
+
+def kit_landed(rows, kit):
+    """Landed cost of a kit: [(what, US$, basis)] and the total.  Goods and shipping from the
+    lines; the fab's minimum charge per part line (MOQ + attrition), spares of the maker's small
+    parts, and import tax/duty on top."""
+    goods = ship = moq = spares = 0.0
+    for r in rows:
+        q = kit_qty(r, kit)
+        if not q:
+            continue
+        ext = round(r["unit_usd"] * q, 2)
+        if r["category"] == "shipping":
+            ship += ext
+            continue
+        goods += ext
+        if r["category"] == "board part" and "JLCPCB" in r["shop"]:
+            billed = max(q + bom_data.ATTRITION, bom_data.MOQ_PARTS)
+            moq += round(r["unit_usd"] * (billed - q), 2)
+        elif r["category"] in ("cable", "wells", "case", "token") and r["unit_usd"] < 5:
+            spares += ext * bom_data.SPARE_RATE
+    tax = (goods + moq + spares + ship) * bom_data.TAX_RATE
+    out = [("parts, boards and fab fees (the lines)", round(goods, 2), "lines: rule, listed or estimate"),
+           ("fab minimum charge and wastage per part line (at least %d, +%d)" % (bom_data.MOQ_PARTS,
+                                                                             bom_data.ATTRITION),
+            round(moq, 2), "sourced: " + bom_data.MOQ_SOURCE),
+           ("spares of the maker's small parts (%d %%)" % round(bom_data.SPARE_RATE * 100), round(spares, 2),
+            "estimate"),
+           ("shipping", round(ship, 2), "estimate"),
+           ("import tax and duty (%d %% of the above)" % round(bom_data.TAX_RATE * 100), round(tax, 2),
+            "estimate: EU/UK VAT ~20 %; other countries differ")]
+    return out, round(sum(v for _, v, _ in out), 2)
+
+
+def kits_md(rows):
+    out = ["## Kits a maker can choose\n\n"
+           "Three kits, each a superset of the one before. Landed cost = the kit's lines + the fab's "
+           "minimum charge and wastage per part line + spares + shipping + import tax and duty; every "
+           "figure is marked sourced (a rule, a listed price, a cited report) or estimated.\n\n"
+           "| kit | lines | minimum charges | spares | shipping | tax and duty | **landed US$** | goal |\n"
+           "|---|---|---|---|---|---|---|---|\n"]
+    for kit, title, _ in KITS:
+        parts, total = kit_landed(rows, kit)
+        goal = bom_data.KIT_GOALS.get(kit)
+        verdict = ("-" if goal is None else "US$%.0f: %s" % (goal, "met" if total <= goal else
+                                                             "**missed by US$%.2f**" % (total - goal)))
+        out.append("| %s | %s |\n" % (kit, " | ".join("%.2f" % v for _, v, _ in parts) + " | **%.2f** | %s" % (total, verdict)))
+    out.append("\n")
+    for kit, title, path in KITS:
+        parts, total = kit_landed(rows, kit)
+        out.append("### %s\n\nAssembly path: %s.\n\n| ref | item | qty | US$ |\n|---|---|---|---|\n" % (title, path))
+        for r in rows:
+            q = kit_qty(r, kit)
+            if q:
+                out.append("| %s | %s | %d | %.2f |\n" % (r["ref"], r["item"], q, round(r["unit_usd"] * q, 2)))
+        out.append("\n| landed cost | US$ | basis |\n|---|---|---|\n")
+        for what, v, basis in parts:
+            out.append("| %s | %.2f | %s |\n" % (what, v, basis))
+        out.append("| **landed, %s kit** | **%.2f** | |\n\n" % (kit, total))
+    d, f = kit_landed(rows, "dice")[1], kit_landed(rows, "full")[1]
+    owned = round(sum(round(r["unit_usd"] * kit_qty(r, "dice"), 2) for r in rows
+                      if r["ref"] in ("MCU1", "K3", "K5")), 2)
+    one_shop = kit_landed([r for r in rows if r["ref"] != "SH2"], "dice")[1]
+    dice_goal, full_goal = bom_data.KIT_GOALS["dice"], bom_data.KIT_GOALS["full"]
+    why = ("The dice kit's cost is the controller, two sensor modules and shipping from two shops, then "
+           "tax. Bought from one shop (the Pico with the modules, one parcel) it would land at about "
+           "US$%.2f%s; a maker who already owns a Pico, a USB cable and an OTG adapter saves US$%.2f of "
+           "the lines more. The full set stays far above US$%.0f: its boards, two assembly orders and the "
+           "244 lights' parts cost more than the goal before shipping and tax; reaching it needs one strip "
+           "design (one set of fees), fewer extended parts and a cheaper hall switch (see the levers "
+           "below), not trimming small parts."
+           % (one_shop, " (within the goal)" if one_shop <= dice_goal else "", owned, full_goal))
+    out.append("Against the goals: the dice kit lands at **US$%.2f** (goal US$%.0f: %s) and the full set "
+               "with lights at **US$%.2f** (goal US$%.0f: %s). %s\n\n"
+               % (d, dice_goal, "met" if d <= dice_goal else "not met",
+                  f, full_goal, "met" if f <= full_goal else "not met", why))
     return "".join(out)
 
 
@@ -662,7 +847,7 @@ def _lights_cost(rows, bid):
                 continue
             unit, cls, joints = bom_data.ONBOARD[k][3], bom_data.ONBOARD[k][5], bom_data.ONBOARD[k][6]
             total += q(k) * unit + q(k) * joints * a["smt_joint_usd"]
-            if cls == "extended" and q(k):
+            if cls in bom_data.FEE_CLASSES and q(k):
                 total += a["extended_part_usd"]
         caps = q("sr") + q("inv") + q("ff")
         total += caps * (bom_data.ONBOARD["c100n"][3] + bom_data.ONBOARD["c100n"][6] * a["smt_joint_usd"])
@@ -693,18 +878,25 @@ def _bom_goal(rows, totals):
     lv = bom_levers(rows, totals)
     out = ["## The US$%.0f goal\n\n" % goal]
     t, tr = totals["full"], totals["no_resources"]
-    out.append("The goal: the full set with guidance lights for US$%.0f. On these prices the full set with "
-               "guidance lights comes to **US$%.2f** (%s) and the set without resource boards to "
-               "**US$%.2f** (%s).\n\n"
+    out.append("The goal: the full set with guidance lights for US$%.0f landed (issue 32; it was US$100 for "
+               "the lines alone). On these prices the lines of the full set with "
+               "guidance lights come to **US$%.2f** (%s) and of the set without resource boards to "
+               "**US$%.2f** (%s), before minimum charges, spares, tax and duty (\"Kits a maker can choose\").\n\n"
                % (goal, t, "met" if t <= goal else "US$%.2f over" % (t - goal),
                   tr, "met" if tr <= goal else "US$%.2f over" % (tr - goal)))
     f, r = lv["full"], lv["no_resources"]
     best_full = round(t - f["hand"] - f["second_design"], 2)
     best_red = round(tr - r["hand"], 2)
     out.append("What moves the total (worked out from the lines):\n\n")
-    out.append("- Solder the 9-pin chain connectors yourself (through-hole, 9 joints each) instead of "
-               "JLCPCB's hand-soldering: saves US$%.2f (full) / US$%.2f (without resource boards).\n"
-               % (f["hand"], r["hand"]))
+    a = bom_data.ASSEMBLY
+
+    def jlc_hand(bid):
+        conns = sum(x["qty"][bid] for x in rows if x["ref"].endswith(".conn"))
+        orders = sum(1 for x in rows if x["ref"].endswith(".PCB") and x["qty"][bid])
+        return round(orders * a["manual_fee_usd"] + conns * 9 * a["manual_joint_usd"], 2)
+    out.append("- The 9-pin chain connectors are soldered by the maker (through-hole, 9 joints each, "
+               "thermal-relief pads): JLCPCB's hand-soldering would add US$%.2f (full) / US$%.2f (without "
+               "resource boards).\n" % (jlc_hand("full"), jlc_hand("no_resources")))
     out.append("- One board design for every strip (a 2-lane x 11-position strip serving the development, "
                "aspect and resource tracks) pays JLCPCB's per-order fees once: saves up to US$%.2f "
                "(setup, stencil and extended-part fees of the second order), less the "
@@ -838,9 +1030,73 @@ def magnet_bringup_block():
                t["scan_ms"], t["one_ms"], t["hold_ms"], h["period_max_ms"]))
 
 
+def _pcb_module():
+    spec = importlib.util.spec_from_file_location("_docs_build_pcb", os.path.join(HERE, "build_pcb.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def pcb_parts_block():
+    """pcb.md's parts table: every kind of board part, how it reaches the board, its number and
+    where that number was read (build_pcb.SOURCING), and how many each board carries (the
+    committed assembly BOMs)."""
+    bp = _pcb_module()
+    counts = {}
+    for tag in ("track_board", "track_board_aspect", "resource_board"):
+        import csv as _csv
+        with open(os.path.join(HW, "pcb", tag + "_bom.csv"), newline="") as f:
+            for r in _csv.DictReader(f):
+                counts[(tag, r["Manufacturer Part"])] = int(r["Quantity"])
+    route_words = {"fab": "fab (LCSC stock)", "global": "fab, global sourcing", "hand": "maker solders"}
+    out = ["| part | footprint (KiCad) | manufacturer part | route | number | track board | track board, "
+           "aspect | resource board |\n|---|---|---|---|---|---|---|---|\n"]
+    for kind in bp.PARTS:
+        lib, fpn, value, mpn, _ = bp.PARTS[kind]
+        route, number, source = bp.SOURCING[kind]
+        out.append("| %s | `%s:%s` | %s | %s | %s | %d | %d | %d |\n"
+                   % (value, lib, fpn, mpn, route_words[route], number,
+                      counts.get(("track_board", mpn), 0), counts.get(("track_board_aspect", mpn), 0),
+                      counts.get(("resource_board", mpn), 0)))
+    out.append("\nWhere each number was read:\n\n")
+    for kind in bp.PARTS:
+        route, number, source = bp.SOURCING[kind]
+        out.append("- %s (%s): %s.\n" % (bp.PARTS[kind][2], number, source))
+    out.append("\nPlacement files: JLCPCB's convention for bottom-side parts as the most used KiCad "
+               "plugin applies it (Bouni/kicad-jlcpcb-tools: the angle mirrored, (180 - angle) mod 360, "
+               "then the package correction of matthewlai/JLCKicadTools' rotation database: %s; none "
+               "for the others). Not verified against a real order: check every polarised part (the "
+               "LEDs' cathodes, pin 1 of the ICs and switches) in the fab's placement preview.\n"
+               % ", ".join("%s %d" % (p.strip("^"), c) for p, c in bp.CPL_CORRECTIONS))
+    return "".join(out)
+
+
+def pcb_figures_block():
+    """pcb.md's board table and the router's figures (hardware/pcb/summary.json)."""
+    s = load_json(os.path.join(HW, "pcb", "summary.json"))
+    out = ["| board | size | positions | parts | tracks, vias | vias per signal net (average, most) | "
+           "ground pour islands (F.Cu, B.Cu) | DRC |\n|---|---|---|---|---|---|---|---|\n"]
+    for name in sorted(s, reverse=True):
+        b = s[name]
+        out.append("| `%s` | %g x %g mm | %d | %d | %d, %d | %.2f, %d on %s | %d, %d | %d/%d |\n"
+                   % (name, b["size_mm"][0], b["size_mm"][1], b["positions"], b["parts"], b["tracks"],
+                      b["vias"], b["vias_per_signal_net"], b["max_vias_on_a_net"][1], b["max_vias_on_a_net"][0],
+                      b["pour_islands"][0], b["pour_islands"][1], b["drc_violations"], b["drc_unconnected"]))
+    met = [n for n in s if s[n]["vias_per_signal_net"] <= 2 and s[n]["max_vias_on_a_net"][1] <= 8]
+    islands = [n for n in s if max(s[n]["pour_islands"]) <= 2]
+    out.append("\nGoals (issue 32): at most 2 vias per signal net on average and no net over 8: %s; a "
+               "ground pour of at most 2 islands per layer: %s.\n"
+               % ("met on " + ", ".join(sorted(met)) if met else "not met",
+                  "met on " + ", ".join(sorted(islands)) if islands else
+                  "not met (the signal tracks on the part side cut its pour into islands, each tied to GND "
+                  "through pads and vias)"))
+    return "".join(out)
+
+
 GUIDE_BLOCKS = {
     "assembly.md": {"wells": well_block, "magnet": magnet_assembly_block},
     "bringup.md": {"magnet": magnet_bringup_block},
+    "pcb.md": {"parts": pcb_parts_block, "figures": pcb_figures_block},
 }
 
 

@@ -7,9 +7,16 @@ Writes hardware/overlays/<game>.svg: each strip of hardware/sensor_map.json with
 labelled by the game's counter on it and each space by the value it means, so one built board
 serves every game (docs/games.md). Games come from the app's registry; each is drawn for two
 players (or the nearest count the game allows).
+
+That sheet is 238 x 832 mm, for a print shop.  A home printer prints
+hardware/overlays/pages/<game>_<nn>_<strip>.svg: one page per strip, 279.4 x 210 mm (the width of
+US Letter, the height of A4: landscape on either), the strip at 1:1 inside a 6.5 mm margin that
+printers leave unprinted, with corner marks at the strip's outline and a 100 mm scale bar to
+check the print.  A strip that does not fit that printable area is refused, naming it.
 """
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,6 +32,72 @@ from companion.table.sensing import Binding, lanes_of, overlay_svg  # noqa: E402
 from firmware import sensormap  # noqa: E402
 
 
+PAGE_W, PAGE_H = 279.4, 210.0     # US Letter's width x A4's height, mm: fits both in landscape
+PAGE_MARGIN = 6.5                  # printers leave about 3-6.35 mm unprinted at every edge
+TITLE_H = 18.0                     # above the strip: the page's title, scale bar and corner marks
+
+
+class OverlayError(Exception):
+    pass
+
+
+_STRIP = re.compile(r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="none" '
+                    r'stroke="black" stroke-width="0.3"/>\n<text [^>]*>([^<]+)</text>')
+_Y = re.compile(r' (?:y|cy)="([-\d.]+)"')
+
+
+def pages(title, sheet, game):
+    """{file name: page SVG}: one page per strip of the overlay sheet (every element whose y lies
+    in the strip's outline), translated to the page at 1:1."""
+    strips = [(float(x), float(y), float(w), float(h), sid) for x, y, w, h, sid in _STRIP.findall(sheet)]
+    if not strips:
+        raise OverlayError("%s: no strip outline found in the overlay sheet" % game)
+    avail_w, avail_h = PAGE_W - 2 * PAGE_MARGIN, PAGE_H - 2 * PAGE_MARGIN - TITLE_H
+    lines = sheet.splitlines()
+    out = {}
+    for n, (x0, y0, w, h, sid) in enumerate(strips, 1):
+        if w > avail_w or h > avail_h:
+            raise OverlayError("%s: strip '%s' (%g x %g mm) does not fit a page's printable area "
+                               "(%.1f x %.1f mm below the title, A4 and US Letter landscape)"
+                               % (game, sid, w, h, avail_w, avail_h))
+        dx = round((PAGE_W - w) / 2 - x0, 3)
+        dy = round(PAGE_MARGIN + TITLE_H - y0, 3)
+        keep = []
+        for ln in lines[1:]:
+            m = _Y.search(ln)
+            if m and y0 - 0.01 <= float(m.group(1)) <= y0 + h + 0.01:
+                keep.append(ln)
+        sx, sy = dx + x0, dy + y0           # the strip's top-left corner on the page
+        marks = "".join('<path d="M %s %s h %s M %s %s v %s" stroke="black" stroke-width="0.2" fill="none"/>\n'
+                        % (_f(cx + ox), _f(cy), _f(hx), _f(cx), _f(cy + oy), _f(vy))
+                        for cx, cy, ox, oy, hx, vy in (
+                            (sx, sy, -6, -6, 4, 4), (sx + w, sy, 2, -6, 4, 4),
+                            (sx, sy + h, -6, 2, 4, 4), (sx + w, sy + h, 2, 2, 4, 4)))
+        bar_x, bar_y = PAGE_MARGIN + 2, PAGE_MARGIN + 9
+        page = ('<svg xmlns="http://www.w3.org/2000/svg" width="%smm" height="%smm" viewBox="0 0 %s %s" '
+                'font-family="sans-serif">\n' % (_f(PAGE_W), _f(PAGE_H), _f(PAGE_W), _f(PAGE_H))
+                + '<text x="%s" y="%s" font-size="4">%s: strip %s (page %d of %d). Print at 100 %%, no '
+                  'scaling; A4 or US Letter, landscape.</text>\n'
+                % (_f(PAGE_MARGIN + 2), _f(PAGE_MARGIN + 4), _esc(title), _esc(sid), n, len(strips))
+                + '<path class="scale" d="M %s %s h 100 M %s %s v 2 M %s %s v 2" stroke="black" '
+                  'stroke-width="0.3"/>\n' % (_f(bar_x), _f(bar_y), _f(bar_x), _f(bar_y - 1),
+                                              _f(bar_x + 100), _f(bar_y - 1))
+                + '<text x="%s" y="%s" font-size="2.5">100 mm: measure it; cut along the outline, the '
+                  'corner marks meet the board\'s corners</text>\n' % (_f(bar_x + 103), _f(bar_y + 1))
+                + marks
+                + '<g transform="translate(%s %s)">\n%s\n</g>\n</svg>\n' % (_f(dx), _f(dy), "\n".join(keep)))
+        out["%s_%02d_%s.svg" % (game, n, sid)] = page
+    return out
+
+
+def _f(v):
+    return ("%.3f" % v).rstrip("0").rstrip(".")
+
+
+def _esc(t):
+    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def outputs():
     path = os.path.join(HW, "sensor_map.json")
     with open(path) as f:
@@ -36,13 +109,29 @@ def outputs():
             continue
         setup = m.sample_setup(min(max(2, m.players[0]), m.players[1]))
         binding = Binding.bind(m.sensing.counters(setup), lanes)
-        out[os.path.join(HW, "overlays", m.id + ".svg")] = overlay_svg(m.title, binding, raw)
+        sheet = overlay_svg(m.title, binding, raw)
+        out[os.path.join(HW, "overlays", m.id + ".svg")] = sheet
+        for fn, page in pages(m.title, sheet, m.id).items():
+            out[os.path.join(HW, "overlays", "pages", fn)] = page
     return out
 
 
 def main(argv):
-    os.makedirs(os.path.join(HW, "overlays"), exist_ok=True)
-    return design.write_or_check(outputs(), argv, "build_overlays.py")
+    os.makedirs(os.path.join(HW, "overlays", "pages"), exist_ok=True)
+    try:
+        outs = outputs()
+    except OverlayError as e:
+        print("refused: %s" % e, file=sys.stderr)
+        return 2
+    bad = design.write_or_check(outs, argv, "build_overlays.py")
+    stale = sorted(set(os.listdir(os.path.join(HW, "overlays", "pages"))) - {os.path.basename(p) for p in outs})
+    for fn in stale:
+        if "--check" in argv:
+            print("stale: hardware/overlays/pages/%s is no longer generated" % fn)
+            bad = 1
+        else:
+            os.remove(os.path.join(HW, "overlays", "pages", fn))
+    return bad
 
 
 if __name__ == "__main__":

@@ -51,7 +51,11 @@ EDGE_KEEP = 4.0      # a hall switch centre must be at least this far inside its
 
 # ---- chain connector (UP and DOWN identical; pin p meets pin 10-p on a reversed cable) --------
 CONNECTOR_PINS = 9
-PINOUT = {1: "GND", 2: "CLK", 3: "GND", 4: "LOAD", 5: "3V3", 6: "DATA", 7: "GND", 8: "LIGHT", 9: "GND"}
+# Pins 1 and 9 carry the lights' /OE (LIGHTS_OFF, high = every LED dark): a reversed cable meets
+# /OE with /OE, 3V3 with 3V3, GND with GND.  /OE changes only at start-up and before the REPL, so
+# it may sit beside CLK and LIGHT, which it does not disturb (a static line, driven or pulled up).
+PINOUT = {1: "OE", 2: "CLK", 3: "GND", 4: "LOAD", 5: "3V3", 6: "DATA", 7: "GND", 8: "LIGHT", 9: "OE"}
+OE_NET = "LIGHTS_OFF"
 
 # ---- parts: (KiCad library, footprint, value, manufacturer part, LCSC part) --------------------
 PARTS = {
@@ -63,17 +67,41 @@ PARTS = {
     "c100n": ("Capacitor_SMD", "C_0603_1608Metric", "100nF", "Samsung CL10B104KB8NNNC", "C1591"),
     "c10u": ("Capacitor_SMD", "C_0805_2012Metric", "10uF", "Samsung CL21A106KAYNNNE", "C15850"),
     "conn": ("Connector_JST", "JST_XH_S9B-XH-A_1x09_P2.50mm_Horizontal", "S9B-XH-A",
-             "JST S9B-XH-A(LF)(SN)", ""),
+             "JST S9B-XH-A", ""),
     # the guidance lights (hardware/docs/pcb.md, "Guidance lights")
     "sr": ("Package_SO", "SOIC-16_3.9x9.9mm_P1.27mm", "74HC595D", "Nexperia 74HC595D,118", "C5947"),
     "inv": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G14", "UMW SN74LVC1G14DBVR", "C434069"),
     "led": ("LED_SMD", "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm", "RED_RM1206",
-            "reverse-mount red 1206 LED (candidate Lite-On LTST-C230KRKT)", ""),
+            "Lite-On LTST-C230KRKT", ""),
     "r470": ("Resistor_SMD", "R_0603_1608Metric", "470R", "UNI-ROYAL 0603WAF4700T5E", "C23179"),
-    "ff": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G79", "TI SN74LVC1G79DBVR", ""),
+    "ff": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G79", "Nexperia 74LVC1G79GV,125", ""),
 }
-# LCSC numbers left empty were not confirmed from a source we could read: match them in the
-# assembly service's BOM tool (hardware/docs/pcb.md, "Parts").
+# How each part reaches the board, and where its number was read (hardware/docs/pcb.md, "Parts"):
+#   "fab"    the fab places it from its own stock: LCSC number (PARTS' last column) confirmed;
+#   "global" the fab places it but buys it first (JLCPCB global sourcing / consigned parts): the
+#            manufacturer part (PARTS' fourth column) and a distributor number confirmed;
+#   "hand"   through-hole, the maker solders it (the thermal-relief pads make that easy).
+# A part with no route or no source is refused (check_parts): nothing is ordered on a guess.
+SOURCING = {
+    "hall": ("fab", "C126663", "BerkeleyHCI/PolymorphicBlocks edg/parts/MagneticSwitch_Ah1806.py"),
+    "reg": ("fab", "C5613", "CDFER/JLCPCB-Kicad-Library (LCSC datasheet file name)"),
+    "buf": ("fab", "C10429", "two public JLCPCB BOMs list SN74LVC2G17DBVR as C10429 (Extended)"),
+    "r10k": ("fab", "C25804", "CDFER/JLCPCB-Kicad-Library"),
+    "r100": ("fab", "C22775", "CDFER/JLCPCB-Kicad-Library"),
+    "c100n": ("fab", "C1591", "oomlout/oomlout_OOMP_parts"),
+    "c10u": ("fab", "C15850", "CDFER/JLCPCB-Kicad-Library"),
+    "sr": ("fab", "C5947", "CDFER/JLCPCB-Kicad-Library, tscircuit/jlcsearch"),
+    "inv": ("fab", "C434069", "tscircuit/jlcsearch docs/generated/logic.md"),
+    "r470": ("fab", "C23179", "CDFER/JLCPCB-Kicad-Library"),
+    "led": ("global", "Digi-Key 160-1457-1-ND",
+            "Lite-On LTST-C230KRKT (reverse-mount red 1206): Digi-Key number in two public BOMs; "
+            "no LCSC number found"),
+    "ff": ("global", "Nexperia 74LVC1G79GV,125",
+           "manufacturer part in a public KiCad schematic (74xGxx:74LVC1G79, SOT-23-5); no LCSC "
+           "number found"),
+    "conn": ("hand", "JST S9B-XH-A", "KiCad's own footprint and 3D model of the JST XH S9B-XH-A"),
+}
+ROUTES = ("fab", "global", "hand")
 FP_DIR = "/usr/share/kicad/footprints"
 HALL_PINS = {"VDD": "1", "OUT": "2", "GND": "3"}          # AH1806-W-7 SC59 (KiCad's pad numbers)
 REG_INPUT_PIN = {"A": "11", "B": "12", "C": "13", "D": "14", "E": "3", "F": "4", "G": "5", "H": "6"}
@@ -82,7 +110,7 @@ SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G
 SR_PINS = {"GND": "8", "QH'": "9", "/SRCLR": "10", "SRCLK": "11", "RCLK": "12", "/OE": "13", "SER": "14",
            "VCC": "16"}
 INV_PINS = {"NC": "1", "A": "2", "GND": "3", "Y": "4", "VCC": "5"}   # SN74LVC1G14DBVR, SOT-23-5
-FF_PINS = {"D": "1", "CLK": "2", "GND": "3", "Q": "4", "VCC": "5"}    # SN74LVC1G79DBVR, SOT-23-5
+FF_PINS = {"D": "1", "CLK": "2", "GND": "3", "Q": "4", "VCC": "5"}    # 74LVC1G79, SOT-23-5 (TI DBV, Nexperia GV)
 LED_PINS = {"K": "1", "A": "2"}          # KiCad LED footprints: pad 1 cathode, pad 2 anode
 # a space's cell (x, y = the space's centre): hall switch centred, its pull-up on the left (beside
 # the switch's OUT and VDD pins), the LED on the right (its cathode beside the switch's GND pin),
@@ -90,10 +118,23 @@ LED_PINS = {"K": "1", "A": "2"}          # KiCad LED footprints: pad 1 cathode, 
 PULLUP_DX = -4.0
 LED_DX, LED_DY = 4.6, 0.0
 LR_DX, LR_DY = 4.6, 2.6
+HCAP_DX, HCAP_DY = 0.0, 2.9      # the switch's 100 nF: just below it, 3V3 pad under VDD, GND pad under GND
+HALL_CAP_BASE = 101               # C<101 + b>: the 100 nF of the switch on local input b
 LETTERS = "HGFEDCBA"       # local bit b of a board -> register b >> 3, input LETTERS[b & 7]
 
 OFFSET = (20.0, 20.0)   # where the board's top-left corner sits on the KiCad page, mm
-RIP_BUDGET = 60      # rip-ups per board (the router's retries, see _route_all)
+# The router's costs per board design: a via costs this many grid steps, a step on the part side
+# (B.Cu) this much (the top: 1).  Dear vias keep the vias per signal net low where the board has
+# room (the track board); the crowded resource board routed completely with 12 and 1.6 (20 and 1.3 left 3-4 LED lines unrouted).
+ROUTING_COSTS = {"track_board": (20.0, 1.3), "resource_board": (12.0, 1.6)}
+DEFAULT_COSTS = (8.0, 2.0)
+
+
+def routing_costs(board):
+    via, cost_b = ROUTING_COSTS.get(board, DEFAULT_COSTS)
+    return (float(os.environ.get("PCB_VIA_COST", via)), float(os.environ.get("PCB_COST_B", cost_b)))
+RAIL_W = 0.5        # the lanes' 3V3 and GND rails (signals 0.25 mm)
+RIP_BUDGET = int(os.environ.get("PCB_RIP_BUDGET", "150"))      # rip-ups per board (the router's retries, see _route_all)
 RIP_PER_NET = 4      # times one net may be taken up for others
 LONG_MM, LONG_LIMIT = 60.0, 1500000    # connections longer than this (mm) search this many cells
 
@@ -105,6 +146,33 @@ class MapError(Exception):
 # ============================================================================================
 # 1. the sensor map -> board designs (pure Python: the tests call this without KiCad)
 # ============================================================================================
+def check_parts(sourcing=None):
+    """Every kind of part the boards use has a way onto the board and a number read from a named
+    source; raises MapError naming the first that has not ("fab" needs an LCSC number C<digits>)."""
+    sourcing = SOURCING if sourcing is None else sourcing
+    for kind in sorted(PARTS):
+        value = PARTS[kind][2]
+        entry = sourcing.get(kind)
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+            raise MapError("part '%s' (%s): no sourcing entry (route, number, source)" % (kind, value))
+        route, number, source = entry
+        if route not in ROUTES:
+            raise MapError("part '%s' (%s): route '%s' is not one of %s" % (kind, value, route, ", ".join(ROUTES)))
+        if not isinstance(number, str) or not number.strip():
+            raise MapError("part '%s' (%s): no part number confirmed from a readable source" % (kind, value))
+        if route == "fab" and not re.match(r"^C\d+$", number):
+            raise MapError("part '%s' (%s): placed by the fab but '%s' is not an LCSC number (C<digits>)"
+                           % (kind, value, number))
+        if not isinstance(source, str) or not source.strip():
+            raise MapError("part '%s' (%s): number %s names no source it was read from" % (kind, value, number))
+
+
+def lcsc_number(kind):
+    """The LCSC number of a fab-stocked part, '' for the others (global sourcing, hand-fitted)."""
+    route, number, _ = SOURCING[kind]
+    return number if route == "fab" else ""
+
+
 def designs_from_map(doc):
     """Validate the map against what the boards hold; return {board: design}.
 
@@ -214,7 +282,9 @@ def netlist_parts(d):
     U<R+2>..U<2R+1> 74HC595 (595 r lights what 74HC165 r reads), U<2R+2> the clock inverter,
     U<2R+3> the lights' lock-up flip-flop; C1..C<R> and C<R+3>..C<2R+2> their 100 nF, C<R+1> the
     buffer's, C<R+2> the bulk 10 uF, C<2R+3> the inverter's, C<2R+4> the flip-flop's;
-    R<n+1>..R<n+8> the buffer's, the chain's and the lights' resistors, R<2n+9> SRCLK's."""
+    R<n+1>..R<n+8> the buffer's, the chain's and the lights' resistors, R<2n+9> SRCLK's,
+    R<2n+10> the buffered CLK's series resistor, R<2n+11> the /OE pull-up (LIGHTS_OFF);
+    C<101+b> the 100 nF of the switch on input b."""
     parts = {}
     R = d["registers"]
     n = R * 8
@@ -240,6 +310,11 @@ def netlist_parts(d):
             parts["R%d" % (n + 9 + b)] = {"kind": "r470", "x": round(x + LR_DX, 3), "y": round(y + LR_DY, 3),
                                           "rot": 0, "lane": k, "pos": i,
                                           "pads": {"1": _led_net(b), "2": _anode_net(b)}}
+            # the switch's own 100 nF (the AH1806 wakes for a few microseconds every ~75 ms:
+            # its supply spike is met here, not over the lane's rails), just below the switch
+            parts["C%d" % (HALL_CAP_BASE + b)] = {"kind": "c100n", "x": round(x + HCAP_DX, 3),
+                                                  "y": round(y + HCAP_DY, 3), "rot": 0, "lane": k, "pos": i,
+                                                  "pads": {"1": "3V3", "2": "GND"}}
     # registers in the label column, register 0 at the top; more than two registers go in two
     # staggered columns.  The 74HC595s: up to two registers, each above (register 0) or below
     # (register 1) its 74HC165, outputs towards the board edge; more registers: two rows along
@@ -273,7 +348,7 @@ def netlist_parts(d):
         # its 74HC595: outputs QA..QH light the positions read at inputs A..H; the chain runs
         # LIGHT_IN -> 595 0 -> ... -> last 595 -> flip-flop -> 100 Ohm -> LIGHT_OUT, clocked by
         # SRCLK (the board's CLK inverted), latched by LOAD's rising edge
-        sp = {SR_PINS["GND"]: "GND", SR_PINS["VCC"]: "3V3", SR_PINS["/OE"]: "GND", SR_PINS["/SRCLR"]: "3V3",
+        sp = {SR_PINS["GND"]: "GND", SR_PINS["VCC"]: "3V3", SR_PINS["/OE"]: OE_NET, SR_PINS["/SRCLR"]: "3V3",
               SR_PINS["SRCLK"]: "SRCLK", SR_PINS["RCLK"]: "LOAD",
               SR_PINS["SER"]: "LIGHT_IN" if r == 0 else "LQ%d" % r, SR_PINS["QH'"]: "LQ%d" % (r + 1)}
         for letter, pin in SR_OUTPUT_PIN.items():
@@ -302,18 +377,26 @@ def netlist_parts(d):
     parts["J1"] = {"kind": "conn", "x": conn_x, "y": 6.0, "rot": 0, "pads": {}}
     parts["J2"] = {"kind": "conn", "x": conn_x, "y": 36.0, "rot": 0, "pads": {}}
     for p, sig in PINOUT.items():
-        up = {"CLK": "CLK_IN", "LOAD": "LOAD_IN", "DATA": "DATA_UP", "LIGHT": "LIGHT_IN"}.get(sig, sig)
-        down = {"CLK": "CLK_OUT", "LOAD": "LOAD_OUT", "DATA": "DATA_IN", "LIGHT": "LIGHT_OUT"}.get(sig, sig)
+        up = {"CLK": "CLK_IN", "LOAD": "LOAD_IN", "DATA": "DATA_UP", "LIGHT": "LIGHT_IN", "OE": OE_NET}.get(sig, sig)
+        down = {"CLK": "CLK_OUT", "LOAD": "LOAD_OUT", "DATA": "DATA_IN", "LIGHT": "LIGHT_OUT", "OE": OE_NET}.get(sig, sig)
         parts["J1"]["pads"][str(p)] = up
         parts["J2"]["pads"][str(p)] = down
     # Schmitt buffer for CLK and LOAD, its decoupling, series resistors, tail pull-down, bulk
     bx, by = (19.5 if narrow else 16.5), 30.0
     parts["U%d" % (R + 1)] = {"kind": "buf", "x": bx, "y": by, "rot": 0,
                               "pads": {"1": "CLK_IN", "2": "GND", "3": "LOAD_IN", "4": "LOAD",
-                                       "5": "3V3", "6": "CLK"}}
+                                       "5": "3V3", "6": "CLK_BUF"}}
+    # the buffered clock reaches 9 non-Schmitt 74HC165 clock inputs (~18 cm on the resource
+    # board): 100 Ohm at the buffer's output damps the ringing that could clock one twice
+    parts["R%d" % (2 * n + 10)] = {"kind": "r100", "x": bx + 3.5, "y": by + 1.0, "rot": 90,
+                                   "pads": {"1": "CLK_BUF", "2": "CLK"}}
+    # the lights' /OE (cable pins 1 and 9): pulled up, so every LED is dark until the firmware
+    # drives it low after its first latched frame (hardware/docs/pcb.md, "Guidance lights")
+    parts["R%d" % (2 * n + 11)] = {"kind": "r10k", "x": bx, "y": 20.0, "rot": 0,
+                                   "pads": {"1": OE_NET, "2": "3V3"}}
     parts["C%d" % (R + 1)] = {"kind": "c100n", "x": bx, "y": by - 4.0, "rot": 0, "pads": {"1": "3V3", "2": "GND"}}
     parts["C%d" % (R + 2)] = {"kind": "c10u", "x": bx, "y": 8.0, "rot": 0, "pads": {"1": "3V3", "2": "GND"}}
-    parts["R%d" % (n + 1)] = {"kind": "r100", "x": bx, "y": by + 6.0, "rot": 0, "pads": {"1": "CLK", "2": "CLK_OUT"}}
+    parts["R%d" % (n + 1)] = {"kind": "r100", "x": bx, "y": by + 6.0, "rot": 0, "pads": {"1": "CLK_BUF", "2": "CLK_OUT"}}
     parts["R%d" % (n + 2)] = {"kind": "r100", "x": bx, "y": by + 9.0, "rot": 0, "pads": {"1": "LOAD", "2": "LOAD_OUT"}}
     parts["R%d" % (n + 3)] = {"kind": "r100", "x": bx, "y": 13.0, "rot": 0, "pads": {"1": "QH0", "2": "DATA_UP"}}
     parts["R%d" % (n + 4)] = {"kind": "r10k", "x": bx, "y": by + 15.0, "rot": 0, "pads": {"1": "DATA_IN", "2": "GND"}}
@@ -523,7 +606,11 @@ def _ground_pour(board, d):
         for x, y in ((0.5, 0.5), (w - 0.5, 0.5), (w - 0.5, h - 0.5), (0.5, h - 0.5)):
             p = pt(x, y)
             ol.Append(p.x, p.y)
-        z.SetPadConnection(pcbnew.ZONE_CONNECTION_FULL)
+        # thermal relief on the through-hole (connector) pads, so a maker's iron can heat them;
+        # SMD pads join the pour solidly (reflow heats the whole board)
+        z.SetPadConnection(pcbnew.ZONE_CONNECTION_THT_THERMAL)
+        z.SetThermalReliefGap(mm(0.5))
+        z.SetThermalReliefSpokeWidth(mm(0.5))
         z.SetLocalClearance(mm(0.3))
         z.SetMinThickness(mm(0.25))
         board.Add(z)
@@ -562,6 +649,23 @@ def _pour_polygons(board):
                                 for j in range(ring.PointCount())])
                 out.append((li, pts))
     return out
+
+
+def routing_quality(rt, board, parts):
+    """The router's figures the issue sets goals for: vias per signal net (average, and the
+    net with most), and the islands of the filled ground pour on each layer."""
+    names = sorted({n for p in parts.values() for n in p["pads"].values() if n})   # = build_board's ids
+    per = {}
+    for (_, _, nid) in rt.vias:
+        per[names[nid]] = per.get(names[nid], 0) + 1
+    signals = [nm for nm in names if nm not in ("GND", "3V3")]
+    worst = max(((per.get(nm, 0), nm) for nm in signals), default=(0, ""))
+    islands = [0, 0]
+    for li, _ in _pour_polygons(board):
+        islands[li] += 1
+    return {"vias_per_signal_net": round(sum(per.get(nm, 0) for nm in signals) / max(1, len(signals)), 2),
+            "max_vias_on_a_net": [worst[1], worst[0]], "pour_islands": islands,
+            "power_vias": per.get("GND", 0) + per.get("3V3", 0)}
 
 
 def _refkey(ref):
@@ -603,6 +707,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     routing failed (for its picture)."""
     import pcb_route
     G = pcb_route.GRID
+    via_cost, base_cost_b = routing_costs(d["board"])
     isl = {}     # net -> list of islands {"cells": set, "pts": [(x, y)], "pads": set, "rail": bool}
     aside = {}   # islands a net could not reach yet (tried again at the end)
     pads_of = {}
@@ -630,7 +735,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         x1 = _snap(max(xs) + 6.0)
         for nn, dy in (("GND", -3.5), ("3V3", 3.5)):
             yy = _snap(y + dy)
-            rt.add_segment(0, x_from, yy, x1, yy, netid[nn])
+            rt.add_segment(0, x_from, yy, x1, yy, netid[nn], width=RAIL_W)
             rt.rails.append(len(rt.tracks) - 1)
             isl[nn].append({"cells": rt.segment_cells(0, x_from, yy, x1, yy),
                             "pts": [(x_from + i * 2.0, yy) for i in range(int((x1 - x_from) / 2) + 1)],
@@ -656,7 +761,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         # a long way (across the lanes) may need a wider search than the default
         far = dist(a, b) > LONG_MM
         try:
-            path = rt.route(netid[nn], src, dst, cost_b=cost_b, layer_pref=(0, 1),
+            path = rt.route(netid[nn], src, dst, cost_b=cost_b, via_cost=via_cost, layer_pref=(0, 1),
                             limit=LONG_LIMIT if far else None)
         except pcb_route.RouteError:
             return False
@@ -668,9 +773,10 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         L.pop(j)
         return True
 
-    def join(nn, i, j, cost_b=2.0, tries=3):
+    def join(nn, i, j, cost_b=None, tries=3):
         """Route island j to island i (both of net nn) and merge them; on failure take up the
         signal nets crowding the two ends and try again (they are routed again afterwards)."""
+        cost_b = base_cost_b if cost_b is None else cost_b
         if join1(nn, i, j, cost_b):
             return True
         for attempt in range(tries):
@@ -700,7 +806,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         failures.append((nn, sorted(a["pads"]), sorted(b["pads"])))
         return False
 
-    def connect(nn, cost_b=2.0):
+    def connect(nn, cost_b=None):
         """Join all islands of nn, growing from the first one, nearest island next."""
         L = isl.get(nn, [])
         while len(L) > 1:
@@ -747,6 +853,9 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         to_rail("3V3", (hr, HALL_PINS["VDD"]))
         to_rail("3V3", ("R%d" % (b + 1), "2"))
         to_rail("GND", ("D%d" % (b + 1), LED_PINS["K"]))
+        cap = "C%d" % (HALL_CAP_BASE + b)
+        pair("3V3", (cap, "1"), (hr, HALL_PINS["VDD"]))     # straight to the switch's pins
+        pair("GND", (cap, "2"), (hr, HALL_PINS["GND"]))
     # 2. register area: decoupling at every IC, chains, buffer, inverter, series resistors, tail, data
     for r in range(R + 1):
         u, c = "U%d" % (r + 1), "C%d" % (r + 1)
@@ -762,7 +871,6 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         pair("3V3", (u, SR_PINS["VCC"]), (c, "1"))
         pair("GND", (u, SR_PINS["GND"]), (c, "2"))
         pair("3V3", (u, SR_PINS["/SRCLR"]), (u, SR_PINS["VCC"]))
-        pair("GND", (u, SR_PINS["/OE"]), (u, SR_PINS["GND"]))
     u, c = "U%d" % (2 * R + 2), "C%d" % (2 * R + 3)
     pair("3V3", (u, INV_PINS["VCC"]), (c, "1"))
     pair("GND", (u, INV_PINS["GND"]), (c, "2"))
@@ -771,11 +879,13 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     pair("GND", (u, FF_PINS["GND"]), (c, "2"))
     connect("SRCLK_DRV")
     connect("SRCLK", cost_b=1.5)
+    connect(OE_NET, cost_b=1.5)        # like SRCLK: to every 74HC595, along the edge rows
     for nn in (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
-                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT"]
+                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
+                                                   "CLK_BUF"]
                + ["LQ%d" % r for r in range(1, R + 1)]):
         connect(nn)
-    for nn in ("CLK", "LOAD"):
+    for nn in ("CLK", "LOAD", OE_NET):
         connect(nn, cost_b=1.5)
     # 3. the input lines and the LED lines: per lane, nearest switch first; then the spare inputs
     for hr in order:
@@ -785,7 +895,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     for b in range(R * 8):
         connect(_in_net(b))
     # 4. clocks and load, then power
-    for nn in ("CLK", "LOAD", "SRCLK", "3V3", "GND"):
+    for nn in ("CLK", "LOAD", OE_NET, "SRCLK", "3V3", "GND"):
         connect(nn, cost_b=1.5)
     # 5. whatever failed: once more, taking up more of its neighbours
     for _ in range(2):
@@ -953,6 +1063,25 @@ def variants(d):
     return out
 
 
+# JLCPCB's placement convention as the most used KiCad plugin applies it (Bouni/kicad-jlcpcb-tools,
+# fabrication.py fix_rotation/rotate): a bottom-side part's angle is mirrored, (180 - angle) mod
+# 360, then the package's correction from the rotation database it uses
+# (matthewlai/JLCKicadTools jlc_kicad_tools/cpl_rotations_db.csv) is added.  Our packages:
+CPL_CORRECTIONS = [(r"^SOT-23", 180), (r"^SOIC-", 270)]   # SC-59, 0603/0805/1206, JST XH: none listed
+
+
+def cpl_rotation(fp):
+    rot = fp.GetOrientationDegrees() % 360
+    if fp.IsFlipped():
+        rot = (180 - rot) % 360
+    name = str(fp.GetFPID().GetLibItemName())
+    for pattern, corr in CPL_CORRECTIONS:
+        if re.search(pattern, name):
+            rot = (rot + corr) % 360
+            break
+    return rot
+
+
 def write_assembly(board, parts, d, out, name):
     """JLCPCB BOM and CPL (placement) for every population variant."""
     pcbnew = _pcbnew()
@@ -963,23 +1092,22 @@ def write_assembly(board, parts, d, out, name):
         ys = [q.GetPosition().y for q in fp.Pads()]
         cx = pcbnew.ToMM((min(xs) + max(xs)) // 2) - OFFSET[0]
         cy = pcbnew.ToMM((min(ys) + max(ys)) // 2) - OFFSET[1]
-        rot = fp.GetOrientationDegrees() % 360
-        pos_of[ref] = (cx, -cy, "Bottom" if fp.IsFlipped() else "Top", rot)
+        pos_of[ref] = (cx, -cy, "Bottom" if fp.IsFlipped() else "Top", cpl_rotation(fp))
     written = []
     for suffix, (strip_ids, populated) in sorted(variants(d).items()):
         fit = []
         for ref in sorted(parts, key=_refkey):
             p = parts[ref]
-            # an unpopulated position: no switch, no LED, no LED resistor (its pull-up stays:
+            # an unpopulated position: no switch, no capacitor, no LED, no LED resistor (its pull-up stays:
             # the register input it keeps defined is still read)
-            if p["kind"] in ("hall", "led", "r470") and (p["lane"], p["pos"]) not in populated:
+            if "lane" in p and (p["lane"], p["pos"]) not in populated:
                 continue
             fit.append(ref)
         tag = name + ("_" + suffix if suffix else "")
         groups = {}
         for ref in fit:
-            lib, fpn, value, mpn, lcsc = PARTS[parts[ref]["kind"]]
-            groups.setdefault((value, fpn, lcsc, mpn), []).append(ref)
+            lib, fpn, value, mpn, _ = PARTS[parts[ref]["kind"]]
+            groups.setdefault((value, fpn, lcsc_number(parts[ref]["kind"]), mpn), []).append(ref)
         bom = io.StringIO()
         w = csv.writer(bom, lineterminator="\n")
         w.writerow(["Comment", "Designator", "Footprint", "LCSC Part #", "Manufacturer Part", "Quantity"])
@@ -1010,6 +1138,58 @@ def write_netlist(parts, out, name):
     return path
 
 
+def verify(designs, folder, log=print):
+    """Check committed boards without routing them again: each <board>.kicad_pcb in `folder`
+    has exactly the map's parts on the map's nets, KiCad's DRC finds 0 violations and 0
+    unconnected items on it, and its netlist, BOM and placement files are what the map and that
+    board give, byte for byte.  Returns the list of problems (empty: all good)."""
+    pcbnew = _pcbnew()
+    import tempfile
+    problems = []
+    for name, d in sorted(designs.items()):
+        path = os.path.join(folder, name + ".kicad_pcb")
+        if not os.path.exists(path):
+            problems.append("%s: no committed board" % path)
+            continue
+        t0 = time.time()
+        board = pcbnew.LoadBoard(path)
+        parts = netlist_parts(d)
+        want = {(ref, pad): net for ref, p in parts.items() for pad, net in p["pads"].items() if net}
+        have = {}
+        for fp in board.GetFootprints():
+            for pad in fp.Pads():
+                if pad.GetNetname():
+                    have[(fp.GetReference(), pad.GetNumber())] = pad.GetNetname()
+        refs = {fp.GetReference() for fp in board.GetFootprints()}
+        if refs != set(parts):
+            problems.append("%s: parts differ from the map's: missing %s, extra %s"
+                            % (name, sorted(set(parts) - refs)[:5], sorted(refs - set(parts))[:5]))
+        diff = sorted(k for k in set(want) | set(have) if want.get(k) != have.get(k))
+        if diff:
+            problems.append("%s: %d pads on other nets than the map's, e.g. %s"
+                            % (name, len(diff), ["%s.%s: %s != %s" % (k[0], k[1], have.get(k), want.get(k))
+                                                 for k in diff[:3]]))
+        with tempfile.TemporaryDirectory() as tmp:
+            viol, unc, _ = run_drc(board, os.path.join(tmp, "drc.txt"))
+            if viol != 0 or unc != 0:
+                problems.append("%s: DRC %d violations, %d unconnected" % (name, viol, unc))
+            written = [] if refs != set(parts) else (write_assembly(board, parts, d, tmp, name)
+                                                     + [write_netlist(parts, tmp, name)])
+            for fn in written:
+                theirs = os.path.join(folder, os.path.basename(fn))
+                with open(fn, "rb") as a:
+                    mine = a.read()
+                if not os.path.exists(theirs):
+                    problems.append("%s: not committed" % os.path.basename(fn))
+                    continue
+                with open(theirs, "rb") as b:
+                    if mine != b.read():
+                        problems.append("%s: not what the map and the board give" % os.path.basename(fn))
+        log("%s: checked (parts and nets from the map, DRC %d/%d, assembly and netlist files) in %.1f s"
+            % (name, viol, unc, time.time() - t0))
+    return problems
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -1018,14 +1198,46 @@ def main(argv):
     ap.add_argument("--docs", default=None, help="folder for the pictures (default: hardware/docs, or --out)")
     ap.add_argument("--check-map", action="store_true", help="only validate the map")
     ap.add_argument("--board", action="append", help="build only this board design")
+    ap.add_argument("--refresh", metavar="DIR", help="rewrite the netlist, BOM and placement files of the "
+                                                     "boards committed in DIR from the map and those boards "
+                                                     "(no routing: for a change to those files' rules)")
+    ap.add_argument("--verify", metavar="DIR", help="check the boards committed in DIR against the map "
+                                                   "(nets, DRC, assembly files) without routing them")
+    ap.add_argument("--parts", help="JSON {kind: [route, number, source]} replacing entries of the "
+                                    "parts' sourcing (a maker's substitutes); checked like the built-in ones")
     a = ap.parse_args(argv)
     with open(a.map) as f:
         doc = json.load(f)
     try:
+        if a.parts:
+            with open(a.parts) as f:
+                SOURCING.update(json.load(f))
+            check_parts()
+    except (MapError, ValueError, OSError) as e:
+        print("refused: %s: %s" % (os.path.basename(a.parts), e), file=sys.stderr)
+        return 2
+    try:
+        check_parts()
         designs = designs_from_map(doc)
     except MapError as e:
         print("refused: %s: %s" % (os.path.basename(a.map), e), file=sys.stderr)
         return 2
+    if a.refresh:
+        pcbnew = _pcbnew()
+        for b, d in sorted(designs.items()):
+            if a.board and b not in a.board:
+                continue
+            board = pcbnew.LoadBoard(os.path.join(a.refresh, b + ".kicad_pcb"))
+            parts = netlist_parts(d)
+            for fn in write_assembly(board, parts, d, a.refresh, b) + [write_netlist(parts, a.refresh, b)]:
+                print("wrote", fn)
+        return 0
+    if a.verify:
+        wanted = {b: d for b, d in designs.items() if not a.board or b in a.board}
+        problems = verify(wanted, a.verify)
+        for p in problems:
+            print("NOT AS GENERATED: " + p, file=sys.stderr)
+        return 1 if problems else 0
     if a.check_map:
         for b, d in sorted(designs.items()):
             print("%s: %d lanes, %d registers, %d positions, strips %s" % (
@@ -1062,17 +1274,26 @@ def main(argv):
         pcb_route.render_png(os.path.join(docs, "pcb_%s.png" % name), d["size"][0], d["size"][1],
                              _pad_geometry(board), rt.tracks, rt.vias, pours=_pour_polygons(board),
                              title="%s (underside, generated from sensor_map.json)" % name)
+        q = routing_quality(rt, board, parts)
+        print("%s: vias per signal net %.2f on average (goal <= 2), at most %d on %s (goal <= 8); ground pour "
+              "islands: %d on F.Cu, %d on B.Cu (goal <= 2 per layer)"
+              % (name, q["vias_per_signal_net"], q["max_vias_on_a_net"][1], q["max_vias_on_a_net"][0],
+                 q["pour_islands"][0], q["pour_islands"][1]))
         summary[name] = {"size_mm": list(d["size"]), "parts": len(parts), "tracks": len(rt.tracks),
-                         "vias": len(rt.vias), "drc_violations": viol, "drc_unconnected": unc,
+                         "vias": len(rt.vias), "drc_violations": viol, "drc_unconnected": unc, **q,
                          "registers": d["registers"], "positions": sum(len(p) for p in d["lanes"]),
                          "strips": [s["id"] for s in d["strips"]],
                          "variants": {k or "all": v[0] for k, v in sorted(variants(d).items())}}
         if viol != 0 or unc != 0:
             print("DRC NOT CLEAN: see %s" % drc_path, file=sys.stderr)
             bad = 1
-    if not a.board:
-        with open(os.path.join(a.out, "summary.json"), "w", newline="\n") as f:
-            f.write(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    spath = os.path.join(a.out, "summary.json")
+    if a.board and os.path.exists(spath):
+        # one board rebuilt: the others' entries stay as they were
+        with open(spath) as f:
+            summary = dict(json.load(f), **summary)
+    with open(spath, "w", newline="\n") as f:
+        f.write(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return bad
 
 

@@ -104,6 +104,8 @@ def test_the_simulated_595s_take_mosi_in_mode_2_and_latch_on_the_load_rising_edg
     assert ch.shifted(0) == 0x42 and ch.shifted(1) == 0x81 and ch.latched == bytearray(2)
     ch.latch()
     assert ch.latched == bytearray([0x42, 0x81])
+    assert not any(ch.output(r, q) for r in range(2) for q in "ABCDEFGH")  # /OE pulled up: dark
+    ch.oe_level = lambda: 0  # /OE driven low
     assert ch.output(0, "G") and ch.output(0, "B") and ch.output(1, "H") and ch.output(1, "A")
     assert not ch.output(0, "H") and not ch.output(1, "B")
     # mode 0: MOSI changes on the edge the 595s sample, so each bit lands one place early

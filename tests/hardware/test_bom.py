@@ -89,9 +89,10 @@ def test_jlcpcb_fees_follow_their_rules(build):
         parts = {ref.split(".")[1]: r for ref, r in b.items() if ref.startswith(d + ".")}
         if q(parts["PCB"], build) == 0:
             continue
-        smt = sum(q(parts[k], build) * bom_data.ONBOARD[k][6] for k in bom_data.ONBOARD if not bom_data.ONBOARD[k][7])
-        hand = sum(q(parts[k], build) * bom_data.ONBOARD[k][6] for k in bom_data.ONBOARD if bom_data.ONBOARD[k][7])
-        ext = sum(1 for k in bom_data.ONBOARD if bom_data.ONBOARD[k][5] == "extended" and q(parts[k], build))
+        fab = [k for k in bom_data.ONBOARD if bom_data.ONBOARD[k][5] != "maker"]   # the maker solders the rest
+        smt = sum(q(parts[k], build) * bom_data.ONBOARD[k][6] for k in fab if not bom_data.ONBOARD[k][7])
+        hand = sum(q(parts[k], build) * bom_data.ONBOARD[k][6] for k in fab if bom_data.ONBOARD[k][7])
+        ext = sum(1 for k in bom_data.ONBOARD if bom_data.ONBOARD[k][5] in bom_data.FEE_CLASSES and q(parts[k], build))
         assert q(parts["SMT"], build) == smt and float(parts["SMT"]["unit_usd"]) == a["smt_joint_usd"]
         assert q(parts["MJ"], build) == hand and float(parts["MJ"]["unit_usd"]) == a["manual_joint_usd"]
         assert q(parts["EXT"], build) == ext and float(parts["EXT"]["unit_usd"]) == a["extended_part_usd"]
@@ -123,7 +124,7 @@ def test_every_line_says_where_to_order_and_what_its_price_rests_on():
     md = open(os.path.join(HW, "bom.md")).read()
     for r in rows():
         assert r["item"] and r["part"] and r["shop"], r["ref"]
-        assert r["basis"] in ("rule", "estimate", "prior"), r["ref"]
+        assert r["basis"] in ("rule", "listed", "estimate", "prior"), r["ref"]
         if r["category"] == "board part":
             key = r["ref"].split(".")[1]
             if key in bom_data.LCSC_CHOOSE:
@@ -153,15 +154,17 @@ def test_lcsc_numbers_are_confirmed_with_a_source_or_marked():
         for ref, r in b.items():
             if ref.endswith("." + key):
                 assert "unconfirmed" in r["shop"] or "not confirmed" in r["shop"], ref
-    # the candidates the project could not confirm stay marked
-    assert "C10429 unconfirmed" in b["BT.buf"]["shop"]
+    # the buffer's number is confirmed now; the parts with none say how they reach the board
+    assert "LCSC C10429," in b["BT.buf"]["shop"]
+    assert "global sourcing" in b["BT.led"]["shop"] and "global sourcing" in b["BT.ff"]["shop"]
+    assert b["BT.conn"]["shop"].startswith("the maker")
 
 
 def test_the_goal_is_stated_with_what_would_reach_it():
     md = open(os.path.join(HW, "bom.md")).read()
-    assert "## The US$100 goal" in md
+    assert "## The US$%.0f goal" % bom_data.BUDGET_USD in md
     assert ("US$%.2f" % total("full")) in md and ("US$%.2f" % total("no_resources")) in md
-    assert "would" in md.split("## The US$100 goal")[1].split("## Lines")[0]
+    assert "would" in md.split("## The US$%.0f goal" % bom_data.BUDGET_USD)[1].split("## Lines")[0]
 
 
 def test_well_material_template_and_guide_agree_on_every_dimension():
@@ -179,3 +182,40 @@ def test_well_material_template_and_guide_agree_on_every_dimension():
     title = svg.find("{http://www.w3.org/2000/svg}title").text
     assert ("%g mm foam board" % design.WALL_T) in title
     assert b["D1"]["item"].startswith("%g mm six-sided die" % design.DIE_SIZE)
+
+
+# ---- issue 32: kits with their landed cost, the feet -------------------------------------------
+def test_kits_are_nested_and_their_landed_cost_adds_up_against_the_goals():
+    rows_, _ = build_docs.bom_rows()
+    md = open(os.path.join(HW, "bom.md")).read()
+    refs = {k: {r["ref"] for r in rows_ if build_docs.kit_qty(r, k)} for k, _, _ in build_docs.KITS}
+    assert refs["dice"] < refs["track"] < refs["full"]
+    assert not any(r.startswith("B") for r in refs["dice"])          # no boards in the dice kit
+    assert {"MCU1", "S1", "K3"} <= refs["dice"] and "BR.PCB" in refs["full"] and "BR.PCB" not in refs["track"]
+    for kit, title, path in build_docs.KITS:
+        parts, landed = build_docs.kit_landed(rows_, kit)
+        assert abs(sum(v for _, v, _ in parts) - landed) < 0.011
+        lines = round(sum(round(r["unit_usd"] * build_docs.kit_qty(r, kit), 2) for r in rows_
+                          if r["category"] != "shipping"), 2)
+        assert abs(parts[0][1] - lines) < 0.011
+        assert all(("sourced" in basis or "estimate" in basis or "rule" in basis) for _, _, basis in parts)
+        assert [w for w, _, _ in parts][-1].startswith("import tax and duty")
+        assert parts[-1][1] > 0 and parts[3][1] > 0                     # tax and shipping counted
+        assert "### %s" % title in md and "| **landed, %s kit** | **%.2f** |" % (kit, landed) in md
+        goal = bom_data.KIT_GOALS.get(kit)
+        if goal:
+            verdict = "met" if landed <= goal else "not met"
+            assert "**US$%.2f** (goal US$%.0f: %s)" % (landed, goal, verdict) in md, kit
+
+
+def test_the_feet_clear_the_connector_everywhere():
+    """One height: the BOM's feet (F1) are at least what pcb.md asks for under the connector and its
+    plug, and the assembly guide and pcb.md name the same feet."""
+    b = by_ref()
+    assert bom_data.FOOT_MM >= bom_data.FOOT_MIN_MM
+    assert ("%g mm tall" % bom_data.FOOT_MM) in b["F1"]["item"]
+    pcb = open(os.path.join(HW, "docs", "pcb.md")).read()
+    guide = open(os.path.join(HW, "docs", "assembly.md")).read()
+    assert "feet of at least %g mm" % bom_data.FOOT_MIN_MM in pcb and "BOM F1, %g mm" % bom_data.FOOT_MM in pcb
+    assert "feet (BOM F1, %g mm tall)" % bom_data.FOOT_MM in guide
+    assert "12 x 3 mm" not in b["F1"]["item"]

@@ -89,3 +89,30 @@ def test_docs_firmware_and_the_budget_agree_on_the_lights_current():
     bound = re.search(r"<= (\d+(?:\.\d+)?) mA, on the 3V3 rail", doc)
     assert bound, "docs/firmware.md no longer bounds the lit LEDs' current on the 3V3 rail"
     assert wire.MAX_LIT * build_docs.light_ma() <= float(bound.group(1))
+
+
+@pytest.mark.parametrize("title,path", [("full build", FULL), ("build without resource boards", REDUCED)])
+def test_the_lights_stay_dark_while_the_firmware_is_not_scanning(title, path):
+    """Issue 32: from the committed netlists, every 74HC595's /OE is on LIGHTS_OFF with a pull-up
+    per board, so power-up, the REPL jumper and a crash draw no LED current; the table says so
+    with the figures, and the worst case the pull-up avoids (every LED of the map lit)."""
+    text = open(os.path.join(HW, "docs", "power_budget.md")).read()
+    part = text.split("\n## " + title + "\n", 1)[1].split("\n## ", 1)[0]
+    dark = part.split("### The lights while the firmware is not scanning", 1)[1]
+    doc = build_docs.load_json(path)
+    m = sensormap.load(path)
+    f = build_docs.dark_figures(doc)
+    assert f["sr_on_oe"] == f["sr"] == m.chain_registers and f["oe_pullups"] == len(doc["strips"])
+    assert f["leds_all"] == m.n_sensors()
+    worst = m.n_sensors() * build_docs.light_ma()
+    assert "%d of %d 74HC595s have /OE on LIGHTS_OFF" % (f["sr"], f["sr"]) in dark
+    assert "up to %.0f mA on 3V3" % worst in dark
+    total = tables()[title]["3V3 rail total"]
+    lit = wire.MAX_LIT * build_docs.light_ma()
+    oe = len(doc["strips"]) * 3.3 / 10000 * 1000
+    rows = [ln for ln in dark.splitlines() if ln.startswith("| ") and "LIGHTS_OFF" not in ln]
+    states = {ln.split("|")[1].strip(): ln for ln in rows}
+    for state in ("power-up, before the firmware runs", "REPL jumper fitted (firmware not started)",
+                  "firmware crash (exception)"):
+        assert "all off" in states[state] and "%.1f mA" % (total - lit - oe) in states[state], state
+    assert "%.1f mA" % total in states["running"]

@@ -1,0 +1,82 @@
+"""Overlays a home printer can print at 100 % (issue 32, item 6): every game's overlay is also cut
+into one page per strip (hardware/overlays/pages/), each no larger than A4 and US Letter in
+landscape, the strip at 1:1 inside the margin printers leave, with corner marks on the strip's
+outline and a 100 mm scale bar; a strip that no page can hold is refused, naming it."""
+import os
+import re
+
+import pytest
+
+from hwcommon import HW, TOOLS, _load
+
+PAGES = os.path.join(HW, "overlays", "pages")
+A4_LANDSCAPE = (297.0, 210.0)
+LETTER_LANDSCAPE = (279.4, 215.9)
+MARGIN = 6.35      # the widest unprintable edge common home printers leave (1/4 inch)
+
+
+def _mod():
+    return _load("build_overlays", os.path.join(TOOLS, "build_overlays.py"))
+
+
+def _num(attr, text):
+    return [float(v) for v in re.findall(r' %s="([-\d.]+)"' % attr, text)]
+
+
+def _sheet_circles(text):
+    return [tuple(map(float, m)) for m in re.findall(r'<circle cx="([-\d.]+)" cy="([-\d.]+)" r="([\d.]+)"', text)]
+
+
+def test_every_page_fits_a4_and_letter_and_keeps_its_content_inside_the_margins():
+    files = sorted(os.listdir(PAGES))
+    games = {fn[:-4] for fn in os.listdir(os.path.join(HW, "overlays")) if fn.endswith(".svg")}
+    assert files and {re.sub(r"_\d\d_.*", "", f) for f in files} == games
+    for fn in files:
+        text = open(os.path.join(PAGES, fn)).read()
+        w, h = map(float, re.search(r'width="([\d.]+)mm" height="([\d.]+)mm"', text).groups())
+        assert w <= min(A4_LANDSCAPE[0], LETTER_LANDSCAPE[0]) and h <= min(A4_LANDSCAPE[1], LETTER_LANDSCAPE[1]), fn
+        dx, dy = map(float, re.search(r'<g transform="translate\(([-\d.]+) ([-\d.]+)\)">', text).groups())
+        assert "scale(" not in text and "matrix(" not in text       # 1:1
+        body = text.split("<g transform", 1)[1]
+        xs = [x + dx for x in _num("x", body) + _num("cx", body)]
+        ys = [y + dy for y in _num("y", body) + _num("cy", body)]
+        for cx, cy, r in _sheet_circles(body):
+            xs += [cx + dx - r, cx + dx + r]
+            ys += [cy + dy - r, cy + dy + r]
+        rects = re.findall(r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)" height="([\d.]+)"', body)
+        for x, y, rw, rh in rects:
+            xs += [float(x) + dx + float(rw)]
+            ys += [float(y) + dy + float(rh)]
+        assert MARGIN <= min(xs) and max(xs) <= w - MARGIN, fn
+        assert MARGIN <= min(ys) and max(ys) <= h - MARGIN, fn
+        assert "Print at 100 %" in text and 'class="scale" d="M' in text and " h 100 " in text
+
+
+def test_every_space_of_the_sheet_is_on_exactly_one_page_at_one_to_one():
+    for game in sorted(fn[:-4] for fn in os.listdir(os.path.join(HW, "overlays")) if fn.endswith(".svg")):
+        sheet = open(os.path.join(HW, "overlays", game + ".svg")).read()
+        want = sorted(_sheet_circles(sheet))
+        got = []
+        for fn in sorted(f for f in os.listdir(PAGES) if re.match(re.escape(game) + r"_\d\d_", f)):
+            text = open(os.path.join(PAGES, fn)).read()
+            body = text.split("<g transform", 1)[1]
+            # the page's strip outline and its spaces keep their sheet coordinates inside the group
+            rect = re.search(r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)" height="([\d.]+)"', body)
+            x0, y0, w, h = map(float, rect.groups())
+            for c in _sheet_circles(body):
+                assert x0 <= c[0] <= x0 + w and y0 <= c[1] <= y0 + h, (fn, c)
+                got.append(c)
+            assert fn.endswith(re.search(r'fill="#777">([^<]+)<', body).group(1) + ".svg")
+        assert sorted(got) == want, game
+
+
+def test_a_strip_no_page_can_hold_is_refused_naming_it():
+    bo = _mod()
+    sheet = ('<svg xmlns="http://www.w3.org/2000/svg" width="400mm" height="200mm" viewBox="0 0 400 200">\n'
+             '<rect x="6" y="16" width="300" height="64" fill="none" stroke="black" stroke-width="0.3"/>\n'
+             '<text x="8" y="20" font-size="3" fill="#777">long_strip</text>\n</svg>\n')
+    with pytest.raises(bo.OverlayError) as e:
+        bo.pages("Test", sheet, "test_game")
+    assert "strip 'long_strip' (300 x 64 mm) does not fit" in str(e.value)
+    ok = sheet.replace('width="300"', 'width="178"')
+    assert list(bo.pages("Test", ok, "test_game")) == ["test_game_01_long_strip.svg"]
