@@ -197,7 +197,7 @@ class GameScreen(Screen):
         self.message, self.error = "", False
         self.roll_result_text = self.dice_hint = ""
         self.show_help = self.show_all = False
-        self._moment = self._decision = None
+        self._moment = self._decision = self._todo_shown = None
         self._panel_key = "-"  # force a new panel for this game
         self._panel = None
         self.ids.step_area.clear_widgets()
@@ -344,7 +344,8 @@ class GameScreen(Screen):
         self._seen = (snap["round"], snap["over"])
         if seen is None:
             return
-        if seen[0] is not None and snap["round"] is not None and snap["round"] > seen[0] and not snap["over"]:
+        if (seen[0] is not None and seen[0] >= 1 and snap["round"] is not None and snap["round"] > seen[0]
+                and not snap["over"]):  # a round of play ended (not the set-up's round 0)
             from .summary import RoundSummaryCard
 
             area = self.ids.notice_area
@@ -429,7 +430,7 @@ class GameScreen(Screen):
         self.ctrl = None
         self.pending, self.pending_text, self._pending_from = None, "", None
         self.roll_result_text = self.dice_hint = self.message = ""
-        self._moment = self._decision = None
+        self._moment = self._decision = self._todo_shown = None
         self._panel, self._panel_key = None, "-"
         self.ids.step_area.clear_widgets()
         self.ids.picker.clear()
@@ -530,10 +531,16 @@ class GameScreen(Screen):
         return rows
 
     def _render_todo(self):
-        area = self.ids.todo_area
-        area.clear_widgets()
         setup = self._setup_rows()
         setup.sort(key=lambda it: not it["empty"])  # an empty track first
+        items = self._todo_items()
+        shown = ([(it["key"], it["text"], it["empty"]) for it in setup[:self.SETUP_SHOWN]], len(setup),
+                 [(it["key"], it["text"]) for it in items[:self.TODO_SHOWN]], len(items))
+        if shown == getattr(self, "_todo_shown", None) and self.ids.todo_area.children:
+            return  # unchanged: a board event must not replace a button under a finger
+        self._todo_shown = shown
+        area = self.ids.todo_area
+        area.clear_widgets()
         for it in setup[:self.SETUP_SHOWN]:
             area.add_widget(SetupRow(screen=self, key=it["key"], text=it["text"], empty=it["empty"]))
         if len(setup) > 1:
@@ -543,7 +550,6 @@ class GameScreen(Screen):
                        size_hint_y=None, height=dp(48), font_size="15sp")
             b.bind(on_release=lambda *_: self.todo_done(keys))
             area.add_widget(b)
-        items = self._todo_items()
         for it in items[:self.TODO_SHOWN]:
             area.add_widget(TodoRow(screen=self, key=it["key"], text=it["text"]))
         if len(items) > 1:

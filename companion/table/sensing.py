@@ -44,6 +44,7 @@ class Counter:
     high: int
     lane: str | None = None
     kind: str | None = None
+    on_pad: bool = False  # the rules keep it on a pad: no token to place unless a lane holds it
 
     @property
     def size(self) -> int:

@@ -37,6 +37,8 @@ def setup_checklist(sensing, setup, state, name, colour) -> list[dict]:
     ("Ana - Food: put the blue token on 2"); `name(seat)`, `colour(seat)` from the game's view."""
     out = []
     for c in sensing.counters(setup):
+        if c.on_pad:  # no token at the table: nothing to place
+            continue
         where = sensing.value_text(c.id, sensing.value(state, c.id))
         if c.seat:
             out.append({"counter": c.id, "text": f"{name(c.seat)} - {c.name}: put the {colour(c.seat).lower()} "

@@ -93,3 +93,20 @@ def scenario_checklist_on_the_board(app, drv):
 
 def test_checklist_on_the_board(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_checklist_on_the_board", tmp_path, board="virtual")
+
+
+def test_counters_kept_on_a_pad_are_not_asked_for_at_set_up():
+    """Civ Quest keeps Idea and Resource Points on each player's pad: the set-up checklist asks
+    for no token there, and the status line says the tablet keeps them (the two agree)."""
+    from companion import games
+    from companion.table.sensing import Binding
+    from companion.table.todo import setup_checklist
+
+    m = games.get_module("civ_quest")
+    setup = m.sample_setup(2)
+    state = m.game.initial_state(setup)
+    counters = m.sensing.counters(setup)
+    assert counters and all(c.on_pad for c in counters)
+    assert setup_checklist(m.sensing, setup, state, lambda s: s, lambda s: "blue") == []
+    note = Binding.bind(counters, []).unbound_text(lambda s: s)
+    assert note.startswith("Not on the board") and "Idea Points" in note

@@ -15,8 +15,9 @@ class CivQuestSensing(Sensing):
     def counters(self, setup):
         out = []
         for seat in sorted(setup["players"], key=lambda s: (len(s), s)):
-            out.append(Counter(f"ip.{seat}", "Idea Points", seat, 0, 15, kind="resource"))
-            out.append(Counter(f"rp.{seat}", "Resource Points", seat, 0, 15, kind="resource"))
+            # the rules keep IP and RP on each player's pad: no token to place (CQ-R10)
+            out.append(Counter(f"ip.{seat}", "Idea Points", seat, 0, 15, kind="resource", on_pad=True))
+            out.append(Counter(f"rp.{seat}", "Resource Points", seat, 0, 15, kind="resource", on_pad=True))
         return out
 
     def value(self, state, counter_id):
