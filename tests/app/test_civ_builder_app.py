@@ -8,6 +8,8 @@ builds a meld by counts at each supported size, for the screenshots."""
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gui_process import run_scenario  # noqa: E402
 
@@ -255,3 +257,78 @@ def scenario_civ_builder_full_game(app, drv):
 
 def test_civ_builder_full_game_through_the_app(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_civ_builder_full_game", tmp_path, board="virtual", timeout=600)
+
+
+def scenario_civ_builder_meld_by_counts(app, drv):
+    """A meld built by counts on the meld panel at the window's size: Ana (highest in every
+    attribute, so Disasters and Seafaring cards are wild for her) builds a Trade meld of 2 Trade
+    cards, a Leader and a Seafaring card; the verdict follows every tap (an illegal count says why
+    and nothing waits for Confirm); Confirm journals one meld. Screenshots of the set-up form, the
+    trade panel and the meld builder; the layout check finds nothing in the game's panels."""
+    from kivy.core.window import Window
+    from layout_check import check_window
+
+    size = f"{Window.width}x{Window.height}"
+    drv.press(app.root.get_screen("home").ids.new_game)
+    ng = app.root.get_screen("new_game")
+    drv.press([b for b in drv.find(ng, "GameChoice") if b.game_id == GAME_ID][0])
+    ng.name_input("p1").text = "Ana"
+    ng.name_input("p2").text = "Bo"
+    drv.press(ng.ids.start)
+    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    if scr.portrait:
+        scr.show_left("now")
+
+    def no_findings(where):
+        drv.pump(2)
+        bad = [str(f) for f in check_window() if "CB" in f.widget or "Plan" in f.widget]
+        assert not bad, (where, bad)
+
+    ctrl.dispatch({"type": "choose_civ", "player": "p1", "civ": "middle_east"}, "ui")
+    ctrl.dispatch({"type": "choose_civ", "player": "p2", "civ": "china"}, "ui")
+    drv.pump(2)
+    assert type(scr.ids.step_area.children[0]).__name__ == "CBRollsPanel"
+    no_findings("set-up form")
+    drv.shot(f"civ-builder-setup-form-{size}")
+    while ctrl.state.step == "setup_roll":
+        seat = ctrl.game.awaited_roll(ctrl.state)[0]
+        _, attr, _ = ctrl.game.awaited_roll(ctrl.state)
+        ctrl.dispatch({"type": "roll_" + attr, "die": 6 if seat == "p1" else 1}, "ui")
+    if ctrl.state.step == "sixth_card":  # Ana holds the highest Agriculture
+        ctrl.dispatch({"type": "decline_sixth", "player": "p1"}, "ui")
+    drv.pump(2)
+    assert ctrl.state.step == "trade" and ctrl.state.order[0] == "p1"
+    no_findings("trade panel")
+    drv.shot(f"civ-builder-trade-{size}")
+    ctrl.dispatch({"type": "end_trade", "player": "p1"}, "ui")
+    ctrl.dispatch({"type": "correct_hand", "seat": "p1", "count": 7}, "ui")  # room for a big meld
+    ctrl.dispatch({"type": "pick_meld", "player": "p1", "attribute": "trade"}, "ui")
+    drv.pump(2)
+    panel = scr.ids.step_area.children[0]
+    assert type(panel).__name__ == "CBMeldPanel"
+    ids = panel.ids
+    assert ids.disasters.opacity == 1 and ids.seas.opacity == 1  # wild for Ana now
+    assert "wild" in ids.leader.label and "wild" in ids.seas.label
+    assert scr.pending == {"type": "meld", "player": "p1", "attribute": "trade", "cards": 1}  # the least legal meld
+    drv.press(ids.cards.ids.minus, frames=1)
+    assert "Not a legal meld" in panel.verdict and scr.pending is None, panel.verdict
+    drv.press(ids.cards.ids.plus, frames=1)
+    drv.press(ids.cards.ids.plus, frames=1)
+    drv.press(ids.leader.ids.plus, frames=1)
+    assert ids.leader.ids.plus.disabled  # at most one Leader
+    drv.press(ids.seas.ids.plus, frames=1)
+    want = {"type": "meld", "player": "p1", "attribute": "trade", "cards": 2, "leader": 1, "seas": 1}
+    assert scr.pending == want and "Legal: 4 cards" in panel.verdict, (scr.pending, panel.verdict)
+    assert scr.pending_text == ("Confirm: Ana: meld Trade of 4 cards (2 Trade + 1 Leader (wild) + "
+                                "1 Seafaring (wild))"), scr.pending_text
+    no_findings("meld builder")
+    drv.shot(f"civ-builder-meld-{size}")
+    n = len(ctrl.journal)
+    drv.press(scr.ids.confirm, frames=1)
+    assert [e.action for e in ctrl.journal.actions()[n:]] == [want]
+    assert ctrl.state.attrs["p1"]["trade"] == 6 + 6 + 4 and ctrl.state.hand["p1"] == 3
+
+
+@pytest.mark.parametrize("size", ["800x480", "1280x800", "412x915"])
+def test_civ_builder_meld_by_counts(xdisplay, tmp_path, size):
+    run_scenario(__file__, "scenario_civ_builder_meld_by_counts", tmp_path, size=size)
