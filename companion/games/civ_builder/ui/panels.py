@@ -46,6 +46,7 @@ class CBCount(BoxLayout):
     value = NumericProperty(0)
     field = StringProperty("")
     can_add = BooleanProperty(True)
+    low = NumericProperty(0)
     panel = ObjectProperty(None, allownone=True)
 
     def change(self, delta):
