@@ -41,6 +41,7 @@ def plural(n, word) -> str:
 def mints_word(n) -> str:
     return plural(n, "mint")
 
+
 DRAW_QUESTION = "Which plan did you draw?"
 
 
