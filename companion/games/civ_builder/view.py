@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from companion.games.contract import GameView
+from companion.games.contract import GameView, Pick
 
 from . import trade_clock
 from .data_load import ATTRIBUTES, DATA
@@ -61,6 +61,30 @@ class CivBuilderView(GameView):
 
     def step_help(self, step) -> str:
         return DATA.help.get(step or "", "")
+
+    TYPE_LABELS = {"pick_meld": "Make a meld", "end_turn": "End the turn", "give_cards": "Record a gift",
+                   "end_trade": "End the trade phase", "take_point": "Take a point", "science_point": "Take a free point",
+                   "decline_science": "No free point", "special": "Take the special action",
+                   "skip_special": "Skip the special action", "choose_civ": "Choose a civilisation"}
+    ATTR_QUESTIONS = {"pick_meld": "Which attribute do you meld?", "take_point": "Which attribute's point?",
+                      "science_point": "Which attribute gains the point?"}
+
+    def type_label(self, action_type) -> str:
+        return self.TYPE_LABELS.get(action_type) or super().type_label(action_type)
+
+    def picks(self, game, action_type) -> tuple:
+        if action_type in self.ATTR_QUESTIONS:
+            return (Pick("attribute", "choice", self.ATTR_QUESTIONS[action_type]),)
+        if action_type == "choose_civ":
+            return (Pick("civ", "choice", "Which civilisation?"),)
+        return super().picks(game, action_type)
+
+    def value_label(self, game, state, setup, action_type, field, value) -> str:
+        if field == "attribute" and value in ATTRIBUTES:
+            return attr_name(value)
+        if field == "civ" and value in DATA.civs:
+            return f"{civ_name(value)} (extra {attr_name(DATA.civs[value]['extra'])})"
+        return super().value_label(game, state, setup, action_type, field, value)
 
     def round(self, state):
         return state.round or None  # None during setup: no "Round 0", no summary card for it
