@@ -6,6 +6,8 @@ Game End screen with the score."""
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gui_process import run_scenario  # noqa: E402
 
@@ -157,14 +159,24 @@ def scenario_mint_works_scripted_game_with_the_tables_deck(app, drv):
         s = GAME.apply(s, a)
     assert ctrl.state.to_dict() == GAME.initial_state(ctrl.setup).to_dict()
     assert "Ana: draw a plan for the Plan Supply from your Plan Deck and tap it here." in scr.prompt
+    on_grid = 0
     for want in taps:
-        buttons = drv.list_buttons(scr)
-        pick = _pick(buttons)
-        assert pick.action == want, (pick.action, want)
+        grids = drv.find(scr.ids.picker, "PlanGrid")
+        if want["type"] == "reveal" and grids:  # a drawn plan tapped in the plan grid
+            assert scr.ids.picker.question_text == "Which plan did you draw?"
+            (b,) = [x for x in grids[0].grid.children if x.plan == want["plan"]]
+            drv.press(b, frames=1)
+            assert scr.pending == want and scr.pending_text.startswith("Confirm: Ana drew the "), scr.pending_text
+            on_grid += 1
+        else:
+            buttons = drv.list_buttons(scr)
+            pick = _pick(buttons)
+            assert pick.action == want, (pick.action, want)
+            drv.press(pick, frames=1)
         if ctrl.state.ai_turn:
             assert ctrl.state.ai_turn[-1] in scr.prompt
-        drv.press(pick, frames=1)
         drv.press(scr.ids.confirm, frames=1)
+    assert on_grid >= 5, on_grid
     assert [e.action for e in ctrl.journal.actions()] == expected
     assert ctrl.state.to_dict() == s.to_dict() and ctrl.game.is_over(ctrl.state)
     drv.pump(3)
@@ -176,3 +188,38 @@ def scenario_mint_works_scripted_game_with_the_tables_deck(app, drv):
 
 def test_mint_works_scripted_game_with_the_tables_deck(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_mint_works_scripted_game_with_the_tables_deck", tmp_path)
+
+
+def scenario_mint_works_plan_grid(app, drv):
+    """The first draw of a game on the table's own deck: every plan in a grid, each button its
+    whole name with cost and stars, no word broken and nothing clipped (the layout check), a tap
+    waits for Confirm; a screenshot at the window's size."""
+    from kivy.core.window import Window
+    from layout_check import check_window
+
+    ng = _new_game(app, drv, "Justin", "Our own deck")
+    drv.press(ng.ids.start)
+    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    if scr.portrait:
+        scr.show_left("now")
+    drv.pump(3)
+    (grid,) = drv.find(scr.ids.picker, "PlanGrid")
+    assert scr.ids.picker.question_text == "Which plan did you draw?"
+    buttons = {b.plan: b for b in grid.grid.children}
+    assert set(buttons) == set(ctrl.game.draw_candidates(ctrl.state))
+    assert buttons["assembler"].text.startswith("[b]Assembler[/b]") and "cost 5, 1 star" in buttons["assembler"].text
+    assert "stars by its card" in buttons["museum"].text
+    assert grid.grid.cols >= 2 and all(b.width >= 120 for b in buttons.values()), grid.grid.cols
+    findings = [str(f) for f in check_window() if "Plan" in f.widget or "plan" in str(f).lower()]
+    assert not findings, findings
+    drv.shot(f"mint_works-plan-grid-{Window.width}x{Window.height}")
+    drv.press(buttons["assembler"], frames=1)
+    assert scr.pending_text == "Confirm: Ana drew the Assembler (cost 5, 1 star)", scr.pending_text
+    n = len(ctrl.journal)
+    drv.press(scr.ids.confirm, frames=1)
+    assert ctrl.journal.actions()[n].action == {"type": "reveal", "player": "p1", "plan": "assembler"}
+
+
+@pytest.mark.parametrize("size", ["800x480", "1280x800", "412x915"])
+def test_mint_works_plan_grid(xdisplay, tmp_path, size):
+    run_scenario(__file__, "scenario_mint_works_plan_grid", tmp_path, size=size)

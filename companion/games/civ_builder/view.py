@@ -2,8 +2,11 @@
 the privilege holders marked, the initiative order, the score-phase breakdown."""
 from __future__ import annotations
 
-from companion.games.contract import GameView
+import re
 
+from companion.games.contract import GameView, Pick
+
+from . import trade_clock
 from .data_load import ATTRIBUTES, DATA
 from .rules import ordinal
 
@@ -28,6 +31,19 @@ SPECIAL_WORDS = {
 STAR = "*"  # the app font has no star glyph
 
 
+def plural(n, word, many=None) -> str:
+    """'1 card', '2 cards' (many: an irregular plural)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+_ONE_MANY = re.compile(r"\b(?<![\d.])(1|one) (card|point|die|meld)s\b")
+
+
+def one_not_many(text: str) -> str:
+    """The rules' table notes say 'draws 1 cards' when a count is 1: said right here."""
+    return _ONE_MANY.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)
+
+
 def attr_name(a) -> str:
     return str(a).title()
 
@@ -46,6 +62,30 @@ class CivBuilderView(GameView):
     def step_help(self, step) -> str:
         return DATA.help.get(step or "", "")
 
+    TYPE_LABELS = {"pick_meld": "Make a meld", "end_turn": "End the turn", "give_cards": "Record a gift",
+                   "end_trade": "End the trade phase", "take_point": "Take a point", "science_point": "Take a free point",
+                   "decline_science": "No free point", "special": "Take the special action",
+                   "skip_special": "Skip the special action", "choose_civ": "Choose a civilisation"}
+    ATTR_QUESTIONS = {"pick_meld": "Which attribute do you meld?", "take_point": "Which attribute's point?",
+                      "science_point": "Which attribute gains the point?"}
+
+    def type_label(self, action_type) -> str:
+        return self.TYPE_LABELS.get(action_type) or super().type_label(action_type)
+
+    def picks(self, game, action_type) -> tuple:
+        if action_type in self.ATTR_QUESTIONS:
+            return (Pick("attribute", "choice", self.ATTR_QUESTIONS[action_type]),)
+        if action_type == "choose_civ":
+            return (Pick("civ", "choice", "Which civilisation?"),)
+        return super().picks(game, action_type)
+
+    def value_label(self, game, state, setup, action_type, field, value) -> str:
+        if field == "attribute" and value in ATTRIBUTES:
+            return attr_name(value)
+        if field == "civ" and value in DATA.civs:
+            return f"{civ_name(value)} (extra {attr_name(DATA.civs[value]['extra'])})"
+        return super().value_label(game, state, setup, action_type, field, value)
+
     def round(self, state):
         return state.round or None  # None during setup: no "Round 0", no summary card for it
 
@@ -61,9 +101,18 @@ class CivBuilderView(GameView):
 
     def header(self, game, state, setup) -> str:
         head = super().header(game, state, setup)
+        if state.step == "trade" and not state.over:
+            head += "   -   trade timer: [b]" + (self.trade_time(state, setup) or f"{DATA.trade_minutes}:00") + "[/b]"
         if state.round and not state.over:
             head += f"   -   order: {self.order_text(state, setup)}"
         return head
+
+    def trade_time(self, state, setup) -> str:
+        """The trade phase's clock of this round ('3:05 left', 'time is up'; '' when not started)."""
+        path = trade_clock.path_of(setup)
+        if path is None:
+            return ""
+        return trade_clock.text(trade_clock.left(path, state.round, DATA.trade_minutes * 60))
 
     def _names(self, setup, state):
         return {x: self.name(setup, x) for x in state.seats}
@@ -71,7 +120,7 @@ class CivBuilderView(GameView):
     def table_notes(self, state, setup) -> list:
         """What the last action asks the table to do with the cards, in plain words."""
         names = self._names(setup, state)
-        return [t.format_map(names) for t in state.table]
+        return [one_not_many(t.format_map(names)) for t in state.table]
 
     # ---------------------------------------------------------------- labels
     def action_label(self, action: dict, state, setup) -> str:
@@ -91,7 +140,7 @@ class CivBuilderView(GameView):
                 if action.get(key):
                     parts.append(f"{action[key]} {word} (wild)")
             size = action["cards"] + sum(action.get(k) or 0 for k in ("leader", "disasters", "seas"))
-            return f"{who}meld {attr_name(action['attribute'])} of {size} cards ({' + '.join(parts)})"
+            return f"{who}meld {attr_name(action['attribute'])} of {plural(size, 'card')} ({' + '.join(parts)})"
         if t == "pick_meld":
             return f"{who}meld {attr_name(action['attribute'])}"
         if t == "special":
@@ -100,18 +149,17 @@ class CivBuilderView(GameView):
             count = action.get("count")
             if attr is None:
                 return f"{who}special action" + (f" on {tgt}" if action.get("target") else "") + (
-                    f" ({count} cards)" if count is not None else "")
+                    f" ({plural(count, 'card')})" if count is not None else "")
             words = SPECIAL_WORDS[attr].format(target=tgt, count=count, count2=(count or 0) + 2)
-            return f"{who}{attr_name(attr)}: {words}"
+            return f"{who}{attr_name(attr)}: {one_not_many(words)}"
         if t == "take_point":
             return f"{who}take 1 {attr_name(action['attribute'])} point"
         if t == "science_point":
             return f"{who}+1 {attr_name(action['attribute'])} (Science leader)"
         if t == "give_cards":
-            c = action["count"]
-            return f"{n(action['giver'])} gives {c} card{'s' if c != 1 else ''} to {n(action['taker'])}"
+            return f"{n(action['giver'])} gives {plural(action['count'], 'card')} to {n(action['taker'])}"
         if t == "correct_hand":
-            return f"Correction: {n(action['seat'])} holds {action['count']} cards"
+            return f"Correction: {n(action['seat'])} holds {plural(action['count'], 'card')}"
         words = {"draw_sixth": "draw a sixth card", "decline_sixth": "no sixth card", "end_trade": "end the trade phase",
                  "cancel_meld": "back (no meld)", "end_turn": "end turn", "skip_special": "skip the special action",
                  "decline_science": "no free point", "discard_all": "discard all cards for 3 VP",
@@ -129,10 +177,7 @@ class CivBuilderView(GameView):
         actor = game.actor(s)
         st = s.step
         if st == "setup_roll":
-            seat, attr, extra = game.awaited_roll(s)
-            what = f"{n(seat)}: {attr_name(attr)}, 1 die" + (
-                f" (the extra die of {civ_name(s.civ[seat])})" if extra else "")
-            return pre + f"{what}: roll at the table and put the die in a well, enter it, or use the virtual dice."
+            return pre + self.setup_roll_words(game, s, setup)
         if st == "initiative_roll":
             tied = ", ".join(n(x) for x in s.rolloff)
             return pre + (f"Initiative tie: {n(s.rolloff[0])}: Initiative roll-off, 1 die "
@@ -149,7 +194,7 @@ class CivBuilderView(GameView):
                           f"{n(actor)} ends the phase.")
         if st == "turn":
             need = game.min_meld(s)
-            return pre + (f"{n(actor)}'s turn ({s.hand[actor]} cards): your {ordinal(need)} meld needs at least "
+            return pre + (f"{n(actor)}'s turn ({plural(s.hand[actor], 'card')}): your {ordinal(need)} meld needs at least "
                           f"{need} card{'s' if need > 1 else ''}; pick its attribute, or end the turn.")
         if st == "meld":
             return pre + f"{n(actor)}: how many cards in the {attr_name(s.meld_attr)} meld (and which wild cards)?"
@@ -162,9 +207,47 @@ class CivBuilderView(GameView):
         if st == "science_point":
             return pre + f"{n(actor)} has the highest Science: gain 1 point in any attribute?"
         if st == "equestrian":
-            return pre + (f"{n(actor)} has the highest Equestrian: discard all {s.hand[actor]} cards "
+            return pre + (f"{n(actor)} has the highest Equestrian: discard all {plural(s.hand[actor], 'card')} "
                           f"for {DATA.equestrian_vp} VP?")
         return pre + super().prompt(game, s, setup, dice)
+
+    def setup_roll_words(self, game, s, setup) -> str:
+        """The set-up rolls: one die per attribute (the text: 'roll for each separately'); two dice
+        thrown together fill the next two attributes, well 1 first (register CB-H2)."""
+        seat, attr, extra = game.awaited_roll(s)
+        name = self.name(setup, seat)
+        nxt = self.next_rolls(game, s, 2)
+        first = f"{attr_name(attr)}" + (f" (the extra die of {civ_name(s.civ[seat])})" if extra else "")
+        left = len(self.rolls_of(game, s, seat)) - len(s.setup_rolls[seat])
+        if len(nxt) > 1 and nxt[1][0] == seat:
+            second = attr_name(nxt[1][1]) + (" (extra die)" if nxt[1][2] else "")
+            wells = f"throw one die for {first}, or two at once: well 1 {first}, well 2 {second}"
+        else:
+            wells = f"throw one die for {first}"
+        return (f"{name}'s attribute rolls ({plural(left, 'die', 'dice')} to go): {wells}. "
+                "Or enter them all in the form below, or use the virtual dice.")
+
+    @staticmethod
+    def rolls_of(game, s, seat) -> list:
+        """(attribute, extra?) of every set-up die of `seat`, in the order the rules take them."""
+        out = [(a, False) for a in ATTRIBUTES]
+        extra = game.civ_extra(s, seat)
+        return out + ([(extra, True)] if extra else [])
+
+    def next_rolls(self, game, s, n) -> list:
+        """The next `n` set-up dice awaited, as (seat, attribute, extra?), across players."""
+        out = []
+        if s.step != "setup_roll":
+            return out
+        si, i = s.setup_seat, len(s.setup_rolls[s.seats[s.setup_seat]])
+        while len(out) < n and si < len(s.seats):
+            rolls = self.rolls_of(game, s, s.seats[si])
+            if i < len(rolls):
+                out.append((s.seats[si],) + rolls[i])
+                i += 1
+            else:
+                si, i = si + 1, 0
+        return out
 
     def order_text(self, state, setup) -> str:
         return " > ".join(self.name(setup, x) for x in state.order)
@@ -206,7 +289,7 @@ class CivBuilderView(GameView):
         if s.round:
             pos = s.order.index(seat) + 1
             lines.append(("Initiative", f"{ordinal(pos)} of {len(s.order)}"))
-            lines.append(("Hand", f"[b]{s.hand[seat]}[/b] cards (limit {game.hand_limit(s, seat)})"))
+            lines.append(("Hand", f"[b]{s.hand[seat]}[/b] card{'s' if s.hand[seat] != 1 else ''} (limit {game.hand_limit(s, seat)})"))
         lines.append(("Attributes", table, "block"))
         held = [attr_name(a) for a in ATTRIBUTES if seat in hold[a]]
         if held:

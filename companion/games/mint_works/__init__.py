@@ -69,6 +69,7 @@ MODULE = GameModule(
                help="2 locations (1 solo)"),
     ),
     panels={"turn": "companion.games.mint_works.ui.turn_panel:TurnPanel"},
+    pickers={"card": "companion.games.mint_works.ui.plan_grid:PlanGrid"},
     tabs=(("table", "Table", "companion.games.mint_works.ui.table_view:TableView"),),
     register="docs/mint_works-register.md", trace="docs/mint_works-trace.md", order=40,
 )

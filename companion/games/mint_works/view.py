@@ -6,7 +6,7 @@ import json
 import os
 from functools import lru_cache
 
-from companion.games.contract import ROLE_SYSTEM, GameView
+from companion.games.contract import ROLE_SYSTEM, GameView, Pick
 
 from . import ai as AI
 from . import scoring
@@ -33,8 +33,16 @@ def _help() -> dict:
         return json.load(f)["steps"]
 
 
+def plural(n, word) -> str:
+    """'1 star', '2 stars'."""
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def mints_word(n) -> str:
-    return f"{n} mint{'s' if n != 1 else ''}"
+    return plural(n, "mint")
+
+
+DRAW_QUESTION = "Which plan did you draw?"
 
 
 class MintWorksView(GameView):
@@ -68,6 +76,41 @@ class MintWorksView(GameView):
         p = self._game().data.plans[pid]
         return f"{p['name']} ({p['type'].title()}, cost {p['cost']})"
 
+    def plan_facts(self, pid) -> str:
+        """'cost 5, 1 star' ('stars by its card' where a formula gives them)."""
+        p = self._game().data.plans.get(pid)
+        if p is None:
+            return ""
+        stars = "stars by its card" if p.get("star_rule") else plural(p["stars"], "star")
+        return f"cost {p['cost']}, {stars}"
+
+    def plan_words(self, pid) -> str:
+        """A plan as a player picks it: 'Assembler (cost 5, 1 star)'."""
+        facts = self.plan_facts(pid)
+        return f"{self.plan(pid)} ({facts})" if facts else self.plan(pid)
+
+    # ------------------------------------------------------------------ pickers
+    def picks(self, game, action_type) -> tuple:
+        """A drawn plan is a card picked by name (the app's deck or the table's own), never a roll."""
+        if action_type in ("draw", "reveal"):
+            return (Pick("plan", "card", DRAW_QUESTION),)
+        return super().picks(game, action_type)
+
+    def type_label(self, action_type) -> str:
+        return {"draw": "Draw a plan", "reveal": "Draw a plan", "place": "Place mints", "pass": "Pass",
+                "coop_give": "Co-Op: give a mint", "set_mints": "Correct a Mint count"}.get(
+            action_type, super().type_label(action_type))
+
+    def value_label(self, game, state, setup, action_type, field, value) -> str:
+        if field in ("plan", "give") and isinstance(value, str) and value in game.data.plans:
+            return self.plan_words(value)
+        if field in ("location", "target") and isinstance(value, str) and value in game.data.locations:
+            return self.loc(value)
+        return super().value_label(game, state, setup, action_type, field, value)
+
+    def draw_prompt(self, game, state, setup, request) -> str:
+        return self.decision_words(game, state, setup)
+
     def action_label(self, action: dict, state, setup) -> str:
         t = action.get("type")
         who = self.name(setup, action.get("player")) if action.get("player") else ""
@@ -78,9 +121,9 @@ class MintWorksView(GameView):
         if t == "pass":
             return f"{who}: pass"
         if t == "draw":
-            return f"Draw: {self.plan(action['plan'])}"
+            return f"Plan drawn: {self.plan_words(action['plan'])}"
         if t == "reveal":
-            return f"{who} drew the {self.plan(action['plan'])}"
+            return f"{who} drew the {self.plan_words(action['plan'])}"
         if t == "coop_give":
             return f"{who}: Co-Op gives 1 mint to {self.name(setup, action['beneficiary'])}"
         if t == "set_mints":
@@ -190,7 +233,7 @@ class MintWorksView(GameView):
 
     def table_words(self, game, state, setup) -> str:
         supply = ", ".join(self.plan_card(p) for p in state.supply) or "empty"
-        return f"Plan Supply: {supply}. Deck: {game.deck_size(state)} plans.\n" + self.line_words(game, state, setup)
+        return f"Plan Supply: {supply}. Deck: {plural(game.deck_size(state), 'plan')}.\n" + self.line_words(game, state, setup)
 
     def line_words(self, game, state, setup) -> str:
         return "; ".join(self.location_text(game, state, setup, loc) for loc in state.line)
@@ -278,9 +321,9 @@ class MintWorksView(GameView):
         for seat in state.seats:
             built = sum(1 for _, b, _ in state.plans[seat] if b)
             unbuilt = len(state.plans[seat]) - built
-            mints = "unlimited" if game.tycoon(state, seat) else str(state.mints[seat])
-            rows.append((seat, f"[b]{self.name(setup, seat)}[/b]  {game.stars(state, seat)} stars  -  "
-                               f"{mints} mints  -  {built} built, {unbuilt} unbuilt"))
+            mints = "unlimited mints" if game.tycoon(state, seat) else mints_word(state.mints[seat])
+            rows.append((seat, f"[b]{self.name(setup, seat)}[/b]  {plural(game.stars(state, seat), 'star')}  -  "
+                               f"{mints}  -  {built} built, {unbuilt} unbuilt"))
         title = f"[b]Round {ended_round} ended[/b]"
         if not state.over:
             title += f"  -  {self.name(setup, state.start)} starts round {state.round}"

@@ -34,7 +34,8 @@ class TableView(BoxLayout):
         if data["ai_turn"]:
             lines.append(("The AI's turn", True))
             lines += [(t, False) for t in data["ai_turn"]]
-        lines.append((f"Plan Supply ({data['deck']} plans in the deck)", True))
+        n = data["deck"]
+        lines.append((f"Plan Supply ({n} plan{'s' if n != 1 else ''} in the deck)", True))
         lines += [(p, False) for p in data["supply"]] or [("empty", False)]
         lines.append(("Locations", True))
         lines += [(loc["text"], False) for loc in data["line"]]
