@@ -52,6 +52,11 @@ class StepPanel(BoxLayout):
         """Choose `action`: it waits for the dashboard's Confirm (False: refused, said why)."""
         return self.screen.submit(action, label=label) if self.screen is not None else False
 
+    def submit_series(self, actions, label=None) -> bool:
+        """Choose several actions taken in this order by one Confirm (a form of dice): each is
+        journaled on its own, and the series stops, said why, at the first the engine refuses."""
+        return self.screen.submit_series(actions, label=label) if self.screen is not None else False
+
     def withdraw(self):
         """The panel's choice is no longer complete: nothing of it waits for Confirm."""
         if self.screen is not None:

@@ -644,10 +644,18 @@ class GameScreen(Screen):
             self.message, self.error = f"Not possible now: {why}", True
             return False
         self.pending, self._pending_from = action, origin
-        self._pending_label = label
+        self._pending_label, self._series = label, []
         self.pending_text = "Confirm: " + (label or self.ctrl.action_label(action))
         self.message = ""
         self._mark_selected(action)
+        return True
+
+    def submit_series(self, actions, label=None) -> bool:
+        """Several actions from one form (a player's dice), applied in order by one Confirm."""
+        actions = list(actions)
+        if not actions or not self.propose(actions[0], label):
+            return False
+        self._series = actions[1:]
         return True
 
     def withdraw(self):
@@ -827,7 +835,18 @@ class GameScreen(Screen):
             self._undo_now()
             return
         label = getattr(self, "_pending_label", None)
-        self._run(lambda: self.ctrl.dispatch(a, "ui"), label or self.ctrl.action_label(a))
+        series, self._series = getattr(self, "_series", []), []
+        if not self._run(lambda: self.ctrl.dispatch(a, "ui"), label or self.ctrl.action_label(a)):
+            return
+        for i, b in enumerate(series):  # the rest of a form, each journaled on its own
+            why = self.ctrl.check(b)
+            if why:
+                self.message, self.error = (f"Done {i + 1} of {len(series) + 1}; the next was not applied: "
+                                            f"{why}"), True
+                return
+            self.ctrl.dispatch(b, "ui")
+        if series:
+            self.message, self.error = f"Done: {label or self.ctrl.action_label(a)}", False
 
     def end_step(self):
         """The bar's "Done with step": asks for Confirm like every decision."""

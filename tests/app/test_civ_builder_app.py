@@ -97,11 +97,12 @@ def scenario_civ_builder_full_game(app, drv):
     drv.pump(1)
     assert sorted(faces) == list(range(3, 11))
     drv.shot("civ-builder-setup-form")
-    while ctrl.state.step == "setup_roll" and ctrl.state.setup_seat == 0:
-        n = len(ctrl.journal)
-        assert scr.pending_text.startswith("Confirm: Ana's "), scr.pending_text
-        drv.press(scr.ids.confirm, frames=1)
-        assert len(ctrl.journal) == n + 1, scr.message
+    # one Confirm applies the whole form in the rules' order, one journal entry per die
+    n = len(ctrl.journal)
+    assert scr.pending_text.startswith("Confirm: Ana's dice: "), scr.pending_text
+    drv.press(scr.ids.confirm, frames=1)
+    assert len(ctrl.journal) == n + 8, scr.message
+    assert ctrl.state.setup_seat == 1
     assert ctrl.state.setup_rolls["p1"] == [5, 2, 3] + [faces[i] for i in range(3, 11)]
     # Bo: the form in order, and the generic dice entry still works for one die
     assert scr.dice_prompt == "Bo: Conquest, 1 die"

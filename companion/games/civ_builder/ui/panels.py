@@ -125,9 +125,9 @@ class CBHandFix(BoxLayout):
 # ------------------------------------------------------------------------------ set-up rolls
 class CBRollsPanel(StepPanel):
     """All of one player's set-up dice in one form, each row named by its attribute: tap the face
-    each die shows. The awaited die's value waits for Confirm; after each Confirm the next value
-    of the form follows, so the form is entered once and confirmed die by die (one journal
-    entry per die, as the rules roll each attribute separately)."""
+    each die shows. The awaited die and the entered ones after it wait for one Confirm, which
+    applies them in order (one journal entry per die, as the rules roll each attribute
+    separately)."""
     title = StringProperty("")
     note = StringProperty("")
 
@@ -188,7 +188,7 @@ class CBRollsPanel(StepPanel):
             box.add_widget(row)
         left = len(self.rolls(g, s, seat)) - len(done)
         entered = sum(1 for k in self.values if k[0] == seat)
-        self.note = (f"{plural(left, 'die', 'dice')} to go, {entered} entered. Each waits for Confirm in turn; "
+        self.note = (f"{plural(left, 'die', 'dice')} to go, {entered} entered. One Confirm applies them in order; "
                      "dice in the wells are taken too (well 1 first).")
 
     def set_face(self, key, face):
@@ -205,15 +205,22 @@ class CBRollsPanel(StepPanel):
         if aw is None:
             return
         seat, attr, extra = aw
-        face = self.values.get((seat, attr, extra))
-        if face is None:
+        if self.values.get((seat, attr, extra)) is None:
             return
-        action = {"type": "roll_" + attr, "die": face}
-        more = sum(1 for k in self.values if k[0] == seat and k != (seat, attr, extra))
-        label = (f"{self.ctrl.name(seat)}'s {attr_name(attr)}{' extra' if extra else ''} die: {face}"
-                 + (f" (then {more} more from the form)" if more else ""))
-        if action != self._offered and self.submit(action, label=label):
-            self._offered = action
+        # the awaited die and every die after it whose face is entered, in the rules' order:
+        # one Confirm applies them all, one journal entry per die
+        rolls = self.rolls(g, s, seat)
+        start = rolls.index((attr, extra)) if (attr, extra) in rolls else 0
+        series, words = [], []
+        for a, e in rolls[start:]:
+            face = self.values.get((seat, a, e))
+            if face is None:
+                break
+            series.append({"type": "roll_" + a, "die": face})
+            words.append(f"{attr_name(a)}{' extra' if e else ''} {face}")
+        label = f"{self.ctrl.name(seat)}'s dice: " + ", ".join(words)
+        if series != self._offered and self.submit_series(series, label=label):
+            self._offered = series
 
     def clear_form(self):
         self.values = {}
