@@ -95,13 +95,28 @@ class GameController:
     # ---------------------------------------------------------------- lifecycle
     @classmethod
     def new(cls, directory, names=("Player 1", "Player 2"), colours=("blue", "green"),
-            seed: int | None = None, game: str | None = None, **options) -> "GameController":
+            seed: int | None = None, game: str | None = None, app_players=None,
+            **options) -> "GameController":
         """A new saved game of `game` (the first of the menu when None). `options` are the game's
-        new-game options (GameModule.options) and its setup panel's values; ValueError or
-        SetupError (plain words) before any file is made when the setup is refused."""
+        new-game options (GameModule.options) and its setup panel's values; `app_players` maps a
+        seat to the level of the bot the app plays it with ("easy", "normal", "hard"; kept in the
+        save, so a resumed game has the same bots). ValueError or SetupError (plain words) before
+        any file is made when the setup is refused."""
         module = registry.get_module(game or registry.default_id())
         players = [{"name": n, "colour": c} for n, c in zip(names, colours)]
         setup = module.setup_from_form(players, options)
+        bots = dict(app_players or {})
+        if bots:
+            from companion.bots import LEVELS
+
+            seats = set(setup.get("players", {}))
+            bad = [f"{s}: {lv}" for s, lv in bots.items() if s not in seats or lv not in LEVELS]
+            if bad:
+                raise ValueError(f"The app can play a seat of this game at level {', '.join(LEVELS)}; "
+                                 f"not {', '.join(bad)}.")
+            if len(bots) == len(seats):
+                raise ValueError("At least one seat must be a player at the table.")
+            setup["app_players"] = bots
         seed = secrets.randbits(31) if seed is None else int(seed)
         module.game.initial_state(setup)  # a bad setup raises SetupError before any file is made
         directory = Path(directory)
@@ -172,11 +187,22 @@ class GameController:
     APP_MOVES_MAX = 500
 
     def app_seats(self) -> tuple:
-        """The seats the app plays in this game now (the game's own: a solitaire AI)."""
-        return tuple(self.game.app_seats(self.state))
+        """The seats the app plays in this game now: the game's own (a solitaire AI) and the
+        seats set to "played by the app" at the new-game form (a bot, docs/bots.md)."""
+        return tuple(self.game.app_seats(self.state)) + tuple(
+            s for s in self.setup.get("app_players", {}) if s not in self.game.app_seats(self.state))
 
     def _app_choice(self, seat):
-        return self.game.app_action(self.state, seat)
+        level = self.setup.get("app_players", {}).get(seat)
+        if level is None:
+            return self.game.app_action(self.state, seat)
+        bots = self.__dict__.setdefault("_bots", {})
+        if seat not in bots:
+            from companion.bots import bot_for
+
+            # seeded by the save and the seat: a resumed game's bot plays as it would have
+            bots[seat] = bot_for(self.module.id, level, seed=f"{self.session.seed}:{seat}")
+        return self.game.action_from_dict(bots[seat].choose(self.session, seat))
 
     def _play_app_seats(self):
         """While a seat the app plays is to act and the game is not over, dispatch its move as
@@ -196,6 +222,9 @@ class GameController:
             except Rejected as exc:  # a bug in the seat's player: say so, let the table play it
                 self.app_problem = (f"The app could not play {self.name(seat)}'s move "
                                     f"({self.refusal_text(exc)}): choose it by hand.")
+                return
+            except ValueError as exc:  # a bot that found no move (companion.bots.BotError)
+                self.app_problem = f"The app could not choose {self.name(seat)}'s move ({exc}): choose it by hand."
                 return
             except J.JournalError as exc:  # e.g. a read-only card: nothing applied, the move waits
                 self.app_problem = (f"The app could not record {self.name(seat)}'s move "

@@ -51,6 +51,10 @@ class NewGameScreen(Screen):
     virtual_first = BooleanProperty(True)
     first_roll = StringProperty("")    # the roll the game starts with ("" when it starts with a decision)
     message = StringProperty("")
+    can_seat_app = BooleanProperty(False)  # more than one seat: the app may play some of them
+
+    APP_LEVELS = {"Played by the app (easy)": "easy", "Played by the app (normal)": "normal",
+                  "Played by the app (hard)": "hard"}
 
     def on_kv_post(self, base):
         self.setup_panel = None
@@ -124,12 +128,15 @@ class NewGameScreen(Screen):
         box.clear_widgets()
         self._names = {}
         seats = m.seats(int(self.count))
+        self.can_seat_app = len(seats) > 1
+        self._played_by = {}
         chosen = {}
         for i, seat in enumerate(seats):
             row = PlayerRow(seat=seat, title=f"Player {i + 1}", screen=self)
             ti = row.ids.name
             ti.text = old.get(seat, f"Player {i + 1}")
             self._names[seat] = ti
+            self._played_by[seat] = row.ids.played_by
             free = [c for c in COLOURS if c not in chosen.values()]
             chosen[seat] = self.chosen.get(seat) if self.chosen.get(seat) in free else free[0]
             for c in COLOURS:
@@ -216,5 +223,9 @@ class NewGameScreen(Screen):
         options = self.option_values()
         if panel is not None:
             options.update(panel.values())
+        bots = {s: self.APP_LEVELS[w.text] for s, w in getattr(self, "_played_by", {}).items()
+                if s in seats and w.text in self.APP_LEVELS}
+        if bots:
+            options["app_players"] = bots
         App.get_running_app().start_new_game(self.game_id, [self._names[s].text for s in seats],
                                              [self.chosen.get(s) for s in seats], self.virtual_first, **options)

@@ -691,6 +691,12 @@ class GameScreen(Screen):
         self.dice_prompt = "" if (not dice or draw) else dice_words(dice, c.name)
         self.dice_count = dice["count"] if dice and not draw and dice["spec"] is not None and dice["count"] <= 2 else 0
         self.prompt = view.prompt(c.game, c.state, c.setup, dice)
+        played = (snap.get("app_moves") or []) if c.setup.get("app_players") else []
+        if played:  # what the app's bots did for their seats (a game words its own AI's moves)
+            shown = played[-4:]
+            more = f" (and {len(played) - len(shown)} before)" if len(played) > len(shown) else ""
+            self.prompt = ("[color=9fd3ff][b]The app played[/b]" + more + ": " + "; ".join(shown)
+                           + ". Do it at the table.[/color]\n" + self.prompt)
         self.stepper_text = stepper_markup(c.game.flow, snap["step"], view)
         self.help_text = c.step_help(snap["step"]) if not snap["over"] else ""
         if new:
