@@ -47,7 +47,7 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
     assert app.root.current == "game"
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     assert ctrl.module.id == "civ_card_game"
-    assert "Ben (dealer): deal a plot card face up to Ana" in scr.prompt
+    assert "Ben (dealer): deal Ana's first plot card face up in front of Ana" in scr.prompt
     rng = random.Random(3)
     steps = 0
     plot_bought = combat_seen = prices_seen = False
@@ -58,18 +58,20 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
         n = len(ctrl.journal)
         s = ctrl.state
         panel = scr.ids.step_area.children[0] if scr.ids.step_area.children else None
-        if s.step == "purchase" and not s.queue and not plot_bought and sum(s.res[s.current]) >= 15:
+        if (s.step == "purchase" and not s.queue and not plot_bought and s.plot_row
+                and sum(s.res[s.current]) >= ctrl.game.price(s, s.current, "plot")):
             assert type(panel).__name__ == "CCPurchasePanel"
             assert "Population on plot 1" in panel.prices
-            assert panel.buy_button is not None  # 15 resources or more: the payment is offered
+            assert panel.buy_button is not None, scr.message  # the payment is offered
             f, h, c = s.res[s.current]
             panel.food, panel.hammer, panel.coin = min(f, 5), 0, 0
             panel._recheck()
             drv.pump(1)
-            assert panel.buy_button.disabled and "15 resources in all" in panel.why
-            take_c = min(c, 15 - panel.food)
+            assert panel.buy_button.disabled and "resources in all" in panel.why
+            cost = ctrl.game.price(s, s.current, "plot")
+            take_c = min(c, cost - panel.food)
             panel.coin = take_c
-            panel.hammer = 15 - panel.food - take_c
+            panel.hammer = cost - panel.food - take_c
             panel._recheck()
             drv.pump(1)
             if not panel.why:

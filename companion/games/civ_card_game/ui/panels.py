@@ -5,7 +5,7 @@ same validated and journaled path as the dashboard's Confirm; the generic action
 from __future__ import annotations
 
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
@@ -19,6 +19,11 @@ class CCLabel(Label):
 
 class CCButton(Button):
     pass
+
+
+class CCPayBlock(BoxLayout):
+    """The payment of a face-up plot in any mix (its layout in the .kv)."""
+    panel = ObjectProperty(None, allownone=True)
 
 
 class CCRowButton(Button):
@@ -143,9 +148,7 @@ class CCPurchasePanel(StepPanel):
             return
         box = self.ids.pay
         if self.paying and not box.children:
-            from kivy.factory import Factory
-
-            self.pay_block = Factory.CCPayBlock(panel=self)
+            self.pay_block = CCPayBlock(panel=self)
             box.add_widget(self.pay_block)
         elif not self.paying and box.children:
             box.clear_widgets()
