@@ -73,6 +73,12 @@ class CivCardView(GameView):
     def phase_label(self, phase):
         return {"turn": "Turn", "setup": "Setup"}.get(phase) or super().phase_label(phase)
 
+    def round(self, state):
+        """No round during the set-up (the engine counts it as round 0): the header does not say
+        "Round 0" and the end of the set-up is not a round that ended (no empty round card)."""
+        r = getattr(state, "round", None)
+        return r or None
+
     def step_help(self, step):
         return self._help.get(step, "")
 
