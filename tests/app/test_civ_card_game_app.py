@@ -15,6 +15,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gui_process import run_scenario  # noqa: E402
 
+
+def _clean(where):
+    """The layout check of the table screen (tests/app/layout_check.py) on the window now."""
+    from layout_check import check_window, unique
+
+    found = unique(check_window())
+    assert not found, where + ":\n" + "\n".join(map(str, found))
+
 # a player who buys technologies first, so the game ends in a few hundred actions
 PREFERENCE = ("buy_tech", "build", "attack", "fight", "block", "trade_coin", "buy_population")
 
@@ -185,6 +193,7 @@ def scenario_card_game_dealt_through_the_picker(app, drv):
                 assert offered == list(deck), (offered, deck)  # exactly what can still be there
                 if shots < 1 and kind == "deal":
                     drv.shot(f"civ-card-game-deal-picker-{size}")
+                    _clean("the deal picker")
                     shots += 1
             card = techs[len(s.tech_row)] if arg == "techs" else plots.pop(0)
             if arg != "techs" and s.plot_deck.get(card, 0) == 0:  # pragma: no cover - the list above is valid
@@ -227,6 +236,12 @@ def scenario_card_game_dealt_through_the_picker(app, drv):
     row_w = panel.ids.rows.children[-1]
     assert any(rows[0]["parts"] in getattr(w, "text", "") for w in row_w.walk(restrict=True))
     drv.shot(f"civ-card-game-purchase-{size}")
+    _clean("the purchase view, a price opened")
+    for group in ("hand", "dear"):  # the folded lists, opened
+        if getattr(panel, f"{group}_text"):
+            drv.press(panel.ids[group].children[-1])
+            _clean(f"the purchase view, {group} opened")
+    drv.shot(f"civ-card-game-purchase-open-{size}")
     done = panel.ids.done
     drv.press(done)
     assert scr.pending_text == "Confirm: Done buying", scr.pending_text

@@ -176,6 +176,8 @@ class CivCardView(GameView):
             return RES_WORDS[value][1] if field == "give" else RES_WORDS[value][0]
         if field == "card" and isinstance(value, str):
             return value  # a card by its printed name
+        if field == "card" and value is None and action_type == "steal_card":
+            return "A card the app does not know"
         if field in ("bonus", "take", "pay") and isinstance(value, dict):
             return res_words(value)
         return super().value_label(game, state, setup, action_type, field, value)

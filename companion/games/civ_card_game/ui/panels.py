@@ -41,9 +41,7 @@ class CCPriceRow(BoxLayout):
         top = BoxLayout(size_hint_y=None, spacing=dp(4))
         choices = row["choices"]
         if not row["can"]:
-            main = CCLabel(text=f"{row['text']} [color=aaaaaa](too dear: {row['why']})[/color]",
-                           valign="middle")
-            main.bind(height=lambda w, h: setattr(w, "height", max(h, dp(48))))
+            main = CCLabel(text=f"{row['text']} [color=aaaaaa](too dear: {row['why']})[/color]")
         elif row["plot"]:
             main = CCRowButton(text=f"{row['text']}: choose the mix below", on_release=lambda *_: panel.pick_plot(row["plot"]))
         elif len(choices) == 1:
@@ -53,8 +51,11 @@ class CCPriceRow(BoxLayout):
         else:
             main = CCRowButton(text=f"{row['text']}: on which plot?", on_release=lambda *_: panel.toggle(row, "plots"))
         top.add_widget(main)
-        top.height = main.height
-        main.bind(height=top.setter("height"))
+
+        def fit(*_):  # the line as tall as its text, and never below a touch target
+            top.height = max(dp(48), main.height)
+        main.bind(height=fit)
+        fit()
         if row["parts"]:
             open_ = panel.opened(row, "parts")
             top.add_widget(CCButton(text="Hide" if open_ else "Price", size_hint=(None, 1), width=dp(84),
