@@ -141,6 +141,8 @@ def test_the_purchase_list_puts_what_can_be_paid_first():
     assert mining["choices"] == [("Buy Mining", {"type": "buy_tech", "player": "p1", "card": "Mining"})]
     dear = [r for r in rows if r["group"] == "dear"]
     assert dear and all(r["why"] for r in dear)
+    eng = next(r for r in dear if r["text"].startswith("Engineering"))
+    assert eng["why"] == "you have 6 Coins" and not eng["choices"]
     for r in rows:  # one line each: no price part on the line itself
         assert "\n" not in r["text"] and " = " not in r["text"]
 

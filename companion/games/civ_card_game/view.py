@@ -439,7 +439,7 @@ class CivCardView(GameView):
             return (f"{pay_words(kind, price)} of any kind: 15 for a fifth plot, 5 more for each plot after it. "
                     "Choose the mix below.")
         if kind == "population":
-            return f"{pay_words(kind, base)}: 6, and 2 more for each population already on that plot."
+            return f"6 Food, plus 2 for each population already on that plot: {pay_words(kind, price)}."
         if not offs:
             return f"Printed cost {base}; nothing lowers it."
         minus = "; ".join(f"{src} takes off {n}" for src, n in offs)
@@ -474,7 +474,7 @@ class CivCardView(GameView):
             elif kind == "plot":
                 why = f"you have {count_words(sum(have.values()), 'resource')}"
             elif pay and have[pay] < price:
-                why = f"you have {have[pay]}"
+                why = f"you have {have[pay]} {RES_WORDS[pay][have[pay] != 1]}"
             elif kind in ("building", "wonder"):
                 why = "no plot has room"
             else:
