@@ -126,6 +126,9 @@ def test_singular_words_in_prompts_and_outcomes():
     row = ("Technology Mining", "technology", "Mining", None, 2, [("Library", 1)], 1)
     assert V.price_words(row) == "Technology Mining: 2 - 1 (Library) = 1 Coin"
     assert V.parts_words(row) == "Printed cost 2; Library takes off 1: 1 Coin."
+    row = ("Population on plot 1 (Grassland)", "population", None, 0, 8, [("Pottery", 1)], 7)
+    assert V.parts_words(row) == ("8 Food (6, plus 2 for each population already on that plot); "
+                                  "Pottery takes off 1: 7 Food.")
 
 
 def test_the_purchase_list_puts_what_can_be_paid_first():

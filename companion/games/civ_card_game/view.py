@@ -438,12 +438,12 @@ class CivCardView(GameView):
         if kind == "plot":
             return (f"{pay_words(kind, price)} of any kind: 15 for a fifth plot, 5 more for each plot after it. "
                     "Choose the mix below.")
-        if kind == "population":
-            return f"6 Food, plus 2 for each population already on that plot: {pay_words(kind, price)}."
+        pop = kind == "population"
+        head = f"{base} Food (6, plus 2 for each population already on that plot)" if pop else f"Printed cost {base}"
         if not offs:
-            return f"Printed cost {base}; nothing lowers it."
+            return head + ("." if pop else "; nothing lowers it.")
         minus = "; ".join(f"{src} takes off {n}" for src, n in offs)
-        return f"Printed cost {base}; {minus}: {pay_words(kind, price)}."
+        return f"{head}; {minus}: {pay_words(kind, price)}."
 
     def purchase_rows(self, game, state, setup, seat) -> list:
         """The purchase list, what can be paid for first: one dict per purchase, `text` (one line),
