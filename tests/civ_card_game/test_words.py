@@ -64,7 +64,7 @@ def test_every_card_of_the_setup_is_one_pick_asked_where_it_went():
                 want_q = "Which plot card did you lay out for the draft?"
             else:
                 assert "beside the " + ("technology" if arg == "techs" else "plot") + " deck" in prompt
-                want_q = "Which technology card did you turn up?" if arg == "techs" else "Which plot card did you turn up?"
+                want_q = f"Which {'technology' if arg == 'techs' else 'plot'} card did you turn up?"
             if len(deck) > 8:  # the card picker: exactly the cards that can still be in that deck, by name
                 assert (q.field, q.kind, q.text) == ("card", "card", want_q)
                 assert [lbl for _, lbl in q.options] == deck

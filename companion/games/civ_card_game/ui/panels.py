@@ -43,13 +43,15 @@ class CCPriceRow(BoxLayout):
         if not row["can"]:
             main = CCLabel(text=f"{row['text']} [color=aaaaaa](too dear: {row['why']})[/color]")
         elif row["plot"]:
-            main = CCRowButton(text=f"{row['text']}: choose the mix below", on_release=lambda *_: panel.pick_plot(row["plot"]))
+            main = CCRowButton(text=f"{row['text']}: choose the mix below",
+                               on_release=lambda *_: panel.pick_plot(row["plot"]))
         elif len(choices) == 1:
             label, action = choices[0]
             main = ChoiceButton(text=f"{row['text']}", action=action,
                                 on_release=lambda *_: panel.submit(action, label))
         else:
-            main = CCRowButton(text=f"{row['text']}: on which plot?", on_release=lambda *_: panel.toggle(row, "plots"))
+            main = CCRowButton(text=f"{row['text']}: on which plot?",
+                               on_release=lambda *_: panel.toggle(row, "plots"))
         top.add_widget(main)
 
         def fit(*_):  # the line as tall as its text, and never below a touch target
