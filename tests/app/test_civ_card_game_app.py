@@ -1,14 +1,27 @@
-"""Civilization: The Card Game through the real app under Xvfb: chosen on the New game screen, the
-set-up (cards turned up and named, the draft, the free population, the discards) and every turn
-played on the generic decision area (labelled buttons + Confirm), a plot bought through the
-purchase panel with a payment of the player's own mix, the combat helper read during an attack,
-to the game-end screen; then resumed from Home exactly."""
+"""Civilization: The Card Game through the real app under Xvfb.
+
+* The set-up dealt through the card picker at 800x480, 1280x800 and a phone's 412x915: each card
+  dealt or turned up is one tap on its name (or a few letters typed, then the tap) and the one
+  Confirm; the question says where the card went; only cards that can still be in the deck are
+  offered; a purchase view with what can be paid for first, each price's parts behind a tap.
+* A whole game: chosen on the New game screen, every turn played on the manual list (labelled
+  buttons + Confirm), a plot bought through the purchase panel with a payment of the player's own
+  mix, the combat helper read during an attack, to the game-end screen; then resumed from Home
+  exactly."""
 import os
 import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gui_process import run_scenario  # noqa: E402
+
+
+def _clean(where):
+    """The layout check of the table screen (tests/app/layout_check.py) on the window now."""
+    from layout_check import check_window, unique
+
+    found = unique(check_window())
+    assert not found, where + ":\n" + "\n".join(map(str, found))
 
 # a player who buys technologies first, so the game ends in a few hundred actions
 PREFERENCE = ("buy_tech", "build", "attack", "fight", "block", "trade_coin", "buy_population")
@@ -42,7 +55,7 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
     assert app.root.current == "game"
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     assert ctrl.module.id == "civ_card_game"
-    assert "Ben (dealer): deal a plot card face up to Ana" in scr.prompt
+    assert "Ben (dealer): deal Ana's first plot card face up in front of Ana" in scr.prompt
     rng = random.Random(3)
     steps = 0
     plot_bought = combat_seen = prices_seen = False
@@ -53,21 +66,25 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
         n = len(ctrl.journal)
         s = ctrl.state
         panel = scr.ids.step_area.children[0] if scr.ids.step_area.children else None
-        if s.step == "purchase" and not s.queue and not plot_bought and sum(s.res[s.current]) >= 15:
+        if (s.step == "purchase" and not s.queue and not plot_bought and s.plot_row
+                and sum(s.res[s.current]) >= ctrl.game.price(s, s.current, "plot")):
             assert type(panel).__name__ == "CCPurchasePanel"
-            assert "Technology" in panel.prices and "Population on plot 1" in panel.prices
+            assert "Population on plot 1" in panel.prices
+            assert panel.buy_button is not None, scr.message  # the payment is offered
             f, h, c = s.res[s.current]
             panel.food, panel.hammer, panel.coin = min(f, 5), 0, 0
+            panel._recheck()
             drv.pump(1)
-            assert panel.ids.buy.disabled and "15 resources in all" in panel.why
-            take_c = min(c, 15 - panel.food)
+            assert panel.buy_button.disabled and "resources in all" in panel.why
+            cost = ctrl.game.price(s, s.current, "plot")
+            take_c = min(c, cost - panel.food)
             panel.coin = take_c
-            panel.hammer = 15 - panel.food - take_c
+            panel.hammer = cost - panel.food - take_c
             panel._recheck()
             drv.pump(1)
             if not panel.why:
                 card = panel.plot
-                drv.press(panel.ids.buy)
+                drv.press(panel.buy_button)
                 drv.press(scr.ids.confirm)  # the purchase waits for the one Confirm
                 assert len(ctrl.journal) == n + 1, scr.message
                 assert ctrl.state.plots[s.current][-1][0] == card
@@ -76,6 +93,7 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
                 continue
         if s.step == "purchase" and not s.queue and " - 1 (" in "\n".join(ctrl.view.snapshot(ctrl.game, s, ctrl.setup)["cc_prices"]):
             assert " - 1 (" in panel.prices and " = " in panel.prices
+            assert any("takes off 1" in r["parts"] for r in panel._rows)
             prices_seen = True
         if s.step == "combat" and s.combat and s.queue and not combat_seen:
             assert type(panel).__name__ == "CCCombatPanel"
@@ -112,3 +130,130 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
 
 def test_civ_card_game_played_on_the_tablet(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_civ_card_game_played_on_the_tablet", tmp_path, timeout=400)
+
+
+# ------------------------------------------------------------------ the set-up through the picker
+def _pick_card(drv, scr, card, type_first=False):
+    """Name `card` on the picker: a tap on its name (after typing a few letters when asked), or
+    the one whole choice naming it when a screenful or fewer remain; returns the taps made."""
+    picker = scr.ids.picker
+    opts = list(reversed(picker.ids.options.children))
+    if type_first and picker.searching:
+        picker.ids.search.text = card[:4].lower()
+        drv.pump(1)
+        opts = list(reversed(picker.ids.options.children))
+        assert all(card[:4].lower() in b.text.lower() for b in opts), [b.text for b in opts]
+    hit = [b for b in opts if b.text == card or b.text.endswith(f" {card} for the draft")
+           or f" {card} to " in b.text or f"up {card} (" in b.text]
+    assert len(hit) == 1, (card, [b.text for b in opts])
+    drv.press(hit[0], frames=1)
+    return 1
+
+
+def scenario_card_game_dealt_through_the_picker(app, drv):
+    size = "x".join(str(int(v)) for v in __import__("kivy.core.window", fromlist=["Window"]).Window.size)
+    drv.press(app.root.get_screen("home").ids.new_game)
+    ng = app.root.get_screen("new_game")
+    drv.press([b for b in drv.find(ng, "GameChoice") if b.game_id == "civ_card_game"][0])
+    ng.name_input("p1").text = "Ana"
+    ng.name_input("p2").text = "Ben"
+    drv.press(ng.ids.start)
+    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    game = ctrl.game
+    plots = [n for n, d in game.plot_cards.items() for _ in range(d["copies"])]
+    plots = plots[::3] + plots[1::3] + plots[2::3]  # a shuffled-looking deal, the same every run
+    techs = ["Writing", "Pottery", "Mining"]
+    taps = confirms = 0
+    shots = 0
+    while ctrl.state.step in ("deal", "draft", "market"):
+        s = ctrl.state
+        kind, who, arg = s.queue[0]
+        n = len(ctrl.journal)
+        q = scr.ids.picker.question_text
+        if kind == "deal":
+            target = ctrl.name(arg)
+            assert f"deal {target}'s " in scr.prompt or "deal your own" in scr.prompt, scr.prompt
+            assert f"face up in front of {'you' if arg == who else target}" in scr.prompt, scr.prompt
+        if kind in ("deal", "row") or kind == "turn_up":
+            deck = s.tech_deck if arg == "techs" else [c for c, k in s.plot_deck.items() if k]
+            if len(deck) > 8:  # the card picker: the cards that can still be in that deck, by name
+                want = {"deal": f"Which plot card did you deal to {ctrl.name(arg) if arg != who else 'yourself'}?",
+                        "row": "Which plot card did you lay out for the draft?"}.get(
+                    kind, "Which technology card did you turn up?" if arg == "techs" else "Which plot card did you turn up?")
+                assert q == want, q
+                picker = scr.ids.picker
+                offered = []
+                for page in range(8):
+                    offered += [b.text for b in reversed(picker.ids.options.children)]
+                    if not picker.page_text or picker.page_text.startswith(f"{page + 1} of {page + 1}"):
+                        break
+                    picker.turn_page(1)
+                picker._page = 0
+                picker._fill_options()
+                assert offered == list(deck), (offered, deck)  # exactly what can still be there
+                if shots < 1 and kind == "deal":
+                    drv.shot(f"civ-card-game-deal-picker-{size}")
+                    _clean("the deal picker")
+                    shots += 1
+            card = techs[len(s.tech_row)] if arg == "techs" else plots.pop(0)
+            if arg != "techs" and s.plot_deck.get(card, 0) == 0:  # pragma: no cover - the list above is valid
+                raise AssertionError(card)
+            taps += _pick_card(drv, scr, card, type_first=(taps % 3 == 1))
+        else:  # the draft: the plots laid out, one tap
+            card = s.draft_row[0]
+            opts = [b for b in reversed(scr.ids.picker.ids.options.children) if f" {card} " in b.text + " "]
+            drv.press(opts[0], frames=1)
+            taps += 1
+        assert scr.pending is not None, scr.message
+        drv.press(scr.ids.confirm)
+        confirms += 1
+        assert len(ctrl.journal) == n + 1, scr.message
+    # the set-up's cards: 4 dealt, 4 laid out, 4 drafted, 3 plots and 3 technologies turned up
+    assert confirms == 18 and taps == 18, (taps, confirms)
+    assert ctrl.state.tech_row == tuple(techs)
+    # a card that can no longer be there is not offered: the last Gold Coast... is refused in words
+    drv.shot(f"civ-card-game-after-setup-{size}")
+    # on to the first purchase: the free population, the discards, the collect (first choices)
+    while not (ctrl.state.step == "purchase" and not ctrl.state.queue):
+        n = len(ctrl.journal)
+        b = drv.list_buttons(scr)[0]
+        drv.press(b, frames=1)
+        drv.press(scr.ids.confirm)
+        assert len(ctrl.journal) == n + 1, scr.message
+    panel = scr.ids.step_area.children[0]
+    assert type(panel).__name__ == "CCPurchasePanel"
+    rows = panel._rows
+    assert rows and rows[0]["can"], rows[:1]
+    seen_dear = False
+    for r in rows:  # what can be paid for first
+        seen_dear = seen_dear or not r["can"]
+        assert r["can"] or seen_dear
+    # the first line: a tap chooses it (the one Confirm applies it); Price shows how it is made
+    row_w = panel.ids.rows.children[-1]
+    price = [w for w in row_w.walk(restrict=True) if getattr(w, "text", "") == "Price"]
+    assert price, "a Price button on the line"
+    drv.press(price[0])
+    row_w = panel.ids.rows.children[-1]
+    assert any(rows[0]["parts"] in getattr(w, "text", "") for w in row_w.walk(restrict=True))
+    drv.shot(f"civ-card-game-purchase-{size}")
+    _clean("the purchase view, a price opened")
+    for group in ("hand", "dear"):  # the folded lists, opened
+        if getattr(panel, f"{group}_text"):
+            drv.press(panel.ids[group].children[-1])
+            _clean(f"the purchase view, {group} opened")
+    drv.shot(f"civ-card-game-purchase-open-{size}")
+    done = panel.ids.done
+    drv.press(done)
+    assert scr.pending_text == "Confirm: Done buying", scr.pending_text
+
+
+def _size_test(size):
+    def test(xdisplay, tmp_path):
+        run_scenario(__file__, "scenario_card_game_dealt_through_the_picker", tmp_path, size=size, timeout=240)
+    test.__name__ = f"test_card_game_dealt_through_the_picker_{size}"
+    return test
+
+
+test_card_game_dealt_through_the_picker_800x480 = _size_test("800x480")
+test_card_game_dealt_through_the_picker_1280x800 = _size_test("1280x800")
+test_card_game_dealt_through_the_picker_412x915 = _size_test("412x915")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from companion.games.contract import GameView
+from companion.games.contract import GameView, Pick
 
 from .data_load import DATA, RES
 
@@ -17,6 +17,41 @@ DECIDED = {"vp": "most Victory Points", "technologies": "tie on VP, broken by te
            "population": "tie on VP and technologies, broken by population",
            "wonders": "tie on VP, technologies and population, broken by wonders",
            "shared": "tied on VP, technologies, population and wonders"}
+
+
+def count_words(n, one, many=None) -> str:
+    """'1 card', '2 cards', '0 cards' (`many` for an irregular plural)."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def ordinal(n) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth"}.get(n, f"{n}th")
+
+
+# what each kind of purchase is paid with, as the players say it: (one, many)
+PAY_WORDS = {"population": ("Food", "Food"), "plot": ("resource", "resources"), "technology": ("Coin", "Coins"),
+             "building": ("Hammer", "Hammers"), "wonder": ("Hammer", "Hammers")}
+
+TYPE_WORDS = {"turn_up": "Name the card turned up", "draft": "Take a plot from the draft",
+              "place_population": "Place the free population", "discard": "Discard", "collect": "Collect",
+              "buy_population": "Buy a population", "buy_plot": "Buy a face-up plot",
+              "buy_tech": "Buy a technology", "build": "Build a building or wonder",
+              "play_resource": "Play a resource card", "trade": "Trade with the bank",
+              "steal_card": "Take a card (Writing)", "steal_resources": "Take resources (Code of Laws)",
+              "done": "Done", "attack": "Attack with a unit", "fight": "Resolve the attack",
+              "bounce": "Bounce a unit with walls", "block": "Block with a defender",
+              "defend_done": "Done defending", "lose_population": "Lose a population",
+              "take_population": "Place the captured population", "lose_building": "Lose a building",
+              "end_turn": "Draw and discard, end the turn", "correct": "Correct a count"}
+
+
+def _first_up(text) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def pay_words(kind, n) -> str:
+    one, many = PAY_WORDS[kind]
+    return f"{n} {one if n == 1 else many}"
 
 
 def res_words(m) -> str:
@@ -38,8 +73,114 @@ class CivCardView(GameView):
     def phase_label(self, phase):
         return {"turn": "Turn", "setup": "Setup"}.get(phase) or super().phase_label(phase)
 
+    def round(self, state):
+        """No round during the set-up (the engine counts it as round 0): the header does not say
+        "Round 0" and the end of the set-up is not a round that ended (no empty round card)."""
+        r = getattr(state, "round", None)
+        return r or None
+
     def step_help(self, step):
         return self._help.get(step, "")
+
+    # ---------------------------------------------------------------- pickers
+    _moment = (None, None)  # the state and setup the shell last showed (see picks)
+
+    def picks(self, game, action_type, state=None, setup=None):
+        """The fields a player picks, in order. A card turned up is named from the cards that can
+        still be in its deck, the question saying where it went at the table ("Which plot card did
+        you deal to Ben?"). The contract's picks() is given no state: until the shell passes it,
+        the question reads the moment the view last described (snapshot, prompt), which is the
+        one the shell builds the decision for; without one the question is general."""
+        if state is None:
+            state, setup = self._moment
+        P = Pick
+        if action_type == "turn_up":
+            return (P("card", "card", self.turn_up_question(game, state, setup)),)
+        return {
+            "draft": (P("card", "card", "Which plot do you take from the draft?"),),
+            "place_population": (P("plot", "choice", "On which of your plots?"),),
+            "buy_population": (P("plot", "choice", "A population for which plot?"),),
+            "buy_tech": (P("card", "card", "Which technology?"),),
+            "build": (P("card", "card", "Which building or wonder from your hand?"),
+                      P("plot", "choice", "On which plot?")),
+            "play_resource": (P("card", "card", "Which resource card?"),),
+            "trade": (P("give", "choice", "Give 3 of what?"), P("get", "choice", "Get 1 of what?")),
+            "steal_card": (P("target", "seat", "From whose hand?"), P("card", "card", "Which card was it?")),
+            "steal_resources": (P("target", "seat", "From whom?"), P("take", "choice", "Which resources?")),
+            "attack": (P("card", "card", "Which unit attacks?"), P("target", "seat", "Whom does it attack?")),
+            "bounce": (P("attacker", "choice", "Which attacking unit goes back?"),),
+            "block": (P("attacker", "choice", "Which attacking unit do you block?"),
+                      P("card", "card", "With which defender from your hand?")),
+            "lose_population": (P("plot", "choice", "Which plot loses a population?"),),
+            "take_population": (P("plot", "choice", "On which of your plots?"),),
+            "lose_building": (P("plot", "choice", "From which plot?"), P("card", "card", "Which building?")),
+            "collect": (P("bonus", "choice", "Which extra resources?"),),
+        }.get(action_type) or super().picks(game, action_type)
+
+    def turn_up_task(self, state):
+        """(what, who, where, n, of) of the card awaited face up, or None: what is "deal", "row",
+        "plots" or "techs"; where the seat dealt to; n-th card of `of` in its place."""
+        h = state.queue[0] if state is not None and state.queue else None
+        if h is None or h[0] not in ("deal", "row", "turn_up"):
+            return None
+        kind, who, arg = h
+        if kind == "deal":
+            return ("deal", who, arg, len(state.plots[arg]) + 1, sum(1 for k in state.queue if k[0] == "deal"
+                                                                      and k[2] == arg) + len(state.plots[arg]))
+        if kind == "row":
+            return ("row", who, None, len(state.draft_row) + 1, len(state.seats))
+        row = state.plot_row if arg == "plots" else state.tech_row
+        return (arg, who, None, len(row) + 1, len(row) + sum(1 for k in state.queue if k == h))
+
+    def turn_up_question(self, game, state, setup) -> str:
+        t = self.turn_up_task(state)
+        if t is None:
+            return "Which card was turned up?"
+        what, who, where, _, _ = t
+        if what == "deal":
+            return ("Which plot card did you deal to yourself?" if where == who
+                    else f"Which plot card did you deal to {self.name(setup or {}, where)}?")
+        if what == "row":
+            return "Which plot card did you lay out for the draft?"
+        return "Which technology card did you turn up?" if what == "techs" else "Which plot card did you turn up?"
+
+    def turn_up_words(self, state, setup) -> str:
+        """Where the awaited card goes at the table, for the prompt."""
+        what, who, where, n, of = self.turn_up_task(state)
+        name = self.name(setup, who)
+        if what == "deal":
+            if where == who:
+                return (f"{name} (dealer): deal your own {ordinal(n)} plot card face up in front of you, "
+                        "then tap its name.")
+            return (f"{name} (dealer): deal {self.name(setup, where)}'s {ordinal(n)} plot card face up in front "
+                    f"of {self.name(setup, where)}, then tap its name.")
+        if what == "row":
+            return (f"{name} (dealer): lay plot card {n} of {of} face up in the middle of the table for the draft, "
+                    "then tap its name.")
+        deck = "technology" if what == "techs" else "plot"
+        if state.round == 0:
+            return (f"{name} (dealer): turn up {deck} card {n} of {of} beside the {deck} deck (they stay face up "
+                    "to be bought), then tap its name.")
+        return (f"{name}: turn up a {deck} card beside the {deck} deck to replace the one bought, "
+                "then tap its name.")
+
+    def type_label(self, action_type) -> str:
+        return TYPE_WORDS.get(action_type) or super().type_label(action_type)
+
+    def value_label(self, game, state, setup, action_type, field, value) -> str:
+        if field == "plot" and isinstance(value, int) and state is not None and not state.over:
+            return self.plot_name(state, game.actor(state), value).capitalize()
+        if field == "attacker" and isinstance(value, int):
+            return self._attacker_words(state, setup, value)
+        if field in ("give", "get") and value in RES_WORDS:
+            return RES_WORDS[value][1] if field == "give" else RES_WORDS[value][0]
+        if field == "card" and isinstance(value, str):
+            return value  # a card by its printed name
+        if field == "card" and value is None and action_type == "steal_card":
+            return "A card the app does not know"
+        if field in ("bonus", "take", "pay") and isinstance(value, dict):
+            return res_words(value)
+        return super().value_label(game, state, setup, action_type, field, value)
 
     @staticmethod
     def plot_name(state, seat, i):
@@ -55,7 +196,7 @@ class CivCardView(GameView):
         tgt = lambda: self.name(setup, action["target"])  # noqa: E731
         att = lambda: self._attacker_words(state, setup, action["attacker"])  # noqa: E731
         words = {
-            "turn_up": lambda: f"turned up {action['card']}",
+            "turn_up": lambda: self._turn_up_label(action, state, setup),
             "draft": lambda: f"takes {action['card']} from the draft",
             "place_population": lambda: f"free population on {plot()}",
             "discard": lambda: "discarded " + self._discard_words(action, 2),
@@ -86,6 +227,18 @@ class CivCardView(GameView):
         text = fn() if fn else super().action_label(action, state, setup)
         return f"{who}: {text}" if who else text
 
+    def _turn_up_label(self, action, state, setup):
+        t = self.turn_up_task(state)
+        card = action["card"]
+        if t is None:
+            return f"turned up {card}"
+        what, who, where, _, _ = t
+        if what == "deal":
+            return f"dealt {card} to " + ("themselves" if where == who else self.name(setup, where))
+        if what == "row":
+            return f"laid out {card} for the draft"
+        return f"turned up {card}" + (" (technology)" if what == "techs" else " (plot)")
+
     @staticmethod
     def _what(what):
         return {"hand": "cards in hand"}.get(what) or RES_WORDS.get(what, (what, what))[1]
@@ -93,7 +246,7 @@ class CivCardView(GameView):
     @staticmethod
     def _discard_words(action, n):
         known = action.get("known") or []
-        return f"{n} cards" + (f" (among them {', '.join(known)})" if known else "")
+        return count_words(n, "card") + (f" (among them {', '.join(known)})" if known else "")
 
     def _attacker_words(self, state, setup, i):
         if state is None or not 0 <= i < len(state.combat):
@@ -109,13 +262,19 @@ class CivCardView(GameView):
         if kind == "collect":
             return f"{seat} collected {res_words(last[2])}."
         if kind == "bought":
-            return f"{seat} bought {last[2]} for {last[3]}."
+            what = last[2]
+            kind = ("population" if what.startswith("a population") else "plot" if what in game.plot_cards
+                    else "technology" if what in game.techs else game.kind_of(what) or "plot")
+            return f"{seat} bought {what} for {pay_words(kind, last[3])}."
         if kind == "played":
             return f"{seat} played {last[2]}."
         if kind == "traded":
             return f"{seat} traded 3 {RES_WORDS[last[2]][1]} for 1 {RES_WORDS[last[3]][0]}."
         if kind == "stole":
-            return f"{seat} took {last[3]} from {self.name(setup, last[2])}."
+            what = last[3]
+            if what.endswith(" resources") and what.split()[0].isdigit():  # the engine's "1 resources"
+                what = count_words(int(what.split()[0]), "resource")
+            return f"{seat} took {what} from {self.name(setup, last[2])}."
         if kind == "declared":
             return f"{seat} attacks {self.name(setup, last[3])} with {last[2]}."
         if kind == "no_combat":
@@ -124,12 +283,16 @@ class CivCardView(GameView):
             fates = {"blocked": "blocked", "bounced": "bounced back", "walls": "broke the walls", "in": "got through"}
             return f"{seat}'s attack: " + "; ".join(f"{c} against {self.name(setup, t)} {fates[f]}" for c, t, f in last[2]) + "."
         if kind == "drew":
-            return f"{seat} drew {last[2]} and discarded {last[3]}."
+            return f"{seat} drew {count_words(last[2], 'card')} and discarded {last[3]}."
         if kind == "corrected":
-            return f"Corrected: {seat}'s {self._what(last[2])} are now {last[3]}."
+            what, v = last[2], last[3]
+            if what == "hand":
+                return f"Corrected: {seat} holds {count_words(v, 'card')}."
+            return f"Corrected: {seat} has {v} {RES_WORDS[what][v != 1] if what in RES_WORDS else what}."
         return ""
 
     def prompt(self, game, state, setup, dice):
+        self._moment = (state, setup)
         if game.is_over(state):
             return self.result_text(game, state, setup)
         s = state
@@ -141,24 +304,22 @@ class CivCardView(GameView):
     def _task_prompt(self, game, s, setup, h):
         kind, who, arg = h
         name = self.name(setup, who)
-        if kind == "deal":
-            return f"{name} (dealer): deal a plot card face up to {self.name(setup, arg)}, and tap its name."
-        if kind == "row":
-            return f"{name} (dealer): lay a plot card face up for the draft, and tap its name."
-        if kind == "turn_up":
-            what = "technology" if arg == "techs" else "plot"
-            return f"{name}: turn up a new {what} card to keep three face up, and tap its name."
+        if kind in ("deal", "row", "turn_up"):
+            return self.turn_up_words(s, setup)
         if kind == "draft":
             return f"{name}: take one of the plots laid out for the draft ({', '.join(s.draft_row)})."
         if kind == "population":
             return f"{name}: put your free population card on one of your plots."
         if kind == "discard":
-            return f"{name}: you hold {s.hand[who]} cards; discard 2 of them, then tap Discarded."
+            n = game.rules["initial_discard"]
+            return (f"{name}: you hold {count_words(s.hand[who], 'card')}; discard {count_words(n, 'card')}, "
+                    "then choose Discarded below.")
         if kind == "steal_card":
             return (f"{name} (Writing): take one card at random from an opponent's hand. Tap whose; if it was a card "
                     "the app lists as known, tap that one.")
         if kind == "steal_resources":
-            return f"{name} (Code of Laws): take {arg} resources from an opponent; choose whose and which."
+            return (f"{name} (Code of Laws): take {count_words(arg, 'resource')} from an opponent; "
+                    "choose whose and which.")
         if kind == "bounce":
             return (f"{name}: your walls send one attacking unit back to {self.name(setup, s.current)}'s hand: "
                     "choose which.")
@@ -184,7 +345,8 @@ class CivCardView(GameView):
             extra = f", plus {pop} extra from your population (choose the mix)" if pop else ""
             return f"{name}: collect {res_words(game.fixed_yield(s, seat))} from the bank{extra}."
         if s.step == "purchase":
-            return f"{name}: buy what you can pay for (every price is listed with what lowers it), then tap Done buying."
+            return (f"{name}: buy what you can pay for (listed first; tap Price to see how a price is made), "
+                    "then tap Done buying.")
         if s.step == "combat":
             if s.combat:
                 units = ", ".join(f"{c} against {self.name(setup, t)}" for c, t, _ in s.combat)
@@ -193,7 +355,8 @@ class CivCardView(GameView):
             return f"{name}: play attacking units from your hand against {foes}, or tap No combat."
         if s.step == "draw":
             draw, discard = game.draw_count(s, seat)
-            return f"{name}: draw {draw} cards and discard {discard}, then tap End the turn."
+            return (f"{name}: draw {count_words(draw, 'card')} and discard {count_words(discard, 'card')}, "
+                    "then tap End the turn.")
         return f"{name}: choose an action."
 
     def player_lines(self, game, state, setup, seat, player=None):
@@ -262,12 +425,69 @@ class CivCardView(GameView):
     @staticmethod
     def price_words(row) -> str:
         what, kind, _, _, base, offs, price = row
-        pay = {"population": "Food", "plot": "resources", "technology": "Coins", "building": "Hammers",
-               "wonder": "Hammers"}[kind]
         if not offs:
-            return f"{what}: {price} {pay}"
+            return f"{what}: {pay_words(kind, price)}"
         minus = " ".join(f"- {n} ({src})" for src, n in offs)
-        return f"{what}: {base} {minus} = {price} {pay}"
+        return f"{what}: {base} {minus} = {pay_words(kind, price)}"
+
+    @staticmethod
+    def parts_words(row) -> str:
+        """How a price is made, for the line's "Price" tap: the printed cost, each thing that
+        lowers it, the price."""
+        what, kind, _, _, base, offs, price = row
+        if kind == "plot":
+            return (f"{pay_words(kind, price)} of any kind: 15 for a fifth plot, 5 more for each plot after it. "
+                    "Choose the mix below.")
+        pop = kind == "population"
+        head = f"{base} Food (6, plus 2 for each population already on that plot)" if pop else f"Printed cost {base}"
+        if not offs:
+            return head + ("." if pop else "; nothing lowers it.")
+        minus = "; ".join(f"{src} takes off {n}" for src, n in offs)
+        return f"{head}; {minus}: {pay_words(kind, price)}."
+
+    def purchase_rows(self, game, state, setup, seat) -> list:
+        """The purchase list, what can be paid for first: one dict per purchase, `text` (one line),
+        `parts` (how its price is made), `can` (it can be paid for now), `choices` [(label,
+        action)] (a build, one per plot with room), `plot` (a face-up plot, paid in any mix)."""
+        s = state
+        legal = [a.to_dict() for a in game.legal_actions(s)]
+        have = dict(zip(RES, s.res[seat]))
+        rows = []
+        for row in self.prices(game, s, seat):
+            what, kind, card, plot, base, offs, price = row
+            if kind == "population":
+                acts = [a for a in legal if a["type"] == "buy_population" and a["plot"] == plot]
+                text = f"{what[0].upper()}{what[1:]}: {pay_words(kind, price)}"
+            elif kind == "plot":
+                acts = [a for a in legal if a["type"] == "buy_plot" and a["card"] == card]
+                text = f"Plot {card} ({res_words(game.plot_cards[card]['yield'])} a turn): {pay_words(kind, price)}"
+            elif kind == "technology":
+                acts = [a for a in legal if a["type"] == "buy_tech" and a["card"] == card]
+                text = f"{card} (technology): {pay_words(kind, price)}"
+            else:
+                acts = [a for a in legal if a["type"] == "build" and a["card"] == card]
+                known = card in s.known[seat]
+                text = f"{card} ({kind}{'' if known else ', if in your hand'}): {pay_words(kind, price)}"
+            pay = game.rules["pay_with"].get(kind)
+            if acts:
+                why = ""
+            elif kind == "plot":
+                why = f"you have {count_words(sum(have.values()), 'resource')}"
+            elif pay and have[pay] < price:
+                why = f"you have {have[pay]} {RES_WORDS[pay][have[pay] != 1]}"
+            elif kind in ("building", "wonder"):
+                why = "no plot has room"
+            else:
+                why = "not now"
+            group = "dear" if not acts else ("hand" if kind in ("building", "wonder") and card not in s.known[seat]
+                                             else "now")
+            rows.append({"key": f"{kind}:{card if card is not None else plot}", "text": text,
+                         "parts": self.parts_words(row), "can": bool(acts), "group": group, "why": why,
+                         "plot": card if kind == "plot" else None,
+                         "choices": [] if kind == "plot" else [(_first_up(self.action_label(a, s, setup)
+                                                                          .split(": ", 1)[-1]), a) for a in acts]})
+        order = {"now": 0, "hand": 1, "dear": 2}
+        return sorted(rows, key=lambda r: order[r["group"]])
 
     def combat_lines(self, game, state, setup) -> list:
         """The combat helper's text: each unit, its target and fate, then what is asked now."""
@@ -301,6 +521,7 @@ class CivCardView(GameView):
 
     def snapshot(self, game, state, setup):
         s = state
+        self._moment = (state, setup)
         out = {"cc_prices": [], "cc_combat": self.combat_lines(game, s, setup), "cc_purchase": {}}
         if s.over or s.step != "purchase":
             return out
@@ -308,7 +529,10 @@ class CivCardView(GameView):
             out["cc_purchase"] = {"title": "Finish the decision below first; then buy."}
             return out
         seat = s.current
+        rows = self.purchase_rows(game, s, setup, seat)
         out["cc_prices"] = [self.price_words(r) for r in self.prices(game, s, seat)]
-        out["cc_purchase"] = {"player": seat, "plot_row": list(dict.fromkeys(s.plot_row)),
-                              "title": f"{self.name(setup, seat)} has {res_words(s.res[seat])}. Prices:"}
+        out["cc_purchase"] = {"player": seat, "rows": rows,
+                              "plot_row": [r["plot"] for r in rows if r["plot"] and r["can"]],
+                              "plot_price": game.price(s, seat, "plot"),
+                              "title": f"{self.name(setup, seat)} has {res_words(s.res[seat])}."}
         return out
