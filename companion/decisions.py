@@ -102,6 +102,9 @@ class Decision:
             return None
         types = list(dict.fromkeys(a["type"] for a in cands))
         if len(cands) <= SCREENFUL:
+            one = self._one_declared_field(cands, types)
+            if one is not None:  # only one declared pick varies: ask it in the game's words
+                return one
             return Question(WHOLE, "choice", "Choose one:", [(a, self._label(a)) for a in cands])
         if len(types) > 1:
             return Question(TYPE_FIELD, "choice", "What do you do?",
@@ -123,6 +126,23 @@ class Decision:
                             [(v, self._value_label(atype, pick.field, v)) for v in values])
         # nothing left that varies by field (should not happen): the whole actions
         return Question(WHOLE, "choice", "Choose one:", [(a, self._label(a)) for a in cands])
+
+    def _one_declared_field(self, cands, types):
+        """The question of the one field the game declares with words, when the candidates
+        (all of one type) differ in that field alone; else None."""
+        if len(types) != 1:
+            return None
+        atype = types[0]
+        varying = [f for f in {k for a in cands for k in a} - {"type"}
+                   if len({_key(a.get(f)) for a in cands}) > 1]
+        if len(varying) != 1:
+            return None
+        pick = next((p for p in (self._picks(atype) or ()) if p.field == varying[0]), None)
+        if pick is None or not pick.question:
+            return None
+        values = list({_key(a.get(pick.field)): a.get(pick.field) for a in cands}.values())
+        return Question(pick.field, pick.kind, pick.question,
+                        [(v, self._value_label(atype, pick.field, v)) for v in values])
 
     # ------------------------------------------------------------------ picking
     def choose(self, field, value):

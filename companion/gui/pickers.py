@@ -18,7 +18,7 @@ from kivy.uix.textinput import TextInput
 
 from companion.decisions import WHOLE, StalePick
 
-PAGE = 8  # option buttons shown at once (a screenful on a 7-inch tablet)
+PAGE = 10  # option buttons shown at once: a screenful on a 7-inch tablet (two columns of five)
 
 
 class PickButton(Button):

@@ -44,6 +44,8 @@ def _key(a):
 
 
 def test_a_short_list_is_offered_whole():
+    """A screenful or fewer of actions, differing in more than one way (or in no field the game
+    words): offered whole, in the game's words for the actions."""
     acts = [{"type": "bank", "player": "p1"}, {"type": "pass", "player": "p1"}]
     d = _decision(acts)
     q = d.question()
@@ -65,12 +67,14 @@ def test_a_long_list_narrows_field_by_field_to_what_is_legal():
     assert q.field == "loc" and q.kind == "area" and q.text == "Where?"
     d.choose("loc", "a")
     q = d.question()
-    # two actions left: offered whole, never a count the location cannot take
-    assert q.field == WHOLE and [v["n"] for v, _ in q.options] == [1, 2]
+    # only the count varies now: asked in the game's words, never a count the location cannot take
+    assert q.field == "n" and q.text == "How many?" and [v for v, _ in q.options] == [1, 2]
     d.back("loc")
     d.choose("loc", "c")
     q = d.question()
-    assert q.field == WHOLE and len(q.options) == 6
+    assert q.field == "n" and len(q.options) == 6
+    d.choose("n", 6)
+    assert d.question() is None and d.complete() == {"type": "place", "loc": "c", "n": 6}
     assert sorted(map(_key, _reachable(_decision(acts, {"place": (Pick("loc", "area"),
                                                                    Pick("n", "count"))})))) == sorted(map(_key, acts))
 
