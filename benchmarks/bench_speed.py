@@ -1,5 +1,6 @@
 """Engine speed of every game: resume and legal-action listing. Prints figures (no assertions).
-Run: .venv/bin/python benchmarks/bench_speed.py   (BENCH_QUICK=1: fewer games, a rough look)
+Run: .venv/bin/python benchmarks/bench_speed.py   (BENCH_QUICK=1: fewer games, a rough look;
+     BENCH_RESUME_ONLY=1: the resume figures alone, no listings)
 
 Goals (issue 29, docs/engine.md):
 - resume (Session.resume: journal open and verification + replay) of a 10,000-action journal of
@@ -28,6 +29,7 @@ from companion.engine.dice import SeededDice  # noqa: E402
 from companion.games import get_game  # noqa: E402
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
+RESUME_ONLY = bool(os.environ.get("BENCH_RESUME_ONLY"))
 # game -> setup keywords of its largest table
 GAMES = {"civmint": {"max_rounds": None}, "civ_quest": {"players": 7}, "civ_builder": {"players": 8},
          "civ_card_game": {"players": 4}, "mint_works": {}}
@@ -74,8 +76,11 @@ def _journal_dir():
 
 
 def resume_ms(name, setup, acts, final, repeat=5):
-    """Best wall times (ms) of Session.resume of a journal holding `acts`, and of the journal's
-    own part of it (Journal.open + actions(): companion/store, read and verified)."""
+    """Best times (ms) of Session.resume of a journal holding `acts`, and of the journal's own
+    part of it (Journal.open + replay_actions(), what Session.resume reads: companion/store,
+    read, verified and parsed): (wall, CPU, journal wall, journal CPU). The process's CPU time
+    leaves out the time other work on a shared machine takes the core away: on an idle machine
+    the wall time is about the CPU time."""
     from companion.store.journal import Journal
 
     game = get_game(name)
@@ -86,19 +91,21 @@ def resume_ms(name, setup, acts, final, repeat=5):
             j.append(a.to_dict(), "system" if game.is_chance(a) else "ui")
         j.close()
         want = final.to_dict()
-        times, jtimes = [], []  # the best of the repeats: a loaded machine only ever adds
+        times, cpu, jtimes, jcpu = [], [], [], []  # the best of the repeats: load only ever adds
         for _ in range(repeat):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             sess = Session.resume(path)
             times.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
             assert sess.state.to_dict() == want, f"{name}: resume does not rebuild the game"
             sess.close()
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             j = Journal.open(path)
-            j.actions()
+            j.replay_actions()
             jtimes.append(time.perf_counter() - t)
+            jcpu.append(time.process_time() - c)
             j.close()
-    return min(times) * 1e3, min(jtimes) * 1e3
+    return tuple(min(x) * 1e3 for x in (times, cpu, jtimes, jcpu))
 
 
 def legal_times(name, states):
@@ -143,38 +150,57 @@ def p99(ts):
     return ts[min(len(ts) - 1, int(len(ts) * 0.99))] * 1e3
 
 
-def calibration_ms():
+def calibration_ms(timer=time.perf_counter):
     """A fixed pure-Python workload, to read the figures against the machine's load."""
     import timeit
-    return min(timeit.repeat("sum(range(1000))", number=1000, repeat=5)) * 1e3
+    return min(timeit.repeat("sum(range(1000))", number=1000, repeat=5, timer=timer)) * 1e3
+
+
+IDLE_CALIBRATION_MS = 8.0  # calibration_ms() on an idle desktop
+
+
+def _resume(r, cal):
+    """'CPU ms = ratio x calibration (wall ms) [journal CPU ms = its share]' of resume_ms's r."""
+    wall, cpu, _jwall, jcpu = r
+    return (f"{cpu:6.1f} ms CPU = {cpu / cal:4.1f} x calibration (wall {wall:.0f} ms) "
+            f"[journal {jcpu:5.1f} ms = {jcpu / cpu:4.0%}]")
 
 
 def main():
     n_real = 3 if QUICK else 8
+    cal = calibration_ms()
     print(f"python {sys.version.split()[0]}; {'quick' if QUICK else 'full'} run; "
-          f"calibration {calibration_ms():.1f} ms (1,000 x sum(range(1000)); ~8 ms on an idle desktop)")
-    print("resume = Session.resume (journal read and verified, then the replay); [journal] is the "
-          "store's part of it")
+          f"calibration {cal:.1f} ms (1,000 x sum(range(1000)); ~{IDLE_CALIBRATION_MS:.0f} ms on an idle "
+          f"desktop: this machine runs {cal / IDLE_CALIBRATION_MS:.1f} x slower now)")
+    cal = calibration_ms(time.process_time)
+    print(f"resume = Session.resume (journal read and verified, then the replay), best CPU time of "
+          f"the repeats and as a ratio to the calibration's CPU time ({cal:.1f} ms; on an idle "
+          f"desktop ~{IDLE_CALIBRATION_MS:.0f} ms, so a ratio of 12.5 is ~100 ms there); [journal] "
+          f"is the store's part of it and its share")
     legal = {}
     for name in GAMES:
         runs = [play(name, seed) for seed in range(n_real)]
         setup, acts, final, _ = max(runs, key=lambda r: len(r[1]))
-        ms, jms = resume_ms(name, setup, acts, final)
+        r = resume_ms(name, setup, acts, final)
         print(f"{name:14s} resume of its longest real game ({len(acts):5d} actions of {n_real}): "
-              f"{ms:6.1f} ms [journal {jms:5.1f} ms] (goal <= 50 ms)")
+              f"{_resume(r, cal)} (goal <= 50 ms)")
         lsetup, lacts, lfinal, _ = play(name, 99, limit=10000, long=True)
-        lms, ljms = resume_ms(name, lsetup, lacts, lfinal, repeat=3)
+        lr = resume_ms(name, lsetup, lacts, lfinal, repeat=3)
         if len(lacts) >= 10000:
-            print(f"{'':14s} resume of a 10,000-action journal: {lms:6.1f} ms [journal {ljms:5.1f} ms] "
-                  f"(goal <= 100 ms)")
+            print(f"{'':14s} resume of a 10,000-action journal: {_resume(lr, cal)} (goal <= 100 ms)")
         else:
-            ims = resume_ms(name, lsetup, [], get_game(name).initial_state(lsetup), repeat=3)[0]
-            per = max(0.0, lms - ims) / len(lacts)
-            print(f"{'':14s} its rules end a long game at {len(lacts)} actions: resume {lms:.1f} ms "
-                  f"[journal {ljms:.1f} ms]; an empty journal {ims:.1f} ms + {per * 1e3:.1f} us an action "
-                  f"= {ims + per * 10000:.0f} ms for 10,000 (goal <= 100 ms)")
+            ims = resume_ms(name, lsetup, [], get_game(name).initial_state(lsetup), repeat=3)[1]
+            per = max(0.0, lr[1] - ims) / len(lacts)
+            ten = ims + per * 10000
+            print(f"{'':14s} its rules end a long game at {len(lacts)} actions: resume {_resume(lr, cal)}; "
+                  f"an empty journal {ims:.1f} ms + {per * 1e3:.1f} us an action = {ten:.0f} ms CPU "
+                  f"for 10,000 = {ten / cal:.1f} x calibration (goal <= 100 ms)")
+        if RESUME_ONLY:
+            continue
         states = [st for r in runs[:3] for st in r[3]]
         legal[name] = legal_times(name, states[:4000])
+    if RESUME_ONLY:
+        return
     ref = chess_times(10 if QUICK else 40)
     ref99 = p99(ref)
     print(f"python-chess legal moves: p99 {ref99:.3f} ms over {len(ref)} positions (reference)")

@@ -91,15 +91,15 @@ class Session:
                                   f"{getattr(game, 'name', 'game')} game: {exc}") from exc
             history = []
             state = initial.copy()  # the replay's working copy: each action applies in place
-            for e in journal.actions():
+            for seq, source, action in journal.replay_actions():  # parsed once, while verified
                 try:
-                    a = game.action_from_dict(e.action)
+                    a = game.action_from_dict(action)
                     game.apply_in_place(state, a)
                 except Rejected as exc:
-                    raise ReplayError(e.seq, exc) from exc
+                    raise ReplayError(seq, exc) from exc
                 except Exception as exc:  # an entry the engine chokes on is not applicable either
-                    raise ReplayError(e.seq, Rejected("engine.replay", f"{type(exc).__name__}: {exc}")) from exc
-                history.append((a, e.source))
+                    raise ReplayError(seq, Rejected("engine.replay", f"{type(exc).__name__}: {exc}")) from exc
+                history.append((a, source))
         except BaseException:
             journal.close()
             raise

@@ -321,6 +321,7 @@ class _Scan:
         self.meta: dict | None = None
         self.rows: list[_Row] = []       # the verified prefix
         self.effective: list[int] = []   # indexes into rows of the effective actions
+        self.parsed: list[dict] = []     # each row's action, parsed once while verifying it
         self.problem: str | None = None  # first problem found (None: healthy)
         self.notes: list[str] = []  # what was done before reading (a foreign journal set aside)
 
@@ -767,7 +768,7 @@ def _scan(path: Path, readonly: bool, _trial: bool = False, move_foreign: bool =
         if scan.problem:
             better = _salvage(path, ours_by_header)
             if len(better.rows) > len(scan.rows):
-                scan.rows, scan.effective = better.rows, better.effective
+                scan.rows, scan.effective, scan.parsed = better.rows, better.effective, better.parsed
     if truncation and scan.problem is None:
         scan.problem = truncation
     elif truncation:
@@ -858,43 +859,91 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
         scan.problem = f"{row_problem} ({problem})"
 
 
+_ROWS_SQL = "SELECT seq, source, created, action, checksum FROM entries ORDER BY seq"
+#: json.loads without its Python wrapper (same decoder, same options); see _parse_action
+_scan_json = json.JSONDecoder().scan_once
+
+
+def _parse_action(text: str):
+    """json.loads(text), faster for the canonical JSON this module writes: the C scanner alone
+    when it reads the whole text; anything else (whitespace, a BOM, damage, deep nesting) goes
+    to json.loads itself, so every row gets exactly json.loads's answer or error."""
+    try:
+        value, end = _scan_json(text, 0)
+        if end == len(text):
+            return value
+    except Exception:  # StopIteration, JSONDecodeError, RecursionError: json.loads decides
+        pass
+    return json.loads(text)
+
+
 def _load_rows(conn: sqlite3.Connection, scan: _Scan) -> str | None:
+    """Read and verify every row in one pass (the chain of checksums, the sources, each action
+    parsed once: the parsed dicts are kept for the first actions() / entries())."""
+    # Fast path: SQLite's own strict UTF-8 decoding (every row this app writes is valid UTF-8)
+    # and all rows fetched at once. Damaged bytes or an unreadable page raise here; the rows are
+    # then read again one by one with the lenient decoder, which reports exactly what and where.
+    saved = conn.text_factory
+    conn.text_factory = str
+    try:
+        return _verify_rows(conn.execute(_ROWS_SQL).fetchall(), scan)
+    except (sqlite3.DatabaseError, ValueError):
+        pass
+    finally:
+        conn.text_factory = saved
+    scan.rows.clear()
+    scan.effective.clear()
+    scan.parsed.clear()
+    try:
+        return _verify_rows(conn.execute(_ROWS_SQL), scan)
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        return f"SQLite cannot read past entry {len(scan.rows)}: {exc}"
+
+
+def _verify_rows(cursor, scan: _Scan) -> str | None:
+    """Append the verified prefix of `cursor`'s rows to `scan`; the first problem, or None."""
     prev = _GENESIS
     expected = 1
     rows = scan.rows
     effective = scan.effective
-    try:
-        cursor = conn.execute(
-            "SELECT seq, source, created, action, checksum FROM entries ORDER BY seq")
-        for row in cursor:
-            seq, source, created, action_json, checksum = row
-            if seq != expected:
-                return f"entry {expected} is missing (found entry {seq} instead)"
-            if not (isinstance(source, str) and isinstance(created, str)
-                    and isinstance(action_json, str) and isinstance(checksum, str)):
-                return f"entry {seq} has a column of the wrong type"
-            if checksum != _row_checksum(prev, seq, source, created, action_json):
-                return f"entry {seq} fails its checksum (changed or half-written)"
-            if source not in SOURCES:
-                return f"entry {seq} has an unknown source {source!r}"
-            try:
-                action = json.loads(action_json)
-            except ValueError:
-                return f"entry {seq} is not valid JSON"
-            if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-                return f"entry {seq} is not an action"
-            if action["type"] == UNDO_TYPE:
-                if not effective or rows[effective[-1]][0] != action.get("target"):
-                    return f"entry {seq} undoes {action.get('target')!r}, " \
-                           f"which is not the latest action"
-                effective.pop()
-            else:
-                effective.append(len(rows))
-            rows.append(row)
-            prev = checksum
-            expected += 1
-    except (sqlite3.DatabaseError, ValueError) as exc:
-        return f"SQLite cannot read past entry {expected - 1}: {exc}"
+    parsed = scan.parsed
+    sha256 = hashlib.sha256
+    for row in cursor:
+        seq, source, created, action_json, checksum = row
+        if seq != expected:
+            return f"entry {expected} is missing (found entry {seq} instead)"
+        if not (isinstance(source, str) and isinstance(created, str)
+                and isinstance(action_json, str) and isinstance(checksum, str)):
+            return f"entry {seq} has a column of the wrong type"
+        # _row_checksum in one call: the same bytes when the whole text is valid UTF-8;
+        # otherwise _row_checksum itself (lone surrogates from damaged bytes)
+        try:
+            data = f"{prev}\n{seq}\n{source}\n{created}\n{action_json}".encode()
+        except UnicodeEncodeError:
+            own = _row_checksum(prev, seq, source, created, action_json)
+        else:
+            own = sha256(data).hexdigest()[:32]
+        if checksum != own:
+            return f"entry {seq} fails its checksum (changed or half-written)"
+        if source not in SOURCES:
+            return f"entry {seq} has an unknown source {source!r}"
+        try:
+            action = _parse_action(action_json)
+        except ValueError:
+            return f"entry {seq} is not valid JSON"
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            return f"entry {seq} is not an action"
+        if action["type"] == UNDO_TYPE:
+            if not effective or rows[effective[-1]][0] != action.get("target"):
+                return f"entry {seq} undoes {action.get('target')!r}, " \
+                       f"which is not the latest action"
+            effective.pop()
+        else:
+            effective.append(len(rows))
+        rows.append(row)
+        parsed.append(action)
+        prev = checksum
+        expected += 1
     return None
 
 
@@ -1000,6 +1049,10 @@ class Journal:
         self._meta = scan.meta
         self._rows: list[_Row] = scan.rows
         self._effective: list[int] = scan.effective
+        # the actions parsed while verifying, row by row, never handed out yet: the first full
+        # actions() / entries() / replay_actions() takes them (each call still gets dicts no
+        # one else holds); later calls, and any call after a write, parse the rows again
+        self._parsed: list[dict] | None = scan.parsed
         self._lock = threading.RLock()
         self._readonly: str | None = None
         self.notes: list[str] = list(scan.notes)  # e.g. a foreign -journal set aside on open
@@ -1132,17 +1185,35 @@ class Journal:
 
     # ---- reading
 
+    def _take_parsed(self) -> list[dict]:
+        """Each row's action as a dict no caller holds: the ones parsed while opening, the first
+        time (then forgotten), else parsed again."""
+        parsed, self._parsed = self._parsed, None
+        if parsed is None or len(parsed) != len(self._rows):
+            parsed = [json.loads(r[3]) for r in self._rows]
+        return parsed
+
     def actions(self, last: int | None = None) -> list[Entry]:
         """The effective history, oldest first (actions removed by undo left out); only the
         latest `last` of them when given (only those are parsed)."""
         with self._lock:
-            idx = self._effective[-last:] if last else self._effective
-            return [_entry(self._rows[i]) for i in idx]
+            if last:
+                return [_entry(self._rows[i]) for i in self._effective[-last:]]
+            rows, parsed = self._rows, self._take_parsed()
+            return [Entry(rows[i][0], rows[i][1], parsed[i], rows[i][2]) for i in self._effective]
+
+    def replay_actions(self) -> list[tuple[int, str, dict]]:
+        """``(seq, source, action)`` of the effective history, oldest first: what actions()
+        gives, without building an Entry per action (a resume replays thousands)."""
+        with self._lock:
+            rows, parsed = self._rows, self._take_parsed()
+            return [(rows[i][0], rows[i][1], parsed[i]) for i in self._effective]
 
     def entries(self) -> list[Entry]:
         """The raw append-only log, including ``_undo`` correction rows."""
         with self._lock:
-            return [_entry(r) for r in self._rows]
+            parsed = self._take_parsed()
+            return [Entry(r[0], r[1], a, r[2]) for r, a in zip(self._rows, parsed)]
 
     # ---- writing
 
@@ -1228,6 +1299,7 @@ class Journal:
                 raise JournalWriteError(
                     self._path, f"{self._path}: could not record the action: {exc}") from None
             self._rows.append(row)
+            self._parsed = None  # handed-out-once cache: only for the rows read at open
             if undoes is None:
                 self._effective.append(len(self._rows) - 1)
             else:
