@@ -16,6 +16,7 @@ from kivy.graphics import Color, Ellipse
 from kivy.metrics import dp, sp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
+from kivy.factory import Factory
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -25,13 +26,12 @@ from kivy.uix.label import Label
 from companion.engine.errors import SetupError
 from companion.games.civmint.board import LETTERS, OFFSETS, Board, parse_token
 from companion.games.civmint.data_load import DATA
+from companion.games.civmint import labels as L
 
 from companion.kit import die_pips, nice, rgba
 
 ABBR = {"settler": "S", "village": "V", "city": "Ct", "capital": "Cap", "infantry": "I",
         "cavalry": "Cv", "artillery": "A", "ship": "Sh"}
-SHORT = {"settler": "Set", "village": "Vil", "city": "City", "capital": "Cap", "infantry": "Inf",
-         "cavalry": "Cav", "artillery": "Art", "ship": "Ship"}
 RES_LETTER = {v: k for k, v in LETTERS.items()}
 TINT_ALPHA = 0.30
 
@@ -135,6 +135,16 @@ class MapSpace(ButtonBehavior, BoxLayout):
             self.view.tap_space(self.space_id, self._touch_pos)
 
 
+class MapLabels(BoxLayout):
+    """The numbers of the map's rows (vertical) or columns, 1 to `count`, one per cell."""
+    count = NumericProperty(0)
+
+    def on_count(self, *_):
+        self.clear_widgets()
+        for i in range(int(self.count)):
+            self.add_widget(Factory.MapLabel(text=str(i + 1)))
+
+
 class MapGrid(GridLayout):
     cell = NumericProperty(dp(48))
 
@@ -146,6 +156,7 @@ class MapView(BoxLayout):
     side = BooleanProperty(False)          # message and chips beside the map (set in map.kv)
     interactive = BooleanProperty(False)   # the Move step of a player
     min_cell = NumericProperty(dp(48))
+    band = NumericProperty(dp(20))         # the strip of row and column numbers
     board_cols = NumericProperty(6)
     board_rows = NumericProperty(6)
     selected_unit = NumericProperty(0)     # 0 = none
@@ -279,17 +290,22 @@ class MapView(BoxLayout):
             return
         for u in sorted(units, key=lambda u: (u.carrier != 0, u.owner, u.id)):
             fill = _rgba(self.ctrl.colour(u.owner))
-            text = f"{SHORT.get(u.kind, u.kind)} {u.id}"
+            text = nice(u.kind)  # the chip's colour says whose; its place in the bar tells twins apart
             if u.damage:
-                text += f" d{u.damage}"
+                text += f", {u.damage} damage"
             if u.carrier:
-                text += " (ship)"
+                text += ", aboard"
             bar.add_widget(UnitChip(text=text, unit_id=u.id, fill=fill, ink=ink_for(fill),
                                     selected=u.id == self.selected_unit, view=self))
 
     # ------------------------------------------------------------------ text
-    def _unit_name(self, u) -> str:
-        return f"{nice(u.kind)} #{u.id}"
+    def _unit_name(self, u, owner=False) -> str:
+        """'the Settler at row 2, column 5' ('one of the 2 Settlers ...'); with owner: "Ana's ..."."""
+        return L.unit_words(u, self.ctrl.state, self.ctrl.name if owner else None)
+
+    @staticmethod
+    def _cap(text: str) -> str:
+        return text[:1].upper() + text[1:]
 
     def _hint(self) -> str:
         if self.ctrl is None:
@@ -299,9 +315,9 @@ class MapView(BoxLayout):
             u = s.units.get(self.selected_unit) if self.selected_unit else None
             if u is not None:
                 if self.reach:
-                    return (f"{self._unit_name(u)} at {u.space}: tap a highlighted space "
-                            f"({len(self.reach)} in reach), or another unit.")
-                return f"{self._unit_name(u)} cannot move: {self._why_immobile(u)}"
+                    return (f"{self._cap(self._unit_name(u))}: tap a highlighted space "
+                            f"({L.count(len(self.reach), 'space')} in reach), or another unit.")
+                return f"{self._cap(self._unit_name(u))} cannot move: {self._why_immobile(u)}"
             if self.selected_space:
                 return self._space_info(self.selected_space)
             return f"{self.ctrl.name(self.acting)}: tap one of your units, then a highlighted space."
@@ -312,7 +328,7 @@ class MapView(BoxLayout):
     def _space_info(self, sid) -> str:
         ctrl, s = self.ctrl, self.ctrl.state
         sp = s.board.spaces[sid]
-        parts = [f"{sid}: {'water' if sp.water else 'land'}"]
+        parts = [f"{self._cap(L.space_words(sid))}: {'water' if sp.water else 'land'}"]
         if sp.res:
             parts.append(", ".join(nice(r) for r in sp.res))
         if sp.capital:
@@ -323,18 +339,14 @@ class MapView(BoxLayout):
         else:
             own = ctrl.game.controller(s, sid)
             parts.append(f"held by {ctrl.name(own)}" if own else "contested")
-            parts.append(f"{len(here)} unit{'s' if len(here) != 1 else ''} (listed below)")
+            parts.append(f"{L.count(len(here), 'unit')} (listed below)")
         return "; ".join(parts) + "."
 
     def _unit_info(self, u) -> str:
-        bits = [f"{self._unit_name(u)} of {self.ctrl.name(u.owner)} at {u.space}"]
-        if u.damage:
-            bits.append(f"{u.damage} damage")
-        if u.carrier:
-            bits.append(f"on Ship #{u.carrier}")
-        cargo = [x.id for x in self.ctrl.state.units.values() if x.carrier == u.id]
+        bits = [self._cap(self._unit_name(u, owner=True))]
+        cargo = [x for x in self.ctrl.state.units.values() if x.carrier == u.id]
         if cargo:
-            bits.append("carrying " + ", ".join(f"#{i}" for i in cargo))
+            bits.append("carrying " + L.units_words(self.ctrl.state, [x.id for x in cargo], self.ctrl.name))
         if u.moved:
             bits.append("has moved this turn")
         return "; ".join(bits) + "."
@@ -449,7 +461,7 @@ class MapView(BoxLayout):
         if why:
             self.message, self.error = f"Not allowed: {why}", True
             return False
-        name, src = self._unit_name(u), u.space
+        name = self._cap(self._unit_name(u))
         if self.screen is None or not self.screen.submit(a):
             self.message = getattr(self.screen, "message", "") or "The move was not made."
             self.error = True
@@ -457,5 +469,5 @@ class MapView(BoxLayout):
         self._unselect()
         self.selected_space = sid
         self._render()
-        self.message, self.error = f"{name} from {src} to {sid}: tap Confirm to move it.", False
+        self.message, self.error = f"{name} to {L.space_words(sid)}: tap Confirm to move it.", False
         return True
