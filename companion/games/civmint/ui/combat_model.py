@@ -162,7 +162,7 @@ def last_battle_text(ctrl, known: dict | None = None) -> str:
     elif known.get(dmg) and known[dmg][1] != u.owner:
         fate = f"{name(dmg)} was conquered by {ctrl.name(u.owner)}"
     else:
-        fate = f"{name(dmg)} took 1 damage ({u.damage}/{_strength(u.kind)})"
+        fate = f"{name(dmg)} took 1 damage (now {u.damage} of {_strength(u.kind)})"
     return (f"Last battle: attacker {name(lb['attacker'])} rolled {a} (total {ta}) vs defender "
             f"{name(lb['defender'])} rolled {d} (total {td}); {ctrl.name(lb['winner'])} won; {fate}.")
 

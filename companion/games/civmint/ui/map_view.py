@@ -346,7 +346,8 @@ class MapView(BoxLayout):
         bits = [self._cap(self._unit_name(u, owner=True))]
         cargo = [x for x in self.ctrl.state.units.values() if x.carrier == u.id]
         if cargo:
-            bits.append("carrying " + L.units_words(self.ctrl.state, [x.id for x in cargo], self.ctrl.name))
+            bits.append("carrying " + "; ".join(L.unit_words(x, self.ctrl.state, self.ctrl.name, where=False)
+                                                for x in cargo))
         if u.moved:
             bits.append("has moved this turn")
         return "; ".join(bits) + "."
