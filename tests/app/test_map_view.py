@@ -323,7 +323,39 @@ def scenario_ship_and_damage_drawn(app, drv):
         scr.tabs["map"].update(scr, ctrl, ctrl.snapshot())
 
 
+def scenario_space_picker(app, drv):
+    """The pickers' "area" questions are answered on a map: the offered spaces lit where the table
+    has them (48 dp targets, row and column numbers from 1), the others dim; a tap picks."""
+    from companion import games
+    from companion.decisions import Question
+    from kivy.metrics import dp
+
+    from companion.games.civmint.ui.map_view import SpaceBlank, SpaceCell, SpacePicker
+
+    assert games.get_module("civmint").pickers["area"].endswith(":SpacePicker")
+    new_dashboard_game(app, drv, seed=2)
+    board = app.ctrl.state.board
+    offered = ["r0c1", "r2c2", "r5c5"]
+    q = Question("to", "area", "To which space?", [(s, L.cap(L.space_words(s))) for s in offered])
+    got = []
+    w = SpacePicker()
+    w.offer(q, got.append)
+    cells = [c for c in w.walk() if isinstance(c, SpaceCell)]
+    blanks = [c for c in w.walk() if isinstance(c, SpaceBlank)]
+    assert sorted(c.value for c in cells) == offered and len(blanks) == board.size ** 2 - 3
+    assert all(c.width >= dp(48) and c.height >= dp(48) for c in cells)
+    assert [c.water for c in cells] == [c.value in board.water for c in cells]
+    numbers = [x.text for x in w.walk() if type(x).__name__ == "MapLabel"]
+    assert numbers == [str(i + 1) for i in range(board.size)] * 2
+    drv.press([c for c in cells if c.value == "r2c2"][0])
+    assert got == ["r2c2"]
+
+
 # ------------------------------------------------------------------ tests
+def test_space_picker(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_space_picker", tmp_path)
+
+
 def test_new_game_map_layout(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_new_game_map_layout", tmp_path)
 

@@ -12,16 +12,20 @@ Outside the Move step a tap only tells what is on a space. No rule is decided he
 """
 from __future__ import annotations
 
+import re
+
 from kivy.graphics import Color, Ellipse
 from kivy.metrics import dp, sp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
 from kivy.factory import Factory
+from kivy.uix.anchorlayout import AnchorLayout
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
+from kivy.uix.widget import Widget
 
 from companion.engine.errors import SetupError
 from companion.games.civmint.board import LETTERS, OFFSETS, Board, parse_token
@@ -472,3 +476,69 @@ class MapView(BoxLayout):
         self._render()
         self.message, self.error = f"{name} to {L.space_words(sid)}: tap Confirm to move it.", False
         return True
+
+
+# ---------------------------------------------------------------------- the pickers' space picker
+_SPACE_ID = re.compile(r"^r(\d+)c(\d+)$")
+
+
+class SpaceCell(Button):
+    """A space the question offers: tap it to pick it."""
+    value = StringProperty("")
+    water = BooleanProperty(False)
+
+
+class SpaceBlank(Widget):
+    """A space the question does not offer (drawn so the offered ones sit where the table has them)."""
+    water = BooleanProperty(False)
+
+
+class SpacePicker(BoxLayout):
+    """The map as the pickers' widget for "area" questions (GameModule.pickers): the board with its
+    row and column numbers, the offered spaces lit and tappable (at least 48 dp), the others
+    drawn dim. `offer(question, on_pick)`: question.options are (space id, words) pairs; a tap
+    calls on_pick(space id). Options that are not map spaces are listed as buttons below."""
+
+    def offer(self, question, on_pick):
+        from kivy.app import App
+
+        self.clear_widgets()
+        offered = {}
+        others = []
+        for value, label in question.options:
+            m = _SPACE_ID.match(str(value))
+            if m:
+                offered[(int(m.group(1)), int(m.group(2)))] = (value, label)
+            else:
+                others.append((value, label))
+        ctrl = getattr(App.get_running_app(), "ctrl", None)
+        board = getattr(getattr(ctrl, "state", None), "board", None)
+        n = board.size if board is not None else (max((max(k) for k in offered), default=0) + 1)
+        if offered:
+            band, cell = dp(20), dp(48)
+            grid = GridLayout(cols=n + 1, size_hint=(None, None), width=band + n * cell, height=band + n * cell)
+            grid.add_widget(Widget(size_hint=(None, None), size=(band, band)))
+            for c in range(n):
+                grid.add_widget(Factory.MapLabel(text=str(c + 1), size_hint=(None, None), size=(cell, band)))
+            for r in range(n):
+                grid.add_widget(Factory.MapLabel(text=str(r + 1), size_hint=(None, None), size=(band, cell)))
+                for c in range(n):
+                    sid = f"r{r}c{c}"
+                    water = bool(board is not None and sid in board.water)
+                    if (r, c) in offered:
+                        value, label = offered[(r, c)]
+                        b = SpaceCell(value=value, water=water, size_hint=(None, None), size=(cell, cell))
+                        b.bind(on_release=lambda w: on_pick(w.value))
+                        grid.add_widget(b)
+                    else:
+                        grid.add_widget(SpaceBlank(water=water, size_hint=(None, None), size=(cell, cell)))
+            holder = AnchorLayout(size_hint_y=None, height=grid.height)
+            holder.add_widget(grid)
+            self.add_widget(Label(text=f"Tap a lit space ({L.count(len(offered), 'choice')}).",
+                                  size_hint_y=None, height=dp(28), font_size="14sp"))
+            self.add_widget(holder)
+        for value, label in others:
+            b = Button(text=label, size_hint_y=None, height=dp(52))
+            b.bind(on_release=lambda w, v=value: on_pick(v))
+            self.add_widget(b)
+        self.height = sum(w.height for w in self.children) + self.spacing * max(0, len(self.children) - 1)
