@@ -18,6 +18,8 @@ sys.path.insert(0, HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 import economy_games as E  # noqa: E402
+
+from companion.games.civmint import labels as L  # noqa: E402
 from gui_process import run_scenario  # noqa: E402
 
 pytestmark = pytest.mark.timeout(240)
@@ -161,7 +163,10 @@ def test_combat_model_follows_engine(tmp_path):
         assert M.stage_of(c, legal) == "retreat"
         ch = M.choice_actions(c, legal)
         assert [o["action"]["to"] for o in ch] == c.state.combat["options"] and len(ch) > 1
-        assert all(o["action"] in legal and o["text"].startswith("Retreat #") for o in ch)
+        assert all(o["action"] in legal and o["text"].startswith("Retreat ") for o in ch)
+        # the unit by kind and where to, as the table names them: never an id
+        assert [o["text"].endswith(" to " + L.space_words(o["action"]["to"])) for o in ch] == [True] * len(ch)
+        assert not any("#" in o["text"] for o in ch)
     finally:
         c.close()
 
@@ -180,7 +185,8 @@ def test_combat_model_defender_choice(tmp_path):
         assert b["defender"] is None and b["defender_text"] == "(being chosen)"
         ch = M.choice_actions(c, legal)
         assert len(ch) > 1 and [o["action"] for o in ch] == [a for a in legal if a["type"] == "defend"]
-        assert all(o["text"].startswith("Defend with #") for o in ch)
+        assert all(o["text"].startswith("Defend with the ") or o["text"].startswith("Defend with one of the ")
+                   for o in ch), [o["text"] for o in ch]
         c.dispatch(ch[-1]["action"])
         assert M.stage_of(c, c.legal_actions()) == "roll"
         assert M.battle(c)["defender"].id == ch[-1]["action"]["unit"]
@@ -282,7 +288,7 @@ def scenario_combat(app, drv):
     p = _panel(app, "CombatPanel")
     assert "[color=ffd24d]Choose attack" in p.stage_text
     cont = ctrl.game.contested_spaces(ctrl.state)
-    assert "Contested: " in p.spaces_text and all(sp in p.spaces_text for sp in cont)
+    assert "Contested: " in p.spaces_text and all(L.space_words(sp) in p.spaces_text for sp in cont)
     n0 = len(ctrl.journal)
 
     # 1. choose the attack: one button per legal attack, tap + Confirm
@@ -304,8 +310,10 @@ def scenario_combat(app, drv):
     assert "[color=ffd24d]Roll" in p.stage_text and p.show_dice
     assert "Roll 2 dice in the wells" in p.dice_text and scr.awaiting_dice
     b = M.battle(ctrl)
-    assert f"attack +{b['attack_bonus']}" in p.battle_text and f"#{b['attacker'].id} " in p.battle_text
-    assert f"#{b['defender'].id} " in p.battle_text
+    assert f"attack +{b['attack_bonus']}" in p.battle_text
+    for u in (b["attacker"], b["defender"]):  # each side by owner and kind, no unit number
+        assert f"{ctrl.name(u.owner)}'s" in p.battle_text and L.nice(u.kind) in p.battle_text
+    assert "#" not in p.battle_text
     drv.shot("panel-combat-roll")
 
     # 2. dice entered by touch: attacker 1, defender 6
@@ -353,7 +361,7 @@ def scenario_combat(app, drv):
     assert lb["dice"] == [1, 6]
     assert p.last_text.startswith("Last battle:") and f"{ctrl.name(lb['winner'])} won" in p.last_text
     hurt = ctrl.state.units.get(lb["damaged"])
-    assert (hurt is None and "eliminated" in p.last_text) or f"({hurt.damage}/" in p.last_text
+    assert (hurt is None and "eliminated" in p.last_text) or f"(now {hurt.damage} of " in p.last_text
 
     # 4. retreat: the legal destinations, chosen by touch
     cb = ctrl.state.combat

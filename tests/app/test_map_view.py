@@ -9,6 +9,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import economy_games as E  # noqa: E402
+
+from companion.games.civmint import labels as L  # noqa: E402
 from gui_process import run_scenario  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -30,6 +32,14 @@ def tap_at(drv, x, y):
 
 def tap_widget(drv, w):
     drv.pump(2)  # widgets made by the last change are laid out on the next frame
+    from kivy.uix.scrollview import ScrollView
+
+    p = w.parent
+    while p is not None and not isinstance(p, ScrollView):
+        p = p.parent
+    if p is not None:  # on a small window the map scrolls: bring the target into view, as a player would
+        p.scroll_to(w, padding=0, animate=False)
+        drv.pump(2)
     tap_at(drv, *w.to_window(*w.center))
 
 
@@ -145,8 +155,15 @@ def scenario_touch_move(app, drv):
     # spaces are >= 48 dp; when they do not fit, the map scrolls instead of shrinking
     assert grid.cell >= dp(48)
     sc = view.ids.scroller
-    assert grid.width <= sc.width + 1 or sc.do_scroll_x
-    assert grid.height <= sc.height + 1 or sc.do_scroll_y
+    assert view.ids.framed.width <= sc.width + 1 or sc.do_scroll_x
+    assert view.ids.framed.height <= sc.height + 1 or sc.do_scroll_y
+    # rows and columns numbered from 1 along the map's edges, as on the printed map
+    n = ctrl.state.board.size
+    assert [w.text for w in reversed(view.ids.col_labels.children)] == [str(i + 1) for i in range(n)]
+    assert [w.text for w in reversed(view.ids.row_labels.children)] == [str(i + 1) for i in range(n)]
+    first_row = view._spaces[ctrl.state.board.ids[0]]
+    top = list(reversed(view.ids.row_labels.children))[0]
+    assert abs(top.center_y - first_row.center_y) < 2 and abs(top.height - first_row.height) < 2
 
     # ---- outside the Move step the map only tells what is on a space
     advance_to(app, lambda c: c.state.step == "trade")
@@ -154,7 +171,9 @@ def scenario_touch_move(app, drv):
     home = ctrl.state.board.home["p1"]
     tap_widget(drv, view._spaces[home])
     assert not view.interactive and view.selected_space == home and view.selected_unit == 0
-    assert view.message.startswith(f"{home}: land") and "held by Ada" in view.message
+    # the space as the printed map numbers it (from 1), never its id
+    assert view.message.startswith(f"{L.cap(L.space_words(home))}: land") and "held by Ada" in view.message
+    assert home not in view.message
     chips = [c.unit_id for c in view.ids.chips.children]
     assert sorted(chips) == sorted(u.id for u in ctrl.game.units_at(ctrl.state, home))
     drv.pump(2)
@@ -247,7 +266,8 @@ def scenario_touch_move(app, drv):
     # an enemy unit is described, never selected
     enemy = ctrl.game.units_of(ctrl.state, "p1" if seat == "p2" else "p2")[0]
     assert view.tap_unit(enemy.id) is False
-    assert view.selected_unit == 0 and f"#{enemy.id}" in view.message
+    assert view.selected_unit == 0 and f"{ctrl.name(enemy.owner)}'s {L.nice(enemy.kind)}" in view.message
+    assert L.space_words(enemy.space) in view.message and "#" not in view.message
     drv.shot(f"map-move-done-{size}")
 
     # past the Move step the map is read-only again
@@ -291,16 +311,51 @@ def scenario_ship_and_damage_drawn(app, drv):
         assert view._spaces[land].contested
         assert marker_of(view, 92).damage == 1
         view.tap_space(water)
-        assert "Ship 90" in [c.text for c in view.ids.chips.children]
+        assert "Ship" in [c.text for c in view.ids.chips.children]
+        assert "Infantry, 1 damage, aboard" in [c.text for c in view.ids.chips.children]
         view.tap_unit(91)
-        assert "on Ship #90" in view.message
+        assert view.message.startswith("Ada's Infantry (1 damage) on a Ship at " + L.space_words(water)), view.message
+        view.tap_unit(90)
+        assert "carrying Ada's Infantry (1 damage)." in view.message, view.message
         drv.shot("map-ship-damage")
     finally:
         ctrl.session.state = real
         scr.tabs["map"].update(scr, ctrl, ctrl.snapshot())
 
 
+def scenario_space_picker(app, drv):
+    """The pickers' "area" questions are answered on a map: the offered spaces lit where the table
+    has them (48 dp targets, row and column numbers from 1), the others dim; a tap picks."""
+    from companion import games
+    from companion.decisions import Question
+    from kivy.metrics import dp
+
+    from companion.games.civmint.ui.map_view import SpaceBlank, SpaceCell, SpacePicker
+
+    assert games.get_module("civmint").pickers["area"].endswith(":SpacePicker")
+    new_dashboard_game(app, drv, seed=2)
+    board = app.ctrl.state.board
+    offered = ["r0c1", "r2c2", "r5c5"]
+    q = Question("to", "area", "To which space?", [(s, L.cap(L.space_words(s))) for s in offered])
+    got = []
+    w = SpacePicker()
+    w.offer(q, got.append)
+    cells = [c for c in w.walk() if isinstance(c, SpaceCell)]
+    blanks = [c for c in w.walk() if isinstance(c, SpaceBlank)]
+    assert sorted(c.value for c in cells) == offered and len(blanks) == board.size ** 2 - 3
+    assert all(c.width >= dp(48) and c.height >= dp(48) for c in cells)
+    assert [c.water for c in cells] == [c.value in board.water for c in cells]
+    numbers = [x.text for x in w.walk() if type(x).__name__ == "MapLabel"]
+    assert numbers == [str(i + 1) for i in range(board.size)] * 2
+    drv.press([c for c in cells if c.value == "r2c2"][0])
+    assert got == ["r2c2"]
+
+
 # ------------------------------------------------------------------ tests
+def test_space_picker(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_space_picker", tmp_path)
+
+
 def test_new_game_map_layout(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_new_game_map_layout", tmp_path)
 

@@ -26,11 +26,12 @@ def test_a_moved_units_entry_reads_the_same_after_later_moves():
     cav = put(s, "p1", "cavalry", "r2c2")
     s, first = _record(log, s, "move", player="p1", unit=cav, to="r2c3")
     text = first.text
-    assert "r2c2" in text and "r2c3" in text, text  # from where, to where: as it happened
+    # from where, to where: as it happened, rows and columns counted from 1 as on the printed map
+    assert "row 3, column 3" in text and "row 3, column 4" in text, text
     s.units[cav] = s.units[cav]._replace(moved=False)  # a later turn
     s, _ = _record(log, s, "move", player="p1", unit=cav, to="r2c4")
     assert log.entries[0].text == text
-    assert "r2c3" in log.entries[1].text and "r2c4" in log.entries[1].text
+    assert "row 3, column 4" in log.entries[1].text and "row 3, column 5" in log.entries[1].text
 
 
 def test_an_earthquake_that_kills_a_cavalry_says_which_die_to_remove():
@@ -48,7 +49,7 @@ def test_an_earthquake_that_kills_a_cavalry_says_which_die_to_remove():
     assert cav not in s.units
     words = "\n".join(e for x in log.entries for e in x.effects)
     assert "Global event for Ana: %d - Earthquake" % earthquake in words
-    assert "Ana's Cavalry at row 2, column 2 is gone: take its die off the map." in words
+    assert "Ana's Cavalry at row 3, column 3 is gone: take its die off the map." in words
     assert "Settler" not in words
 
 
@@ -66,9 +67,11 @@ def test_a_battle_and_a_conquest_have_entries():
         s, _ = _record(log, s, "attack", player="p1", unit=u, target=P2_CAP)
         s, e = _record(log, s, "roll_combat", attacker=6, defender=1)
         assert e.text.endswith("rolled by Ana (attacker) and Ben (defender)"), e.text
-        assert any(x.startswith("Battle: Ana's Infantry at row 4, column 4 (6, total") and "Ana wins" in x
+        # four Infantry on one space: "one of Ana's 4 Infantry at ..." until their damage differs
+        assert any(x.startswith("Battle: ") and "Ana's" in x and "Infantry at row 5, column 5 (6, total" in x
+                   and "Ana wins" in x
                    and "Ben's Capital takes 1 damage" in x for x in e.effects), e.effects
-    assert any("Ben's Capital at row 4, column 4 is conquered by Ana" in x for x in e.effects), e.effects
+    assert any(x.startswith("Ben's Capital (3 damage) at row 5, column 5 is conquered by Ana") for x in e.effects), e.effects
 
 
 def test_undone_entries_stay_marked_and_the_rebuild_equals_the_live_log(tmp_path):

@@ -63,6 +63,7 @@ MODULE = GameModule(
         "event_choice": "companion.games.civmint.ui.event_panel:EventPanel",
     },
     tabs=(("map", "Map", "companion.games.civmint.ui.map_view:MapView"),),
+    pickers={"area": "companion.games.civmint.ui.map_view:SpacePicker"},  # a space is tapped on a map
     tab_for_step={"move": "map"},
     kv_files=tuple(os.path.join(_UI, f) for f in sorted(os.listdir(_UI)) if f.endswith(".kv")),
     register="docs/interpretation-register.md", trace="docs/civmint-trace.md", order=0,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from companion.games.civmint.data_load import DATA
 
-from .labels import nice
+from .labels import _a, count, nice, plural
 
 
 @dataclass
@@ -183,9 +183,9 @@ def delta_lines(rec: RoundRecord, seat) -> list:
     out.append(sc)
     res = []
     if d["gained"]:
-        res.append("gained " + ", ".join(f"{n} {nice(r)}" for r, n in d["gained"].items()))
+        res.append("gained " + ", ".join(count(n, nice(r)) for r, n in d["gained"].items()))
     if d["spent"]:
-        res.append("spent " + ", ".join(f"{n} {nice(r)}" for r, n in d["spent"].items()))
+        res.append("spent " + ", ".join(count(n, nice(r)) for r, n in d["spent"].items()))
     if res:
         out.append("Resources: " + "; ".join(res))
     moves = [f"{nice(t)} {DATA.dev[t][b]['name']}" for t, (_, b) in d["development"].items()]
@@ -203,11 +203,11 @@ def delta_lines(rec: RoundRecord, seat) -> list:
 def unit_change_words(changes: dict) -> str:
     """{("lost", "cavalry"): 1, ("became", "settler", "cavalry"): 1, ...} -> "1 Settler became a
     Cavalry; lost 1 Cavalry" (upgrades, new, taken from another player, lost)."""
-    became = [f"{n} {nice(k[1])} became {'a ' if n == 1 else ''}{nice(k[2])}"
+    became = [f"{count(n, nice(k[1]))} became {_a(nice(k[2])) if n == 1 else plural(nice(k[2]), n)}"
               for k, n in changes.items() if k[0] == "became"]
-    new = [f"{n} {nice(k[1])}" for k, n in changes.items() if k[0] == "new"]
-    took = [f"{n} {nice(k[1])}" for k, n in changes.items() if k[0] == "took"]
-    lost = [f"{n} {nice(k[1])}" for k, n in changes.items() if k[0] == "lost"]
+    new = [count(n, nice(k[1])) for k, n in changes.items() if k[0] == "new"]
+    took = [count(n, nice(k[1])) for k, n in changes.items() if k[0] == "took"]
+    lost = [count(n, nice(k[1])) for k, n in changes.items() if k[0] == "lost"]
     parts = became + [f"{word} {', '.join(items)}" for word, items in
                       (("new", new), ("took", took), ("lost", lost)) if items]
     return "; ".join(parts)
@@ -230,6 +230,11 @@ def end_reason_text(reason: str, name=lambda seat: seat, max_rounds=None) -> str
     if what.startswith("holds_capital_of_"):
         return f"{who} holds the Capital of {name(what[len('holds_capital_of_'):])}."
     return nice(reason)
+
+
+# how a finished game was decided (the engine's decided_by), after the two totals
+DECIDED_BY = {"total": "", "development": ", decided by development points",
+              "aspects": ", decided by aspect points", "tie": ", tied on every count"}
 
 
 def headline(result: dict, name=lambda seat: seat) -> str:

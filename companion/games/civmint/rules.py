@@ -12,6 +12,7 @@ from companion.engine.flow import Flow
 from companion.engine.game import Game
 
 from .board import Board
+from . import labels as L
 from .data_load import DATA
 from .lanes import position_of, set_engine_value
 from .state import SEATS, Player, State, Unit, other
@@ -573,11 +574,11 @@ class CivMint(Game):
             try:
                 uid = int(k)
             except ValueError:
-                raise Rejected("production.pick", f"pick key {k!r} is not a unit id") from None
+                raise Rejected("production.pick", "a production pick names no unit") from None
             if uid not in choices:
-                raise Rejected("production.pick", f"unit {uid} is not a Settler of yours with a choice of resource")
+                raise Rejected("production.pick", f"{L.cap(L.unit_ref(s, uid))} is not a Settler of yours with a choice of resource")
             if r not in choices[uid]:
-                raise Rejected("production.pick", f"unit {uid}'s space does not offer {r!r} (offers {list(choices[uid])})")
+                raise Rejected("production.pick", f"{L.cap(L.unit_ref(s, uid))}: its space does not offer {L.nice(r)} (it offers {', '.join(map(L.nice, choices[uid]))})")
 
     def do_produce(self, s, a):
         picks = {int(k): r for k, r in (a.get("picks") or ())}
@@ -599,7 +600,7 @@ class CivMint(Game):
         if give == get:
             raise Rejected("trade.resource", "give and get must differ")
         if p.res[give] < b["trade_rate"]:
-            raise Rejected("trade.rate", f"trading needs {b['trade_rate']} {give}, you have {p.res[give]}")
+            raise Rejected("trade.rate", f"trading needs {b['trade_rate']} {L.nice(give)}, you have {p.res[give]}")
 
     def do_trade(self, s, a):
         res = s.players[a["player"]].res
@@ -621,7 +622,7 @@ class CivMint(Game):
                 if r not in allowed:
                     raise Rejected("trade.resource", f"{r!r} cannot be traded")
                 if s.players[who].res[r] < n:
-                    raise Rejected("trade.opponent", f"{who} does not have {n} {r}")
+                    raise Rejected("trade.opponent", f"{'you do' if who == me else 'the other player does'} not have {n} {L.nice(r)}")
 
     def do_trade_opponent(self, s, a):
         s.t["offer"] = {"give": dict(a["give"]), "get": dict(a["get"])}
@@ -652,9 +653,9 @@ class CivMint(Game):
         uid = a["unit"] if uid is None else uid
         u = s.units.get(uid)
         if u is None:
-            raise Rejected("unit.unknown", f"there is no unit {uid}")
+            raise Rejected("unit.unknown", "that unit is not on the map")
         if u.owner != a["player"]:
-            raise Rejected("unit.owner", f"unit {uid} belongs to {u.owner}")
+            raise Rejected("unit.owner", f"{L.cap(L.unit_words(u, s))} is not yours")
         return u
 
     def check_pay_upkeep(self, s, a):
@@ -663,7 +664,7 @@ class CivMint(Game):
         cost = self.upkeep(s, a["player"])
         if not can_pay(s.players[a["player"]].res, cost):
             raise Rejected("upkeep.unaffordable",
-                           f"upkeep {cost} cannot be paid (Money counts as any resource): downgrade units")
+                           f"upkeep {L.amounts(cost)} cannot be paid (Money counts as any resource): downgrade units")
 
     def do_pay_upkeep(self, s, a):
         pay(s.players[a["player"]].res, self.upkeep(s, a["player"]))
@@ -704,7 +705,7 @@ class CivMint(Game):
         if u.kind == "capital":
             raise Rejected("unit.capital", "a Capital City cannot be disbanded or downgraded")
         if not U[u.kind]["downgrade_to"]:
-            raise Rejected("upkeep.downgrade", f"a {u.kind} cannot be downgraded (Settlers are disbanded)")
+            raise Rejected("upkeep.downgrade", f"{L._a(L.nice(u.kind))} cannot be downgraded (Settlers are disbanded)")
         if s.t.get("upkeep_paid"):
             raise Rejected("upkeep.downgrade", "downgrades are made before the upkeep is paid")
         if u.kind == "ship":
@@ -751,7 +752,7 @@ class CivMint(Game):
         if s.step == "upkeep" and not s.t.get("upkeep_paid"):
             raise Rejected("upkeep.must_pay", "repairs come after the upkeep is paid")
         if not u.damage:
-            raise Rejected("repair.undamaged", f"unit {u.id} has no damage")
+            raise Rejected("repair.undamaged", f"{L.cap(L.unit_words(u, s))} has no damage")
         cost = self.repair_cost(s)
         if s.players[a["player"]].res[RD["repair_currency"]] < cost:
             raise Rejected("repair.cost", f"removing this damage cube costs {cost} Money")
@@ -773,7 +774,7 @@ class CivMint(Game):
         if kind not in ("settler", "infantry"):
             raise Rejected("build.kind", f"only Settlers and Infantry are built directly; {kind!r} is an upgrade")
         if space not in s.board.spaces:
-            raise Rejected("map.space", f"unknown space {space!r}")
+            raise Rejected("map.space", f"this map has no space {L.space_words(space)}")
         if space not in s.board.land:
             raise Rejected("build.where", "units are built on land (Ships are upgraded from Settlers)")
         if self.dice_count(s, seat) >= RD["unit_dice"]:
@@ -789,7 +790,7 @@ class CivMint(Game):
             raise Rejected("build.where", "Infantry is built in your Villages, Cities or where you have Infantry")
         cost = _build_cost(kind)
         if not can_pay(s.players[seat].res, cost):
-            raise Rejected("build.cost", f"cannot pay {cost}")
+            raise Rejected("build.cost", f"cannot pay {L.amounts(cost)}")
 
     def do_build(self, s, a):
         seat, kind = a["player"], a["kind"]
@@ -820,7 +821,7 @@ class CivMint(Game):
             if self._has_enemy(s, sp, u.owner):
                 raise Rejected("build.where", "cannot launch a Ship into a space with enemy units")
         if not can_pay(s.players[u.owner].res, U[to]["build"]["cost"]):
-            raise Rejected("build.cost", f"cannot pay {U[to]['build']['cost']}")
+            raise Rejected("build.cost", f"cannot pay {L.amounts(U[to]['build']['cost'])}")
 
     def do_upgrade(self, s, a):
         u = s.units[a["unit"]]
@@ -881,17 +882,17 @@ class CivMint(Game):
     def check_move(self, s, a):
         u = self._own_unit(s, a)
         if u.kind == "capital" or self.unit_move(s, u) <= 0:
-            raise Rejected("move.immobile", f"a {u.kind} does not move")
+            raise Rejected("move.immobile", f"{L._a(L.nice(u.kind))} does not move")
         if u.moved:
-            raise Rejected("move.once", f"unit {u.id} has already moved this turn")
+            raise Rejected("move.once", f"{L.cap(L.unit_words(u, s))} has already moved this turn")
         if u.kind == "ship" and u.fresh:
             raise Rejected("move.ship_new", "Ships may not move the turn they are built")
         if a["to"] not in s.board.spaces:
-            raise Rejected("map.space", f"unknown space {a['to']!r}")
+            raise Rejected("map.space", f"this map has no space {L.space_words(a['to'])}")
         if a["to"] not in self.reachable(s, u):
             if u.kind == "ship" and a["to"] in s.board.land:
                 raise Rejected("move.ship_water", "Ships move only on water")
-            raise Rejected("move.range", f"{u.kind} {u.id} cannot reach {a['to']} this turn")
+            raise Rejected("move.range", f"{L.cap(L.unit_words(u, s))} cannot reach {L.space_words(a['to'])} this turn")
 
     def do_move(self, s, a):
         u = s.units[a["unit"]]
@@ -960,7 +961,7 @@ class CivMint(Game):
         u = self._own_unit(s, a)
         tgt = a["target"]
         if tgt not in s.board.spaces:
-            raise Rejected("map.space", f"unknown space {tgt!r}")
+            raise Rejected("map.space", f"this map has no space {L.space_words(tgt)}")
         if u.fought:
             raise Rejected("combat.once", "each unit fights in only one battle per turn")
         if self._has_enemy(s, u.space, u.owner) and tgt != u.space:
@@ -969,13 +970,13 @@ class CivMint(Game):
         cs = s.t.get("cspace")
         battles = self._battle_spaces(s)
         if cs and tgt != cs:
-            raise Rejected("combat.one_space", f"finish the battle for {cs} first (one contested space at a time)")
+            raise Rejected("combat.one_space", f"finish the battle for {L.space_words(cs)} first (one contested space at a time)")
         if not cs and battles and tgt not in battles:
             raise Rejected("combat.contested_first", "contested spaces are fought before ranged attacks")
         if self.attack_bonus(s, u, tgt) is None:
-            raise Rejected("combat.range", f"a {u.kind} cannot attack {tgt} from {u.space}")
+            raise Rejected("combat.range", f"{L.cap(L.unit_words(u, s))} cannot attack {L.space_words(tgt)}")
         if not self.defenders(s, tgt, u.owner):
-            raise Rejected("combat.no_defender", f"no enemy unit in {tgt} can defend")
+            raise Rejected("combat.no_defender", f"no enemy unit at {L.space_words(tgt)} can defend")
 
     def do_attack(self, s, a):
         tgt = a["target"]
@@ -993,7 +994,7 @@ class CivMint(Game):
             raise Rejected("combat.stage", "no defender is being chosen now")
         u = self._own_unit(s, a)
         if u not in self.defenders(s, s.combat["target"], s.active):
-            raise Rejected("combat.defender", f"unit {u.id} cannot defend {s.combat['target']} "
+            raise Rejected("combat.defender", f"{L.cap(L.unit_words(u, s))} cannot defend {L.space_words(s.combat['target'])} "
                            "(it must be there and not carried on a Ship)")
 
     def do_defend(self, s, a):
@@ -1165,10 +1166,10 @@ class CivMint(Game):
         if not c or c["stage"] != "retreat":
             raise Rejected("combat.stage", "no retreat is being chosen now")
         if a["unit"] != c["unit"]:
-            raise Rejected("combat.retreat", f"unit {c['unit']} retreats now (most damaged first, sides alternate)")
+            raise Rejected("combat.retreat", f"{L.cap(L.unit_ref(s, c['unit']))} retreats now (most damaged first, sides alternate)")
         if a["to"] not in c["options"]:
             raise Rejected("combat.retreat", f"retreat to a friendly adjacent space, else an unoccupied one: "
-                           f"{', '.join(c['options'])}")
+                           f"{L.spaces_words(c['options'], 'or')}")
 
     def do_retreat(self, s, a):
         c = s.combat
@@ -1238,10 +1239,10 @@ class CivMint(Game):
             raise Rejected("research.track", f"unknown development track {t!r}")
         pos = s.players[a["player"]].dev[t]
         if pos >= TOP_DEV[t]:
-            raise Rejected("research.top", f"{t} is at its top level")
+            raise Rejected("research.top", f"{L.nice(t)} is at its top level")
         cost = research_cost(t, pos)
         if s.t.get("research_left", 0) < cost:
-            raise Rejected("research.cost", f"advancing {t} costs {cost} research, {s.t.get('research_left', 0)} left")
+            raise Rejected("research.cost", f"advancing {L.nice(t)} costs {cost} research, {s.t.get('research_left', 0)} left")
 
     def _dev_enter(self, s, seat, track, pos):
         p = s.players[seat]
@@ -1265,9 +1266,9 @@ class CivMint(Game):
             raise Rejected("taxation.one_aspect", "only ONE Civilization Aspect advance per turn")
         lv = s.players[a["player"]].asp[t]
         if lv >= 6:
-            raise Rejected("taxation.top", f"{t} is at its top level")
+            raise Rejected("taxation.top", f"{L.nice(t)} is at its top level")
         if s.players[a["player"]].res["money"] < lv + 1:
-            raise Rejected("taxation.money", f"advancing {t} to level {lv + 1} costs {lv + 1} Money")
+            raise Rejected("taxation.money", f"advancing {L.nice(t)} to level {lv + 1} costs {lv + 1} Money")
 
     def do_improve_aspect(self, s, a):
         t = a["track"]
@@ -1428,7 +1429,7 @@ class CivMint(Game):
             got = list(a[field])
             need = len(opts[0][field])
             if len(got) != need or len(set(got)) != need:
-                raise Rejected(f"event.{n}", f"{e['name']}: choose exactly {need} different {field}")
+                raise Rejected(f"event.{n}", f"{e['name']}: choose exactly {L.count(need, field[:-1])}, all different")
             for x in got:
                 if eff == "gather":
                     ok = s.board.spaces.get(x) is not None and s.board.spaces[x].res and \
@@ -1531,9 +1532,9 @@ class CivMint(Game):
         for uid in set(ids):
             u = s.units.get(uid)
             if u is None or u.owner != seat:
-                raise Rejected("unit.owner", f"unit {uid} is not yours")
+                raise Rejected("unit.owner", f"{L.cap(L.unit_ref(s, uid))} is not yours")
             if ids.count(uid) > u.damage:
-                raise Rejected("repair.undamaged", f"unit {uid} has only {u.damage} damage")
+                raise Rejected("repair.undamaged", f"{L.cap(L.unit_words(u, s))} has only {L.count(u.damage, 'damage cube')}")
 
     def do_round_repair(self, s, a):
         for uid in a["units"]:

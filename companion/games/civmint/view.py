@@ -2,7 +2,7 @@
 results and the round summary. Rules stay in rules.py; this module only reads them."""
 from __future__ import annotations
 
-from companion.games.contract import GameView
+from companion.games.contract import GameView, Pick
 
 from . import history as H
 from . import labels
@@ -17,13 +17,50 @@ class CivMintView(GameView):
     def action_label(self, action: dict, state, setup) -> str:
         return labels.describe(action, state, lambda seat: self.name(setup, seat))
 
+    # pickers: units and spaces by their words on the table, never by their ids ----------------
+    SPACE_FIELDS = {"space": "Which space?", "target": "Which space to attack?", "spaces": "Which spaces?"}
+    TO_SPACE = ("move", "retreat")  # their "to" is a space; an upgrade's "to" is a kind
+
+    def picks(self, game, action_type) -> tuple:
+        out = []
+        for p in super().picks(game, action_type):
+            if p.field == "unit":
+                out.append(Pick("unit", "unit", "Which unit?"))
+            elif p.field in self.SPACE_FIELDS or (p.field == "to" and action_type in self.TO_SPACE):
+                out.append(Pick(p.field, "area", self.SPACE_FIELDS.get(p.field, "To which space?")))
+            elif p.field == "units":
+                out.append(Pick("units", "unit", "Which units?"))
+            elif p.field == "to":
+                out.append(Pick("to", "choice", "Into what?"))
+            else:
+                out.append(p)
+        return tuple(out)
+
+    def value_label(self, game, state, setup, action_type, field, value) -> str:
+        name = lambda seat: self.name(setup, seat)  # noqa: E731
+        if field == "unit" and isinstance(value, int):
+            return labels.cap(labels.unit_ref(state, value))
+        if field == "units" and isinstance(value, (list, tuple)):
+            return labels.cap(labels.units_words(state, value)) if value else "None"
+        if field in self.SPACE_FIELDS or (field == "to" and action_type in self.TO_SPACE):
+            if isinstance(value, (list, tuple)):
+                return labels.cap(labels.spaces_words(value))
+            return labels.cap(labels.space_words(value))
+        if field == "picks" and isinstance(value, dict):
+            return "; ".join(f"{labels.cap(labels.unit_ref(state, int(k)))}: {nice(r)}"
+                             for k, r in value.items()) or "No choice"
+        if field in ("give", "get") and isinstance(value, dict):
+            return ", ".join(labels.count(n, nice(r)) for r, n in value.items()) or "Nothing"
+        return super().value_label(game, state, setup, action_type, field, value)
+
     def _unit_changes(self, before, after, setup, skip=()):
         """(unit id, plain words) for every die on the map that must change: gone, gained,
         conquered, moved, turned to another kind, damaged or repaired."""
         name = lambda seat: self.name(setup, seat)  # noqa: E731
 
-        def unit(u):
-            return f"{name(u.owner)}'s {nice(u.kind)} at {labels.space_words(u.space)}"
+        def unit(u, state=before):
+            w = labels.unit_words(u, state, name)
+            return w[0].upper() + w[1:]
         out = []
         for uid, u in sorted(before.units.items()):
             v = after.units.get(uid)
@@ -41,11 +78,11 @@ class CivMintView(GameView):
                 out.append((uid, f"{unit(u)} becomes a {nice(v.kind)}: turn its die to {nice(v.kind)}."))
             if v.damage != u.damage:
                 what = f"takes {v.damage - u.damage} damage" if v.damage > u.damage else "is repaired"
-                out.append((uid, f"{unit(v)} {what}: it has {v.damage} damage cube(s) now."))
+                out.append((uid, f"{unit(u)} {what}: it has {labels.count(v.damage, 'damage cube')} now."))
         for uid, v in sorted(after.units.items()):
             if uid not in before.units:
-                out.append((uid, f"{name(v.owner)} gains a {nice(v.kind)} at {labels.space_words(v.space)}: "
-                                 "put a die there."))
+                out.append((uid, f"{name(v.owner)} gains {labels._a(nice(v.kind))} at "
+                                 f"{labels.space_words(v.space)}: put a die there."))
         return out
 
     def table_changes(self, game, before, action: dict, after, setup) -> list:
@@ -80,7 +117,7 @@ class CivMintView(GameView):
         name = lambda seat: self.name(setup, seat)  # noqa: E731
 
         def unit(u):
-            return f"{name(u.owner)}'s {nice(u.kind)} at {labels.space_words(u.space)}"
+            return labels.unit_words(u, before, name)
         out = []
         t = action.get("type")
         lb = after.t.get("last_battle")
@@ -161,7 +198,7 @@ class CivMintView(GameView):
                 "aspects": p["aspects"],
                 "bonuses": dict(g.bonuses(s, seat)),
                 "upkeep": g.upkeep(s, seat),
-                "units": [labels.unit_text(u) for u in units],
+                "units": labels.unit_list(units),
                 "unit_counts": counts,
                 "score": score[seat],
             }
@@ -185,7 +222,7 @@ class CivMintView(GameView):
                 "ship_move", "combat_power_max")
         bonuses = "   ".join(f"{nice(k)} [b]{b[k]}[/b]" for k in keys if k in b)
         up = ", ".join(f"{n} {nice(r)}" for r, n in p["upkeep"].items()) or "none"
-        counts = ", ".join(f"{n} {k}" for k, n in sorted(p["unit_counts"].items()))
+        counts = ", ".join(labels.count(n, nice(k)) for k, n in sorted(p["unit_counts"].items()))
         units = f"{counts}\nUpkeep: {up}\n" + "; ".join(p["units"])
         sc = p["score"]
         score = f"Score [b]{sc['total']}[/b]  (" + ", ".join(
@@ -212,9 +249,10 @@ class CivMintView(GameView):
     def result_text(self, game, state, setup) -> str:
         res = game.result(state)
         sc = res["score"]
+        by = H.DECIDED_BY.get(res["decided_by"], "")
         return ("Game over - " + self.headline(game, state, setup) +
-                f" ({sc['p1']['total']} : {sc['p2']['total']}, decided by {res['decided_by']}). "
-                + "; ".join(str(r) for r in res["end_reasons"]))
+                f" ({sc['p1']['total']} : {sc['p2']['total']}{by}). "
+                + " ".join(self.end_reasons(game, state, setup)))
 
     # -- history -----------------------------------------------------------------------------
     def score_series(self, game, setup, history) -> dict:

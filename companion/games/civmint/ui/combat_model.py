@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from companion.games.civmint.data_load import DATA
 
+from .. import labels as L
 from ..labels import nice
 
 # stage indicator: (key, label); the engine's combat stages plus "attack" (no battle yet) and "next"
@@ -21,16 +22,24 @@ def _strength(kind) -> int:
 
 
 def unit_line(ctrl, u, with_owner=True) -> str:
-    """'#12 Ship (Anna), damage 1/2, carrying #9 Settler (damage 0)'."""
+    """"Anna's Ship, damage 1 of 2, carrying the Settler (no damage)" (no ids: kind, owner and
+    the space the panel names; twins counted: "one of Anna's 2 Infantry")."""
     s = ctrl.state
-    head = f"#{u.id} {nice(u.kind)}" + (f" ({ctrl.name(u.owner)})" if with_owner else "")
-    parts = [f"damage {u.damage}/{_strength(u.kind)}"]
+    n = L._twins(u, s)
+    kind = nice(u.kind)
+    owner = f"{ctrl.name(u.owner)}'s " if with_owner else ("the " if n == 1 else "")
+    head = f"one of {owner or 'the '}{n} {L.plural(kind, n)}" if n > 1 else f"{owner}{kind}"
+    parts = [f"damage {u.damage} of {_strength(u.kind)}"]
     if u.carrier:
-        parts.append(f"on Ship #{u.carrier}")
+        parts.append("on a Ship")
     cargo = sorted((x for x in s.units.values() if x.carrier == u.id), key=lambda x: x.id)
     if cargo:
-        parts.append("carrying " + ", ".join(f"#{x.id} {nice(x.kind)} (damage {x.damage})" for x in cargo))
+        parts.append("carrying " + "; ".join(f"{_a(nice(x.kind))} (damage {x.damage})" for x in cargo))
     return head + ", " + ", ".join(parts)
+
+
+def _a(kind) -> str:
+    return L._a(kind)
 
 
 def stage_of(ctrl, legal) -> str:
@@ -51,9 +60,10 @@ def attack_choices(ctrl, legal) -> list[dict]:
             continue
         u = s.units[a["unit"]]
         bonus = g.attack_bonus(s, u, a["target"])
-        where = "same space" if u.space == a["target"] else f"from {u.space}"
+        where = "same space" if u.space == a["target"] else f"from {L.space_words(u.space)}"
         groups.setdefault(a["target"], []).append(
-            {"action": a, "text": f"#{u.id} {nice(u.kind)} ({where}, attack +{bonus}, damage {u.damage}/{_strength(u.kind)})"})
+            {"action": a, "text": f"attack with {L.unit_words(u, s, where=False)} "
+                                  f"({where}, attack +{bonus}, damage {u.damage} of {_strength(u.kind)})"})
     return [{"target": t, "contested": t in contested, "options": opts}
             for t, opts in sorted(groups.items(), key=lambda kv: (kv[0] not in contested, kv[0]))]
 
@@ -118,12 +128,12 @@ def choice_actions(ctrl, legal) -> list[dict]:
     for a in legal:
         if a["type"] == "defend":
             u = s.units[a["unit"]]
-            out.append({"action": a, "text": f"Defend with #{u.id} {nice(u.kind)} "
-                                              f"(defence +{DATA.units[u.kind]['defence']}, damage {u.damage}/{_strength(u.kind)})"})
+            out.append({"action": a, "text": f"Defend with {L.unit_words(u, s, where=False)} "
+                                              f"(defence +{DATA.units[u.kind]['defence']}, damage {u.damage} of {_strength(u.kind)})"})
         elif a["type"] == "retreat":
             verb = "Disembark" if (s.combat or {}).get("kind") == "disembark" else "Retreat"
             u = s.units[a["unit"]]
-            out.append({"action": a, "text": f"{verb} #{u.id} {nice(u.kind)} to {a['to']}"})
+            out.append({"action": a, "text": f"{verb} {L.unit_words(u, s, where=False)} to {L.space_words(a['to'])}"})
     return out
 
 
@@ -139,9 +149,9 @@ def last_battle_text(ctrl, known: dict | None = None) -> str:
     def name(uid):
         u = s.units.get(uid)
         if u is not None:
-            return f"#{uid} {nice(u.kind)}"
+            return f"{ctrl.name(u.owner)}'s {nice(u.kind)}"
         k = known.get(uid)
-        return f"#{uid} {nice(k[0])}" if k else f"#{uid}"
+        return f"{ctrl.name(k[1])}'s {nice(k[0])}" if k else "the unit"
 
     a, d = lb["dice"]
     ta, td = lb["totals"]
@@ -152,7 +162,7 @@ def last_battle_text(ctrl, known: dict | None = None) -> str:
     elif known.get(dmg) and known[dmg][1] != u.owner:
         fate = f"{name(dmg)} was conquered by {ctrl.name(u.owner)}"
     else:
-        fate = f"{name(dmg)} took 1 damage ({u.damage}/{_strength(u.kind)})"
+        fate = f"{name(dmg)} took 1 damage (now {u.damage} of {_strength(u.kind)})"
     return (f"Last battle: attacker {name(lb['attacker'])} rolled {a} (total {ta}) vs defender "
             f"{name(lb['defender'])} rolled {d} (total {td}); {ctrl.name(lb['winner'])} won; {fate}.")
 

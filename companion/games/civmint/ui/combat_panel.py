@@ -13,6 +13,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from companion.kit import ChoiceButton, StepPanel
 
 from . import combat_model as M
+from .. import labels as L
 
 
 class WizardPanel(StepPanel):
@@ -100,9 +101,10 @@ class CombatPanel(WizardPanel):
         cur_sp = s.t.get("cspace")
         parts = []
         if cont:
-            parts.append("Contested: " + ", ".join(f"[b]{sp}[/b]" if sp == cur_sp else sp for sp in cont))
+            parts.append("Contested: " + "; ".join(f"[b]{L.space_words(sp)}[/b]" if sp == cur_sp
+                                                   else L.space_words(sp) for sp in cont))
         if cur_sp:
-            parts.append(f"Current battle space: [b]{cur_sp}[/b] (finish it first)")
+            parts.append(f"Current battle space: [b]{L.space_words(cur_sp)}[/b] (finish it first)")
         if not cont and stage in ("attack", "next"):
             parts.append("No contested space.")
         self.spaces_text = "\n".join(parts)
@@ -110,20 +112,21 @@ class CombatPanel(WizardPanel):
         # the battle
         b = M.battle(ctrl)
         if b:
-            lines = [f"[b]Battle for {b['target']}[/b]",
+            lines = [f"[b]Battle for {L.space_words(b['target'])}[/b]",
                      f"Attacker: {b['attacker_text']}  [b]attack +{b['attack_bonus']}[/b]",
                      f"Defender: {b['defender_text']}" + (f"  [b]defence +{b['defence_bonus']}[/b]"
                                                           if b["defence_bonus"] is not None else "")]
             sides = M.space_sides(ctrl, b["target"])
             for seat, us in sides.items():
-                lines.append(f"In {b['target']} ({ctrl.name(seat)}): " + "; ".join(us))
+                lines.append(f"At {L.space_words(b['target'])} ({ctrl.name(seat)}): " + "; ".join(us))
             self.battle_text = "\n".join(lines)
         elif s.combat and s.combat.get("stage") == "retreat":
             c = s.combat
             sides = M.space_sides(ctrl, c["from"])
-            lines = [f"[b]{'Disembark' if c['kind'] == 'disembark' else 'Retreat'} from {c['from']}[/b]: "
-                     f"#{c['unit']} {s.units[c['unit']].kind} ({ctrl.name(s.units[c['unit']].owner)}) chooses where to go"]
-            lines += [f"In {c['from']} ({ctrl.name(seat)}): " + "; ".join(us) for seat, us in sides.items()]
+            mover = L.unit_words(s.units[c["unit"]], s, ctrl.name, where=False)
+            lines = [f"[b]{'Disembark' if c['kind'] == 'disembark' else 'Retreat'} from {L.space_words(c['from'])}[/b]: "
+                     f"{mover} chooses where to go"]
+            lines += [f"At {L.space_words(c['from'])} ({ctrl.name(seat)}): " + "; ".join(us) for seat, us in sides.items()]
             self.battle_text = "\n".join(lines)
         elif stage == "next":
             self.battle_text = "No battle left to fight: end the combat step."
@@ -169,7 +172,7 @@ class CombatPanel(WizardPanel):
             for grp in M.attack_choices(self.ctrl, legal):
                 tag = " (contested)" if grp["contested"] else ""
                 for o in grp["options"]:
-                    opts.append((o["action"], f"{grp['target']}{tag}: {o['text']}"))
+                    opts.append((o["action"], f"{L.cap(L.space_words(grp['target']))}{tag}: {o['text']}"))
         else:
             ch = M.choice_actions(self.ctrl, legal)
             if ch and stage == "defend":

@@ -17,6 +17,7 @@ from kivy.uix.label import Label
 from companion.kit import StepPanel, nice
 
 from . import economy_model as M
+from .. import labels as L
 from ..help import step_help
 
 def fmt(change: dict, sign=True) -> str:
@@ -42,11 +43,11 @@ def pay_gain(change: dict) -> str:
     return "; ".join(parts) or "free"
 
 
-def unit_name(u) -> str:
+def unit_name(u, state=None) -> str:
+    """'the Settler at row 2, column 5' ('one of the 2 Settlers at ...'): never an id."""
     if u is None:
-        return "?"
-    dmg = f", damage {u.damage}" if u.damage else ""
-    return f"#{u.id} {nice(u.kind)} @{u.space}{dmg}"
+        return "a unit"
+    return L.unit_words(u, state)
 
 
 class EcoText(Label):
@@ -143,7 +144,7 @@ class EconomyPanel(StepPanel):
             return
         self.head(body, title)
         for r in repairs:
-            body.add_widget(self.button(f"Repair {unit_name(r['unit'])}: {pay_gain(r['change'])}",
+            body.add_widget(self.button(f"Repair {unit_name(r['unit'], self.ctrl.state)}: {pay_gain(r['change'])}",
                                         r["action"], key=f"repair:{r['action']['unit']}"))
 
 
@@ -174,17 +175,18 @@ class ProductionPanel(EconomyPanel):
         for row in p["units"]:
             u = row["unit"]
             if not row["yield"] and not row["options"]:
-                idle.append(unit_name(u))
+                idle.append(unit_name(u, self.ctrl.state))
                 continue
-            space = f"{row['space']} ({', '.join(nice(r) for r in row['space_res']) or 'no resources'})"
-            self.text(body, f"#{u.id} {nice(u.kind)} @ {space}: [b]{fmt(row['yield'])}[/b]")
+            space = f"{L.space_words(row['space'])} ({', '.join(nice(r) for r in row['space_res']) or 'no resources'})"
+            self.text(body, f"{L.cap(L.unit_words(u, self.ctrl.state, where=False))} at {space}: "
+                            f"[b]{fmt(row['yield'])}[/b]")
             if len(row["options"]) > 1:
                 self.row(body, self.label("Pick:", dp(56)), *[
                     self.button(nice(r), key=f"pick:{u.id}:{r}", selected=(r == row["pick"]),
                                 on_press=lambda uid=u.id, r=r: self.pick(uid, r))
                     for r in row["options"]])
         if idle:
-            self.text(body, "Collect nothing: " + ", ".join(idle), small=True, colour=(0.7, 0.7, 0.7, 1))
+            self.text(body, "Collect nothing: " + "; ".join(idle), small=True, colour=(0.7, 0.7, 0.7, 1))
         self.text(body, f"[b]Total to gain: {fmt(p['total'])}[/b]")
         body.add_widget(self.button(f"Produce ({fmt(p['total'])})", p["action"], key="produce", primary=True))
 
@@ -313,7 +315,7 @@ class UpkeepPanel(EconomyPanel):
                 then = fmt(c["need_after"], sign=False) if c["need_after"] else "nothing"
                 ok = "payable" if c["payable_after"] else "still not payable"
                 tail = f"; upkeep then {then} ({ok})" if st != "paid" else ""
-                body.add_widget(self.button(f"{verb} {unit_name(c['unit'])}: {pay_gain(c['change'])}{tail}",
+                body.add_widget(self.button(f"{verb} {unit_name(c['unit'], self.ctrl.state)}: {pay_gain(c['change'])}{tail}",
                                             a, key=f"{a['type']}:{a['unit']}"))
         self.repairs_section(body, u["repairs"], "Repairs (after paying)")
 
@@ -336,10 +338,11 @@ class BuildPanel(EconomyPanel):
             for o in opts:
                 a = o["action"]
                 if a["type"] == "build":
-                    text, key = f"Build at {o['space']}: {pay_gain(o['change'])}", f"build:{kind}:{o['space']}"
+                    text = f"Build at {L.space_words(o['space'])}: {pay_gain(o['change'])}"
+                    key = f"build:{kind}:{o['space']}"
                 else:
-                    where = f" -> {o['space']}" if a.get("space") else ""
-                    text = f"Upgrade {unit_name(o['from'])}{where}: {pay_gain(o['change'])}"
+                    where = f", placed at {L.space_words(o['space'])}" if a.get("space") else ""
+                    text = f"Upgrade {unit_name(o['from'], self.ctrl.state)}{where}: {pay_gain(o['change'])}"
                     key = f"upgrade:{a['unit']}:{kind}" + (f":{a['space']}" if a.get("space") else "")
                 body.add_widget(self.button(text, a, key=key))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from companion.games.civmint.data_load import DATA
 
+from .. import labels as L
 from ..labels import dev_space, nice
 
 SEATS = ("p1", "p2")
@@ -162,21 +163,20 @@ def choice(ctrl, legal) -> dict | None:
 def _value_text(ctrl, field, v) -> str:
     s = ctrl.state
     if field == "units":
-        u = s.units[v]
-        dmg = f", damage {u.damage}" if u.damage else ""
-        return f"#{u.id} {nice(u.kind)} at {u.space}{dmg}"
+        w = L.unit_words(s.units[v], s)
+        return w[:1].upper() + w[1:]
     res = s.board.spaces[v].res
-    return f"{v}: " + ", ".join(nice(r) for r in res)
+    return f"{L.cap(L.space_words(v))}: " + ", ".join(nice(r) for r in res)
 
 
 def option_text(ctrl, a) -> str:
     t = a["type"]
     s = ctrl.state
     if t == "event_settler":
-        return f"New Settler at {a['space']}"
+        return f"New Settler at {L.space_words(a['space'])}"
     if t == "event_upgrade":
         u = s.units[a["unit"]]
-        return f"Upgrade #{u.id} {nice(u.kind)} at {u.space} to {nice(a['to'])}"
+        return f"Upgrade {L.unit_words(u, s)} to {L._a(nice(a['to']))}"
     if t == "event_track":
         if a["track"] in s.players[a["player"]].asp:
             lvl = s.players[a["player"]].asp[a["track"]]
@@ -187,7 +187,9 @@ def option_text(ctrl, a) -> str:
     for f in LIST_FIELDS:
         if f in a:
             verb = {"event_downgrade": "Downgrade", "event_lose": "Lose", "event_gather": "Gather from"}.get(t, nice(t))
-            return f"{verb} " + ", ".join(_value_text(ctrl, f, v) for v in a[f])
+            if f == "units":
+                return f"{verb} " + L.units_words(s, a[f])
+            return f"{verb} " + L.spaces_words(a[f])
     return ctrl.action_label(a)
 
 

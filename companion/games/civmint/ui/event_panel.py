@@ -10,6 +10,7 @@ from kivy.uix.togglebutton import ToggleButton
 from companion.kit import ChoiceButton
 
 from . import event_model as M
+from .. import labels as L
 from .combat_panel import WizardPanel
 
 
@@ -89,8 +90,8 @@ class EventPanel(WizardPanel):
                 box.add_widget(ChoiceButton(action=o["action"], text=o["text"], on_release=self.pick))
         else:
             self.multi = ch
-            what = "units" if ch["field"] == "units" else "spaces"
-            self.choose_title = f"{who}: choose exactly {ch['need']} {what}:"
+            what = "unit" if ch["field"] == "units" else "space"
+            self.choose_title = f"{who}: choose exactly {L.count(ch['need'], what)}:"
             for c in ch["candidates"]:
                 box.add_widget(PickToggle(value=c["value"], text=c["text"], on_release=self.toggle))
             self.toggle(None)

@@ -12,26 +12,30 @@ Outside the Move step a tap only tells what is on a space. No rule is decided he
 """
 from __future__ import annotations
 
+import re
+
 from kivy.graphics import Color, Ellipse
 from kivy.metrics import dp, sp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
+from kivy.factory import Factory
+from kivy.uix.anchorlayout import AnchorLayout
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
+from kivy.uix.widget import Widget
 
 from companion.engine.errors import SetupError
 from companion.games.civmint.board import LETTERS, OFFSETS, Board, parse_token
 from companion.games.civmint.data_load import DATA
+from companion.games.civmint import labels as L
 
 from companion.kit import die_pips, nice, rgba
 
 ABBR = {"settler": "S", "village": "V", "city": "Ct", "capital": "Cap", "infantry": "I",
         "cavalry": "Cv", "artillery": "A", "ship": "Sh"}
-SHORT = {"settler": "Set", "village": "Vil", "city": "City", "capital": "Cap", "infantry": "Inf",
-         "cavalry": "Cav", "artillery": "Art", "ship": "Ship"}
 RES_LETTER = {v: k for k, v in LETTERS.items()}
 TINT_ALPHA = 0.30
 
@@ -135,6 +139,16 @@ class MapSpace(ButtonBehavior, BoxLayout):
             self.view.tap_space(self.space_id, self._touch_pos)
 
 
+class MapLabels(BoxLayout):
+    """The numbers of the map's rows (vertical) or columns, 1 to `count`, one per cell."""
+    count = NumericProperty(0)
+
+    def on_count(self, *_):
+        self.clear_widgets()
+        for i in range(int(self.count)):
+            self.add_widget(Factory.MapLabel(text=str(i + 1)))
+
+
 class MapGrid(GridLayout):
     cell = NumericProperty(dp(48))
 
@@ -146,6 +160,7 @@ class MapView(BoxLayout):
     side = BooleanProperty(False)          # message and chips beside the map (set in map.kv)
     interactive = BooleanProperty(False)   # the Move step of a player
     min_cell = NumericProperty(dp(48))
+    band = NumericProperty(dp(20))         # the strip of row and column numbers
     board_cols = NumericProperty(6)
     board_rows = NumericProperty(6)
     selected_unit = NumericProperty(0)     # 0 = none
@@ -279,17 +294,22 @@ class MapView(BoxLayout):
             return
         for u in sorted(units, key=lambda u: (u.carrier != 0, u.owner, u.id)):
             fill = _rgba(self.ctrl.colour(u.owner))
-            text = f"{SHORT.get(u.kind, u.kind)} {u.id}"
+            text = nice(u.kind)  # the chip's colour says whose; its place in the bar tells twins apart
             if u.damage:
-                text += f" d{u.damage}"
+                text += f", {u.damage} damage"
             if u.carrier:
-                text += " (ship)"
+                text += ", aboard"
             bar.add_widget(UnitChip(text=text, unit_id=u.id, fill=fill, ink=ink_for(fill),
                                     selected=u.id == self.selected_unit, view=self))
 
     # ------------------------------------------------------------------ text
-    def _unit_name(self, u) -> str:
-        return f"{nice(u.kind)} #{u.id}"
+    def _unit_name(self, u, owner=False) -> str:
+        """'the Settler at row 2, column 5' ('one of the 2 Settlers ...'); with owner: "Ana's ..."."""
+        return L.unit_words(u, self.ctrl.state, self.ctrl.name if owner else None)
+
+    @staticmethod
+    def _cap(text: str) -> str:
+        return text[:1].upper() + text[1:]
 
     def _hint(self) -> str:
         if self.ctrl is None:
@@ -299,9 +319,9 @@ class MapView(BoxLayout):
             u = s.units.get(self.selected_unit) if self.selected_unit else None
             if u is not None:
                 if self.reach:
-                    return (f"{self._unit_name(u)} at {u.space}: tap a highlighted space "
-                            f"({len(self.reach)} in reach), or another unit.")
-                return f"{self._unit_name(u)} cannot move: {self._why_immobile(u)}"
+                    return (f"{self._cap(self._unit_name(u))}: tap a highlighted space "
+                            f"({L.count(len(self.reach), 'space')} in reach), or another unit.")
+                return f"{self._cap(self._unit_name(u))} cannot move: {self._why_immobile(u)}"
             if self.selected_space:
                 return self._space_info(self.selected_space)
             return f"{self.ctrl.name(self.acting)}: tap one of your units, then a highlighted space."
@@ -312,7 +332,7 @@ class MapView(BoxLayout):
     def _space_info(self, sid) -> str:
         ctrl, s = self.ctrl, self.ctrl.state
         sp = s.board.spaces[sid]
-        parts = [f"{sid}: {'water' if sp.water else 'land'}"]
+        parts = [f"{self._cap(L.space_words(sid))}: {'water' if sp.water else 'land'}"]
         if sp.res:
             parts.append(", ".join(nice(r) for r in sp.res))
         if sp.capital:
@@ -323,18 +343,15 @@ class MapView(BoxLayout):
         else:
             own = ctrl.game.controller(s, sid)
             parts.append(f"held by {ctrl.name(own)}" if own else "contested")
-            parts.append(f"{len(here)} unit{'s' if len(here) != 1 else ''} (listed below)")
+            parts.append(f"{L.count(len(here), 'unit')} (listed below)")
         return "; ".join(parts) + "."
 
     def _unit_info(self, u) -> str:
-        bits = [f"{self._unit_name(u)} of {self.ctrl.name(u.owner)} at {u.space}"]
-        if u.damage:
-            bits.append(f"{u.damage} damage")
-        if u.carrier:
-            bits.append(f"on Ship #{u.carrier}")
-        cargo = [x.id for x in self.ctrl.state.units.values() if x.carrier == u.id]
+        bits = [self._cap(self._unit_name(u, owner=True))]
+        cargo = [x for x in self.ctrl.state.units.values() if x.carrier == u.id]
         if cargo:
-            bits.append("carrying " + ", ".join(f"#{i}" for i in cargo))
+            bits.append("carrying " + "; ".join(L.unit_words(x, self.ctrl.state, self.ctrl.name, where=False)
+                                                for x in cargo))
         if u.moved:
             bits.append("has moved this turn")
         return "; ".join(bits) + "."
@@ -449,7 +466,7 @@ class MapView(BoxLayout):
         if why:
             self.message, self.error = f"Not allowed: {why}", True
             return False
-        name, src = self._unit_name(u), u.space
+        name = self._cap(self._unit_name(u))
         if self.screen is None or not self.screen.submit(a):
             self.message = getattr(self.screen, "message", "") or "The move was not made."
             self.error = True
@@ -457,5 +474,71 @@ class MapView(BoxLayout):
         self._unselect()
         self.selected_space = sid
         self._render()
-        self.message, self.error = f"{name} from {src} to {sid}: tap Confirm to move it.", False
+        self.message, self.error = f"{name} to {L.space_words(sid)}: tap Confirm to move it.", False
         return True
+
+
+# ---------------------------------------------------------------------- the pickers' space picker
+_SPACE_ID = re.compile(r"^r(\d+)c(\d+)$")
+
+
+class SpaceCell(Button):
+    """A space the question offers: tap it to pick it."""
+    value = StringProperty("")
+    water = BooleanProperty(False)
+
+
+class SpaceBlank(Widget):
+    """A space the question does not offer (drawn so the offered ones sit where the table has them)."""
+    water = BooleanProperty(False)
+
+
+class SpacePicker(BoxLayout):
+    """The map as the pickers' widget for "area" questions (GameModule.pickers): the board with its
+    row and column numbers, the offered spaces lit and tappable (at least 48 dp), the others
+    drawn dim. `offer(question, on_pick)`: question.options are (space id, words) pairs; a tap
+    calls on_pick(space id). Options that are not map spaces are listed as buttons below."""
+
+    def offer(self, question, on_pick):
+        from kivy.app import App
+
+        self.clear_widgets()
+        offered = {}
+        others = []
+        for value, label in question.options:
+            m = _SPACE_ID.match(str(value))
+            if m:
+                offered[(int(m.group(1)), int(m.group(2)))] = (value, label)
+            else:
+                others.append((value, label))
+        ctrl = getattr(App.get_running_app(), "ctrl", None)
+        board = getattr(getattr(ctrl, "state", None), "board", None)
+        n = board.size if board is not None else (max((max(k) for k in offered), default=0) + 1)
+        if offered:
+            band, cell = dp(20), dp(48)
+            grid = GridLayout(cols=n + 1, size_hint=(None, None), width=band + n * cell, height=band + n * cell)
+            grid.add_widget(Widget(size_hint=(None, None), size=(band, band)))
+            for c in range(n):
+                grid.add_widget(Factory.MapLabel(text=str(c + 1), size_hint=(None, None), size=(cell, band)))
+            for r in range(n):
+                grid.add_widget(Factory.MapLabel(text=str(r + 1), size_hint=(None, None), size=(band, cell)))
+                for c in range(n):
+                    sid = f"r{r}c{c}"
+                    water = bool(board is not None and sid in board.water)
+                    if (r, c) in offered:
+                        value, label = offered[(r, c)]
+                        b = SpaceCell(value=value, water=water, size_hint=(None, None), size=(cell, cell))
+                        b.bind(on_release=lambda w: on_pick(w.value))
+                        grid.add_widget(b)
+                    else:
+                        grid.add_widget(SpaceBlank(water=water, size_hint=(None, None), size=(cell, cell)))
+            holder = AnchorLayout(size_hint_y=None, height=grid.height)
+            holder.add_widget(grid)
+            self.add_widget(Label(text=f"Tap a lit space ({L.count(len(offered), 'choice')}).",
+                                  size_hint_y=None, height=dp(28), font_size="14sp"))
+            self.add_widget(holder)
+        for value, label in others:
+            b = Button(text=label, size_hint_y=None, height=dp(52))
+            b.bind(on_release=lambda w, v=value: on_pick(v))
+            self.add_widget(b)
+        self.height = sum(w.height for w in self.children) + self.spacing * max(0, len(self.children) - 1)
