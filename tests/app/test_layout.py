@@ -265,7 +265,6 @@ def _summary(report, size):
     return lines
 
 
-@pytest.mark.xfail(strict=False, reason="the table screen rebuild (issue 27 items 1-5) lands the layout")
 @pytest.mark.parametrize("size", SIZES)
 def test_every_game_at_every_size_has_a_clean_layout(xdisplay, tmp_path, tmp_path_factory, size, request):
     folder = _artifacts(tmp_path_factory)
