@@ -68,6 +68,7 @@ class CBHandFix(BoxLayout):
     def __init__(self, panel, **kw):
         super().__init__(orientation="vertical", size_hint_y=None, spacing=dp(4), **kw)
         self.bind(minimum_height=self.setter("height"))
+        self.height = self.minimum_height  # no event fires while it stays at 0
         self.panel = panel
         self.counts = {}     # seat -> the count the app keeps
         self.wanted = {}     # seat -> the count set here
@@ -77,6 +78,7 @@ class CBHandFix(BoxLayout):
         self.toggle.bind(on_release=lambda *_: self.flip())
         self.rows = BoxLayout(orientation="vertical", size_hint_y=None, spacing=dp(4))
         self.rows.bind(minimum_height=self.rows.setter("height"))
+        self.rows.height = self.rows.minimum_height  # no event fires while it stays at 0
         for w in (self.head, self.toggle, self.rows):
             self.add_widget(w)
 

@@ -37,6 +37,7 @@ class CCPriceRow(BoxLayout):
     def __init__(self, panel, row, **kw):
         super().__init__(orientation="vertical", size_hint_y=None, spacing=dp(2), **kw)
         self.bind(minimum_height=self.setter("height"))
+        self.height = self.minimum_height  # no event fires while it stays at 0
         self.panel, self.row = panel, row
         top = BoxLayout(size_hint_y=None, spacing=dp(4))
         choices = row["choices"]

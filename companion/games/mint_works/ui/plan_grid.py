@@ -48,8 +48,10 @@ class PlanGrid(BoxLayout):
     def __init__(self, **kw):
         super().__init__(orientation="vertical", size_hint_y=None, spacing=dp(4), **kw)
         self.bind(minimum_height=self.setter("height"))
+        self.height = self.minimum_height  # no event fires while it stays at 0
         self.grid = GridLayout(cols=2, size_hint_y=None, spacing=dp(4))
         self.grid.bind(minimum_height=self.grid.setter("height"))
+        self.grid.height = self.grid.minimum_height  # no event fires while it stays at 0
         self.add_widget(self.grid)
         self.bind(width=self._columns)
         self.on_pick = None

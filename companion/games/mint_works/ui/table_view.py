@@ -25,6 +25,7 @@ class TableView(BoxLayout):
         scroll = ScrollView(do_scroll_x=False)
         self.box = BoxLayout(orientation="vertical", size_hint_y=None, spacing=dp(4), padding=dp(8))
         self.box.bind(minimum_height=self.box.setter("height"))
+        self.box.height = self.box.minimum_height  # no event fires while it stays at 0
         scroll.add_widget(self.box)
         self.add_widget(scroll)
 

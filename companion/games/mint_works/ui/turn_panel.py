@@ -15,13 +15,16 @@ class TurnPanel(StepPanel):
     def __init__(self, **kw):
         super().__init__(orientation="vertical", size_hint_y=None, spacing=dp(4), **kw)
         self.bind(minimum_height=self.setter("height"))
+        self.height = self.minimum_height  # no event fires while it stays at 0
         self.title = Label(size_hint_y=None, height=dp(30), halign="left", valign="middle", font_size="16sp",
                            markup=True)
         self.title.bind(size=lambda w, v: setattr(w, "text_size", v))
         self.places = GridLayout(cols=3, size_hint_y=None, spacing=dp(4))
         self.places.bind(minimum_height=self.places.setter("height"))
+        self.places.height = self.places.minimum_height  # no event fires while it stays at 0
         self.options = GridLayout(cols=1, size_hint_y=None, spacing=dp(4))
         self.options.bind(minimum_height=self.options.setter("height"))
+        self.options.height = self.options.minimum_height  # no event fires while it stays at 0
         for w in (self.title, self.places, self.options):
             self.add_widget(w)
         self._key = None
