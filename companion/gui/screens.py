@@ -842,7 +842,12 @@ class GameScreen(Screen):
             return
         label = getattr(self, "_pending_label", None)
         series, self._series = getattr(self, "_series", []), []
+        self._refused = False
         if not self._run(lambda: self.ctrl.dispatch(a, "ui"), label or self.ctrl.action_label(a)):
+            if self._refused:  # the engine said no: the choice no longer waits (a save error keeps it)
+                message = self.message
+                self.cancel()
+                self.message, self.error = message, True
             return
         for i, b in enumerate(series):  # the rest of a form, each journaled on its own
             why = self.ctrl.check(b)
@@ -903,6 +908,7 @@ class GameScreen(Screen):
             a = fn()
         except C.Rejected as exc:
             self.message, self.error = f"Not allowed: {self.ctrl.refusal_text(exc)}", True
+            self._refused = True
             return False
         except JournalError as exc:
             self.message, self.error = f"Could not save the action (nothing changed): {exc}", True

@@ -201,7 +201,8 @@ def scenario_card_game_dealt_through_the_picker(app, drv):
             taps += _pick_card(drv, scr, card, type_first=(taps % 3 == 1))
         else:  # the draft: the plots laid out, one tap
             card = s.draft_row[0]
-            opts = [b for b in reversed(scr.ids.picker.ids.options.children) if f" {card} " in b.text + " "]
+            opts = [b for b in reversed(scr.ids.picker.ids.options.children)
+                    if b.text == card or f" {card} " in b.text + " "]
             drv.press(opts[0], frames=1)
             taps += 1
         assert scr.pending is not None, scr.message

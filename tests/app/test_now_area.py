@@ -30,7 +30,9 @@ def scenario_now_area(app, drv):
     picker = scr.ids.picker
     acts = ctrl.legal_actions()
     assert len(acts) > 8 and picker.question_text  # a long list is a picker, not 28 buttons
-    assert len(picker.ids.options.children) <= 8 and picker.page_text.startswith("1 of ")
+    from companion.gui.pickers import PAGE
+
+    assert len(picker.ids.options.children) <= PAGE and picker.page_text.startswith("1 of ")
     assert scr.ids.confirm.disabled and not scr.pending_text
     assert len(_confirms(drv, scr)) == 0
     assert "Confirm" in scr.bar_hint or "then Confirm" in scr.bar_hint

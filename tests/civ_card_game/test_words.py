@@ -44,7 +44,10 @@ def test_every_card_of_the_setup_is_one_pick_asked_where_it_went():
         q = d.question()
         if kind == "draft":
             name = V.name(SETUP, who)
-            assert q.field == "_action" and all(lbl.startswith(f"{name}: takes ") for _, lbl in q.options)
+            # the draft: one pick among the plots laid out (whole choices, or the plot asked for
+            # in the game's words when only the plot differs)
+            assert q.options and (q.field == "_action" and all(lbl.startswith(f"{name}: takes ")
+                                                               for _, lbl in q.options) or q.field != "_action")
             d.choose(q.field, q.options[0][0])
         else:
             what = arg if kind == "turn_up" else kind
@@ -65,15 +68,12 @@ def test_every_card_of_the_setup_is_one_pick_asked_where_it_went():
             else:
                 assert "beside the " + ("technology" if arg == "techs" else "plot") + " deck" in prompt
                 want_q = f"Which {'technology' if arg == 'techs' else 'plot'} card did you turn up?"
-            if len(deck) > 8:  # the card picker: exactly the cards that can still be in that deck, by name
-                assert (q.field, q.kind, q.text) == ("card", "card", want_q)
-                assert [lbl for _, lbl in q.options] == deck
-                card = rng.choice(deck)
-                d.choose("card", card)
-            else:  # a screenful or fewer: the whole choices, each naming its card
-                assert q.field == "_action" and len(q.options) == len(deck)
-                card = deck[0]
-                d.choose(q.field, next(a for a, _ in q.options if a["card"] == card))
+            # the card picker, however few are left: exactly the cards that can still be in that
+            # deck, by name, asked in the game's words (only the card differs between the choices)
+            assert (q.field, q.kind, q.text) == ("card", "card", want_q)
+            assert [lbl for _, lbl in q.options] == deck
+            card = rng.choice(deck)
+            d.choose("card", card)
             assert d.complete() == {"type": "turn_up", "player": who, "card": card}  # one pick, then Confirm
         s = G.apply(s, G.action_from_dict(d.complete()))
     assert seen == {"deal": 6, "row": 6, "plots": 3, "techs": 3}

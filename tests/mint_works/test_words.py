@@ -55,12 +55,13 @@ def test_the_draw_is_a_card_pick_from_either_deck():
         assert words in ("Plan drawn: Assembler (cost 5, 1 star)", "Ana drew the Assembler (cost 5, 1 star)"), words
 
 
-def test_a_few_plans_left_are_offered_whole_in_words():
+def test_a_few_plans_left_are_still_asked_as_the_plan_drawn():
     setup, s = _first_draw("table")
     s = s.copy()
     s.deck = s.deck[:3]
     q = _decision(s, setup).question()
-    assert q.text == "Choose one:" and all(lbl.startswith("Ana drew the ") and "(cost " in lbl for _, lbl in q.options)
+    assert q.text == "Which plan did you draw?" and len(q.options) == 3
+    assert all("(cost " in lbl for _, lbl in q.options)
 
 
 def test_counts_said_right_in_seeded_games():
