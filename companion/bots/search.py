@@ -1,0 +1,151 @@
+"""One search for every game: single-observer information-set Monte Carlo tree search (ISMCTS,
+Cowling, Powley and Whitehouse 2012), open loop, with a depth cut-off.
+
+Each iteration samples a determinization (hidden cards filled in from what the searching seat
+may know, `GameHooks.determinize`), walks the tree by UCB1 over the moves available in that
+sample (availability counts), expands one move, plays a short random continuation and scores
+the position with the game's evaluation (`GameHooks.evaluate`: the outcome at the end of a game,
+else the score difference through a logistic). Rolls and cards the table turns up are sampled
+with the bot's own generator each time they come up and are not tree nodes (open loop). Rewards
+are per seat, so every seat in the tree (the opponents too) picks what is best for itself.
+
+The budget is counted in engine steps (deterministic: the same seed and state give the same
+move); a wall-clock limit stops a search that overruns and returns its best move so far.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from companion.engine.errors import Rejected
+
+
+class Node:
+    __slots__ = ("children", "n", "w", "avail")
+
+    def __init__(self):
+        self.children = {}  # option (engine Action) -> Node
+        self.n = 0
+        self.w = {}         # seat -> summed reward
+        self.avail = 0
+
+
+class Budget:
+    """How much one decision may search."""
+
+    def __init__(self, steps: int, depth: int, seconds: float, c: float = 0.7):
+        self.steps = steps      # engine steps (applied actions) over all iterations
+        self.depth = depth      # decisions played past the root before the evaluation
+        self.seconds = seconds  # wall-clock limit: past it, the best move so far
+        self.c = c              # UCB1 exploration constant
+
+
+class Search:
+    def __init__(self, game, hooks, budget: Budget, rng, clock=time.perf_counter):
+        self.game = game
+        self.hooks = hooks
+        self.budget = budget
+        self.rng = rng
+        self.clock = clock
+        self.steps = 0
+        self.iterations = 0
+        self.overran = False
+
+    # -- stepping a sampled state ------------------------------------------------------------
+    def _apply(self, state, action):
+        self.steps += 1
+        new = self.game.apply(state, action)
+        self.hooks.deal(new, self.rng)
+        return new
+
+    def _settle_chance(self, state):
+        """Sample rolls and turned-up cards until a seat decides (or the game ends)."""
+        h = self.hooks
+        guard = 0
+        while not self.game.is_over(state) and h.decider(state) is None:
+            a = h.sample_chance(state, self.rng)
+            if a is None or guard > 200:
+                return state, False  # nothing the bot can sample: treat as a cut-off
+            state = self._apply(state, a)
+            guard += 1
+        return state, True
+
+    def _play(self, state, option):
+        return self._apply(state, self.hooks.concrete(state, option, self.rng))
+
+    # -- the search ----------------------------------------------------------------------------
+    def run(self, root_state, seat, candidates):
+        """The option of `candidates` (legal for `seat` in `root_state`) the search likes best,
+        with the root's statistics: (option, {option: (visits, mean reward)})."""
+        root = Node()
+        b = self.budget
+        start = self.clock()
+        cand = list(candidates)
+        cset = set(cand)
+        while self.steps < b.steps:
+            if self.iterations and self.clock() - start > b.seconds:
+                self.overran = True
+                break
+            self.iterations += 1
+            try:
+                self._iterate(root, root_state, seat, cset, cand)
+            except Rejected:
+                # a sampled world where an expected move is refused: skip this sample
+                continue
+        stats = {o: (ch.n, ch.w.get(seat, 0.0) / ch.n) for o, ch in root.children.items() if ch.n}
+        ranked = sorted(cand, key=lambda o: (-stats.get(o, (0, 0.0))[0], -stats.get(o, (0, 0.0))[1]))
+        return ranked, stats
+
+    def _iterate(self, root, root_state, seat, cset, cand):
+        h, g, rng, c = self.hooks, self.game, self.rng, self.budget.c
+        state = h.determinize(root_state, seat, rng)
+        node, path, depth = root, [root], 0
+        expanded = False
+        while True:
+            state, ok = self._settle_chance(state)
+            if not ok or g.is_over(state) or depth >= self.budget.depth:
+                break
+            who = h.decider(state)
+            opts = h.options(state, who)
+            if node is root:
+                opts = [o for o in opts if o in cset] or [o for o in cand]
+            if not opts:
+                break
+            if not expanded:
+                untried = [o for o in opts if o not in node.children]
+                if untried:
+                    o = untried[rng.randrange(len(untried))]
+                    child = Node()
+                    node.children[o] = child
+                    for x in opts:
+                        if x in node.children:
+                            node.children[x].avail += 1
+                    state = self._play(state, o)
+                    node = child
+                    path.append(node)
+                    depth += 1
+                    expanded = True
+                    continue
+                # UCB1 over the moves available in this sample
+                best, best_v = None, -1.0
+                for x in opts:
+                    ch = node.children[x]
+                    ch.avail += 1
+                    v = ch.w.get(who, 0.0) / ch.n + c * math.sqrt(math.log(max(ch.avail, 1)) / ch.n) \
+                        if ch.n else float("inf")
+                    if v > best_v:
+                        best, best_v = x, v
+                state = self._play(state, best)
+                node = node.children[best]
+                path.append(node)
+                depth += 1
+                continue
+            # the continuation past the tree: random moves up to the depth limit
+            o = opts[rng.randrange(len(opts))]
+            state = self._play(state, o)
+            depth += 1
+        reward = h.evaluate(state)
+        for n in path:
+            n.n += 1
+            for s, r in reward.items():
+                n.w[s] = n.w.get(s, 0.0) + r
