@@ -182,8 +182,11 @@ class MintWorksHooks(GameHooks):
         if not hidden:
             return state
         s = state.copy()
-        pool = list(s.deck) + [s.plans[p][i][0] for p, i in hidden]  # what `seat` cannot tell apart
-        pool.sort()
+        # what `seat` cannot tell apart: the deck and the plans it has not seen anywhere (the
+        # hidden plans' own ids are not read, so an observed state with "?" works the same)
+        seen = set(s.supply) | set(s.bottom) | set(s.deck) | {
+            pid for p in s.seats for i, (pid, _, _) in enumerate(s.plans[p]) if (p, i) not in hidden}
+        pool = sorted(set(s.deck) | (set(self.game.data.plans) - seen))
         rng.shuffle(pool)
         for p, i in hidden:
             s.plans[p][i] = (pool.pop(), False, True)
