@@ -166,6 +166,13 @@ class MintWorksHooks(GameHooks):
             return g.codec.fast("draw", plan=plan)
         return g.codec.fast("reveal", player=g.reveal_seat(state), plan=plan)
 
+    def value(self, state, seat):
+        # stars, then what the plans in hand and the Mints will become (the tie-breaks of
+        # MW-E2 end the same way: fewer plans, more Mints)
+        plans = self.game.data.plans
+        unbuilt = sum(plans.get(p, {}).get("stars", 1) for p, built, _ in state.plans[seat] if not built)
+        return super().value(state, seat) + 0.4 * unbuilt + 0.25 * state.mints[seat]
+
     def observe(self, state, seat):
         hidden = [(p, i) for p in state.seats if p != seat
                   for i, (_, built, secret) in enumerate(state.plans[p]) if secret and not built]

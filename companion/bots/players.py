@@ -110,9 +110,10 @@ class GreedyPlayer(Player):
 
     def rank(self, game, view, seat, opts, rng):
         scored = []
+        world = self.hooks.determinize(view, seat, rng)  # hidden cards sampled, as the bot does
         for o in opts:
             try:
-                after = game.apply(view, self.hooks.concrete(view, o, rng))
+                after = game.apply(world, self.hooks.concrete(world, o, rng))
                 v = self.hooks.value(after, seat)
             except Exception:  # noqa: BLE001 - a move refused in this view ranks last
                 v = float("-inf")

@@ -155,7 +155,8 @@ def simulate(game_id, specs, games, seed=0, rotate=True, options=None, progress=
             "unfinished": unfinished, "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def _bar(done, total, secs, out=sys.stderr):
+def _bar(done, total, secs, out=None):
+    out = out or sys.stderr
     width = 30
     filled = int(width * done / total) if total else width
     eta = secs / done * (total - done) if done else 0
