@@ -85,6 +85,23 @@ class GameHooks:
         """The engine action for an option (a random element such as which card is stolen)."""
         return option
 
+    def expand(self, state, action, seat) -> list:
+        """The options one legal engine action stands for (default: itself; [] drops it)."""
+        return [action]
+
+    def random_option(self, state, seat, rng):
+        """A uniformly random option, cheaper than listing them all (the search's continuation):
+        candidates in random order, the first the engine accepts."""
+        acts = self.game.pseudo_legal_actions(state)
+        for i in rng.sample(range(len(acts)), len(acts)):
+            a = acts[i]
+            if self.game.is_legal(state, a):
+                opts = self.expand(state, a, seat)
+                if opts:
+                    return opts[rng.randrange(len(opts))]
+        opts = self.options(state, seat)
+        return opts[rng.randrange(len(opts))] if opts else None
+
     # -- value -----------------------------------------------------------------------------
     def value(self, state, seat) -> float:
         """A score-like figure of `seat`'s position (higher is better)."""
@@ -141,10 +158,10 @@ class CivBuilderHooks(GameHooks):
     scale = 12.0
 
     def options(self, state, seat):
-        acts = self.game.legal_actions(state)
-        if state.step == "trade":
-            acts = [a for a in acts if a.type != "give_cards" or a["giver"] == seat]
-        return acts
+        return [a for a in self.game.legal_actions(state) if a.type != "give_cards" or a["giver"] == seat]
+
+    def expand(self, state, action, seat):
+        return [] if action.type == "give_cards" and action["giver"] != seat else [action]
 
 
 class MintWorksHooks(GameHooks):
@@ -281,20 +298,19 @@ class CivCardGameHooks(GameHooks):
 
     # choices -----------------------------------------------------------------------------
     def options(self, state, seat):
-        g = self.game
         out = []
-        steal_targets = []
-        for a in g.legal_actions(state):
-            if a.type == "steal_card":
-                if a["target"] not in steal_targets:
-                    steal_targets.append(a["target"])
-                continue
-            if a.type in ("discard", "end_turn"):
-                out += self._discards(state, a)
-                continue
-            out.append(a)
-        out += [g.codec.fast("steal_card", player=seat, target=t) for t in steal_targets]
+        for a in self.game.legal_actions(state):
+            for o in self.expand(state, a, seat):
+                if o not in out or o.type != "steal_card":
+                    out.append(o)
         return out
+
+    def expand(self, state, action, seat):
+        if action.type == "steal_card":  # one blind steal per target (`concrete` draws the card)
+            return [self.game.codec.fast("steal_card", player=action["player"], target=action["target"])]
+        if action.type in ("discard", "end_turn"):
+            return self._discards(state, action)
+        return [action]
 
     def _discards(self, state, a):
         """The discard named card by card: each choice of the hand's known cards, as many as

@@ -17,9 +17,9 @@ from .search import Budget, Search
 #: level -> search budget. Levels differ by budget only (engine steps, depth past the root);
 #: the wall-clock limit stops an overrun (the best move so far is returned).
 LEVELS = {
-    "easy": Budget(steps=150, depth=4, seconds=0.5),
-    "normal": Budget(steps=800, depth=8, seconds=0.8),
-    "hard": Budget(steps=4000, depth=12, seconds=4.0),
+    "easy": Budget(steps=150, depth=4, seconds=1.0),
+    "normal": Budget(steps=800, depth=8, seconds=2.0),
+    "hard": Budget(steps=4000, depth=12, seconds=6.0),
 }
 
 
@@ -77,9 +77,10 @@ class Player:
         opts = self.hooks.options(view, seat)
         if not opts:
             raise BotError(f"{seat} has no legal action now")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         ranked = self.rank(game, view, seat, opts, rng)
-        self.last = {"seconds": time.perf_counter() - t0, "options": len(opts), **self.last_extra}
+        self.last = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+                     "options": len(opts), **self.last_extra}
         for o in ranked:  # the best the seat's view allows that the true state allows too
             a = self.hooks.concrete(state, o, rng)
             if game.is_legal(state, a):

@@ -106,43 +106,38 @@ class Search:
             if not ok or g.is_over(state) or depth >= self.budget.depth:
                 break
             who = h.decider(state)
+            if expanded:  # the continuation past the tree: random moves up to the depth limit
+                o = h.random_option(state, who, rng)
+                if o is None:
+                    break
+                state = self._play(state, o)
+                depth += 1
+                continue
             opts = h.options(state, who)
             if node is root:
-                opts = [o for o in opts if o in cset] or [o for o in cand]
+                opts = [o for o in opts if o in cset] or list(cand)
             if not opts:
                 break
-            if not expanded:
-                untried = [o for o in opts if o not in node.children]
-                if untried:
-                    o = untried[rng.randrange(len(untried))]
-                    child = Node()
-                    node.children[o] = child
-                    for x in opts:
-                        if x in node.children:
-                            node.children[x].avail += 1
-                    state = self._play(state, o)
-                    node = child
-                    path.append(node)
-                    depth += 1
-                    expanded = True
-                    continue
-                # UCB1 over the moves available in this sample
+            untried = [o for o in opts if o not in node.children]
+            if untried:  # expand one new move
+                o = untried[rng.randrange(len(untried))]
+                node.children[o] = Node()
+                best = o
+                expanded = True
+            else:  # UCB1 over the moves available in this sample
                 best, best_v = None, -1.0
                 for x in opts:
                     ch = node.children[x]
-                    ch.avail += 1
                     v = ch.w.get(who, 0.0) / ch.n + c * math.sqrt(math.log(max(ch.avail, 1)) / ch.n) \
                         if ch.n else float("inf")
                     if v > best_v:
                         best, best_v = x, v
-                state = self._play(state, best)
-                node = node.children[best]
-                path.append(node)
-                depth += 1
-                continue
-            # the continuation past the tree: random moves up to the depth limit
-            o = opts[rng.randrange(len(opts))]
-            state = self._play(state, o)
+            for x in opts:
+                if x in node.children:
+                    node.children[x].avail += 1
+            state = self._play(state, best)
+            node = node.children[best]
+            path.append(node)
             depth += 1
         reward = h.evaluate(state)
         for n in path:

@@ -60,7 +60,7 @@ def test_every_move_of_a_whole_game_is_legal(gid, players):
     g, h, rng = sess.game, hooks_for(sess.game), random.Random(7)
     bots = {f"p{i + 1}": tiny_bot(gid, seed=i) for i in range(players)}
     decisions = 0
-    while step_table(sess, h, rng) and decisions < 1500:
+    while step_table(sess, h, rng) and decisions < 600:
         who = g.actor(sess.state)
         a = bots[who].choose(sess, who)
         assert isinstance(a, dict)
@@ -70,7 +70,7 @@ def test_every_move_of_a_whole_game_is_legal(gid, players):
         assert sess.status() == []
         decisions += 1
     assert decisions > 30
-    assert g.is_over(sess.state) or decisions == 1500
+    assert g.is_over(sess.state) or decisions == 600
 
 
 @pytest.mark.parametrize("gid", GAMES)
