@@ -85,6 +85,11 @@ class GameHooks:
         """The engine action for an option (a random element such as which card is stolen)."""
         return option
 
+    def root_options(self, state, seat, opts, history) -> list:
+        """The options of a real decision, given the game's history (Actions, oldest first):
+        where the rules allow a move to be repeated without end, the bot stops repeating it."""
+        return opts
+
     def expand(self, state, action, seat) -> list:
         """The options one legal engine action stands for (default: itself; [] drops it)."""
         return [action]
@@ -145,7 +150,20 @@ class GameHooks:
 # ---------------------------------------------------------------------------------------- games
 
 class CivMintHooks(GameHooks):
+    """The Trade step allows any number of offers to the opponent (REG-P2): a bot makes one
+    offer per Trade step, else two bots can swap a Food for a Stone back and forth for ever."""
     scale = 6.0
+    TRADE_STEP = ("trade", "trade_opponent", "accept_trade", "decline_trade", "correct_track")
+
+    def root_options(self, state, seat, opts, history):
+        if state.step != "trade":
+            return opts
+        for a in reversed(history):
+            if a.type not in self.TRADE_STEP:
+                break
+            if a.type == "trade_opponent" and a.get("player") == seat:
+                return [o for o in opts if o.type != "trade_opponent"] or opts
+        return opts
 
 
 class CivQuestHooks(GameHooks):
@@ -154,14 +172,19 @@ class CivQuestHooks(GameHooks):
 
 class CivBuilderHooks(GameHooks):
     """Hands are counts only: nothing to sample. In the trade step the engine lets whoever holds
-    the tablet record any gift; a bot seat only gives its own cards (or ends the trade)."""
+    the tablet record any gift; a bot seat only gives its own cards (or ends the trade). A bot
+    never cancels its own meld pick."""
     scale = 12.0
 
     def options(self, state, seat):
-        return [a for a in self.game.legal_actions(state) if a.type != "give_cards" or a["giver"] == seat]
+        return [o for a in self.game.legal_actions(state) for o in self.expand(state, a, seat)]
 
     def expand(self, state, action, seat):
-        return [] if action.type == "give_cards" and action["giver"] != seat else [action]
+        # cancel_meld is the table's way back from a mistaken pick: a bot's pick is deliberate,
+        # and pick-cancel-pick could go round for ever
+        if action.type == "cancel_meld" or (action.type == "give_cards" and action["giver"] != seat):
+            return []
+        return [action]
 
 
 class MintWorksHooks(GameHooks):

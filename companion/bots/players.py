@@ -54,12 +54,14 @@ class Player:
         """One action dict legal for `seat` in the session's state now."""
         if session.game is not self.game and getattr(session.game, "name", None) != self.game_id:
             raise BotError(f"this bot plays {self.game_id}, not {getattr(session.game, 'name', '?')}")
-        key = len(session.history)
-        return self.choose_state(session.game, session.state, seat, key).to_dict()
+        history = [a for a, _ in session.history]
+        return self.choose_state(session.game, session.state, seat, len(history), history).to_dict()
 
-    def choose_state(self, game, state, seat, key=""):
+    def choose_state(self, game, state, seat, key="", history=()):
         """The Action `seat` plays in `state`. `key` tells positions apart for the generator
-        (the session gives its history length): the same seed, key and state give the same move."""
+        (the session gives its history length): the same seed, key and state give the same move.
+        `history` (the game's Actions so far) lets the bot stop repeating a move the rules
+        allow without end (GameHooks.root_options)."""
         if game.is_over(state):
             raise BotError("the game is over: there is no move to choose")
         who = game.actor(state)
@@ -74,7 +76,7 @@ class Player:
                 raise BotError(f"{seat} has no legal action now")
             return a
         view = self.hooks.observe(state, seat)
-        opts = self.hooks.options(view, seat)
+        opts = self.hooks.root_options(view, seat, self.hooks.options(view, seat), history)
         if not opts:
             raise BotError(f"{seat} has no legal action now")
         t0, c0 = time.perf_counter(), time.process_time()
