@@ -17,9 +17,9 @@ from .search import Budget, Search
 #: level -> search budget. Levels differ by budget only (engine steps, depth past the root);
 #: the wall-clock limit stops an overrun (the best move so far is returned).
 LEVELS = {
-    "easy": Budget(steps=150, depth=4, seconds=1.0),
-    "normal": Budget(steps=800, depth=8, seconds=2.0),
-    "hard": Budget(steps=4000, depth=12, seconds=6.0),
+    "easy": Budget(steps=150, depth=4, seconds=1.0, width=4),
+    "normal": Budget(steps=800, depth=6, seconds=2.0, width=8),
+    "hard": Budget(steps=4000, depth=10, seconds=6.0, width=16),
 }
 
 

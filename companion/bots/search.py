@@ -33,11 +33,12 @@ class Node:
 class Budget:
     """How much one decision may search."""
 
-    def __init__(self, steps: int, depth: int, seconds: float, c: float = 0.7):
+    def __init__(self, steps: int, depth: int, seconds: float, c: float = 0.7, width: int = 0):
         self.steps = steps      # engine steps (applied actions) over all iterations
         self.depth = depth      # decisions played past the root before the evaluation
         self.seconds = seconds  # wall-clock limit: past it, the best move so far
         self.c = c              # UCB1 exploration constant
+        self.width = width      # root moves searched: the best by their immediate value (0: all)
 
 
 class Search:
@@ -80,7 +81,7 @@ class Search:
         root = Node()
         b = self.budget
         start = self.clock()
-        cand = list(candidates)
+        cand = self._prune(root_state, seat, list(candidates))
         cset = set(cand)
         while self.steps < b.steps:
             if self.iterations and self.clock() - start > b.seconds:
@@ -93,8 +94,49 @@ class Search:
                 # a sampled world where an expected move is refused: skip this sample
                 continue
         stats = {o: (ch.n, ch.w.get(seat, 0.0) / ch.n) for o, ch in root.children.items() if ch.n}
-        ranked = sorted(cand, key=lambda o: (-stats.get(o, (0, 0.0))[0], -stats.get(o, (0, 0.0))[1]))
-        return ranked, stats
+        # the best mean among the moves searched at least half as much as the most searched one:
+        # evaluations differ by a few hundredths, so visit counts alone are mostly exploration
+        top = max((n for n, _ in stats.values()), default=0)
+        well = {o for o, (n, _) in stats.items() if 2 * n >= top}
+        ranked = sorted(cand, key=lambda o: (o not in well, -stats.get(o, (0, 0.0))[1], -stats.get(o, (0, 0.0))[0]))
+        return ranked + [o for o in candidates if o not in cset], stats
+
+    def _prune(self, root_state, seat, cand):
+        """With many moves the budget would give each a handful of samples: keep the `width`
+        best by the evaluation right after the move (in one sampled world), ties at random.
+        Moves of the same type compete among themselves first, so every kind of move (a
+        purchase, a trade, ending the step) keeps its best candidates."""
+        w = self.budget.width
+        if not w or len(cand) <= w:
+            return cand
+        h, g, rng = self.hooks, self.game, self.rng
+        world = h.determinize(root_state, seat, rng)
+        scored = []
+        for o in cand:
+            try:
+                after = g.apply(world, h.concrete(world, o, rng))
+                self.steps += 1
+                v = h.evaluate(after).get(seat, 0.0)
+            except Rejected:
+                v = -1.0
+            scored.append((v, rng.random(), o))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        by_type = {}
+        for v, r, o in scored:
+            by_type.setdefault(o.type, []).append(o)
+        keep = []
+        rank = 0
+        while len(keep) < w:  # round-robin over the move types, best first within each
+            added = False
+            for v, r, o in scored:
+                lst = by_type[o.type]
+                if rank < len(lst) and lst[rank] is o and o not in keep and len(keep) < w:
+                    keep.append(o)
+                    added = True
+            if not added:
+                break
+            rank += 1
+        return keep
 
     def _iterate(self, root, root_state, seat, cset, cand):
         h, g, rng, c = self.hooks, self.game, self.rng, self.budget.c
