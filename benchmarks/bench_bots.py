@@ -92,7 +92,7 @@ def pct(xs, q):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=int, default=4, help="games per pairing and game (default 4)")
+    ap.add_argument("--games", type=int, default=2, help="games per pairing and game (default 2)")
     ap.add_argument("--game", action="append", choices=GAMES, help="only these games (repeatable)")
     ap.add_argument("--level", default="normal", choices=tuple(LEVELS))
     ap.add_argument("--seed", type=int, default=0)
