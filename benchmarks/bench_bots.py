@@ -13,8 +13,9 @@ work the CPU time is the figure that compares), with the number of decisions. A 
 The machine's load changes the times (not the moves: the budget is in engine steps); the
 reference measured in the same run is the engine's own speed (a random player's legal-actions
 listing plus apply, per action, over a random game), and the median decision is printed as that
-many engine actions. Defaults (4 games per pairing) finish in a few minutes on two cores; the win-rate
-intervals at that size are wide: use --games 20 or more for a figure to quote.
+many engine actions. The default (2 games per pairing) finishes in a few minutes on two idle
+cores; the win-rate intervals at that size are wide: use --games 20 or more for a figure to
+quote.
 """
 from __future__ import annotations
 
