@@ -47,11 +47,25 @@ class GameHooks:
 
     # -- who decides -----------------------------------------------------------------------
     def decider(self, state):
-        """The seat whose decision is awaited, or None (game over, or a draw/roll is awaited)."""
+        """The seat whose decision is awaited, or None (game over, a draw or roll awaited, or a
+        seat the rules play themselves, such as Mint Works' solitaire AI)."""
         who = self.game.actor(state)
-        if who is None or who == SYSTEM or self.is_draw(state):
+        if who is None or who == SYSTEM or self.is_draw(state) or self.is_app_seat(state, who):
             return None
         return who
+
+    def is_app_seat(self, state, seat) -> bool:
+        """A seat whose move the rules decide (`Game.app_seats`, `Game.app_action`)."""
+        fn = getattr(self.game, "app_seats", None)
+        return fn is not None and seat in fn(state)
+
+    def table_action(self, state, rng):
+        """What happens next without a seat deciding: the move of a seat the rules play, else
+        the roll or draw, sampled (`sample_chance`)."""
+        who = self.game.actor(state)
+        if who is not None and who != SYSTEM and self.is_app_seat(state, who):
+            return self.game.app_action(state, who)
+        return self.sample_chance(state, rng)
 
     def is_draw(self, state) -> bool:
         """A seat's action that is really chance: the table names a card it turned up."""

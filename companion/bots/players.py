@@ -69,6 +69,8 @@ class Player:
             if who == "system":
                 raise BotError(f"it is not {seat}'s decision: a dice roll is awaited")
             raise BotError(f"it is not {seat}'s decision: {who} must act now")
+        if self.hooks.is_app_seat(state, seat):
+            raise BotError(f"{seat} is played by the rules' own player (its move is the game's to decide)")
         rng = random.Random(_seed_of(self.seed, seat, key, getattr(state, "step", "")))
         if self.hooks.is_draw(state):  # the table turns up a card: a bot seat draws at random
             a = self.hooks.sample_chance(state, rng)

@@ -64,7 +64,7 @@ class Search:
         h = self.hooks
         guard = 0
         while not self.game.is_over(state) and h.decider(state) is None:
-            a = h.sample_chance(state, self.rng)
+            a = h.table_action(state, self.rng)
             if a is None or guard > 200:
                 return state, False  # nothing the bot can sample: treat as a cut-off
             state = self._apply(state, a)

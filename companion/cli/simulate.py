@@ -68,6 +68,8 @@ def play_game(module, specs, seed, options=None, player_seed=None, on_decision=N
                 sess.dispatch(a, "system")
             else:
                 sess.roll()
+        elif hooks.is_app_seat(sess.state, who):  # Mint Works' solitaire AI: its card decides
+            sess.dispatch(game.app_action(sess.state, who), "app")
         elif hooks.is_draw(sess.state):
             sess.dispatch(hooks.sample_chance(sess.state, table), "ui")
         else:

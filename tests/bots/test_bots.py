@@ -34,7 +34,9 @@ def step_table(sess, hooks, rng):
     g = sess.game
     while not g.is_over(sess.state) and hooks.decider(sess.state) is None:
         who = g.actor(sess.state)
-        if who == "system" and not hooks.is_draw(sess.state):
+        if hooks.is_app_seat(sess.state, who):
+            sess.dispatch(g.app_action(sess.state, who), "app")
+        elif who == "system" and not hooks.is_draw(sess.state):
             sess.roll()
         else:
             sess.dispatch(hooks.sample_chance(sess.state, rng), "system" if who == "system" else "ui")
@@ -319,3 +321,22 @@ def test_civ_builder_bot_never_cancels_its_own_meld_pick():
     sess.dispatch(pick.to_dict(), "ui")
     assert "cancel_meld" in {a.type for a in sess.legal_actions()}  # the table may back out
     assert "cancel_meld" not in {o.type for o in h.options(sess.state, who)}  # a bot does not
+
+
+def test_a_bot_plays_solitaire_mint_works_against_the_card_ai():
+    """Mint Works keeps its solitaire AIs: their seat is the rules' to play (app_action), never a
+    bot's; the bot plays the human seat and its search plays the AI's card moves."""
+    m = get_module("mint_works")
+    setup = m.setup_from_form([{"name": "Ana", "colour": "blue"}], {"opponent": "rachael"})
+    assert setup.get("ai_moves") == "journaled"  # a new game journals the AI's moves as its seat's
+    sess = Session.new(m.game, setup, seed=3)
+    h, rng = hooks_for(sess.game), random.Random(3)
+    bot = tiny_bot("mint_works", 1)
+    while step_table(sess, h, rng):
+        who = sess.game.actor(sess.state)
+        assert who == "p1"
+        sess.dispatch(bot.choose(sess, who), "ui")
+    ai_moves = sum(1 for _, src in sess.history if src == "app")
+    assert sess.game.is_over(sess.state) and ai_moves > 3
+    with pytest.raises(BotError):
+        tiny_bot("mint_works", 1).choose_state(sess.game, sess.state, "p2")
