@@ -36,10 +36,12 @@ from companion.games import get_module  # noqa: E402
 GAMES = ("mint_works", "civ_builder", "civmint", "civ_card_game", "civ_quest")
 
 
-def pairing(gid, bot, other, games, seed=0):
-    """`games` games of `bot` against `other`, seats alternating: wins (ties half), times."""
+def pairing(gid, bot, other, games, seed=0, max_actions=3000):
+    """`games` games of `bot` against `other`, seats alternating: wins (ties half), times. A
+    game not over after `max_actions` is decided on the score reached (counted as unfinished):
+    two greedy-minded players of the Card Game may never buy the last technology."""
     module = get_module(gid)
-    wins, times, all_times, lengths, cpu, overran = 0.0, [], [], [], [], 0
+    wins, times, all_times, lengths, cpu, overran, unfinished = 0.0, [], [], [], [], 0, 0
     t0 = time.perf_counter()
     for k in range(games):
         specs = [bot, other] if k % 2 == 0 else [other, bot]
@@ -53,12 +55,13 @@ def pairing(gid, bot, other, games, seed=0):
                     times.append(p.last["seconds"])
                     cpu.append(p.last["cpu_seconds"])
                     overran += bool(p.last.get("overran"))
-        r = play_game(module, specs, seed + k, on_decision=note)
+        r = play_game(module, specs, seed + k, on_decision=note, max_actions=max_actions, score_unfinished=True)
+        unfinished += not r["finished"]
         if bot_seat in r["winners"]:
             wins += 1.0 / len(r["winners"])
         lengths.append(r["actions"])
     return {"games": games, "wins": wins, "win_rate": wins / games, "ci95": wilson(round(wins), games),
-            "times": times, "all_times": all_times, "cpu": cpu, "overran": overran, "seconds": time.perf_counter() - t0,
+            "times": times, "all_times": all_times, "cpu": cpu, "overran": overran, "unfinished": unfinished, "seconds": time.perf_counter() - t0,
             "length": statistics.fmean(lengths)}
 
 
@@ -97,6 +100,8 @@ def main(argv=None):
     ap.add_argument("--game", action="append", choices=GAMES, help="only these games (repeatable)")
     ap.add_argument("--level", default="normal", choices=tuple(LEVELS))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-actions", type=int, default=3000,
+                    help="a game not over by then is decided on the score reached (default 3000)")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     bot = f"bot:{args.level}"
@@ -108,11 +113,13 @@ def main(argv=None):
     for gid in args.game or GAMES:
         row = {}
         for other in ("random", "greedy"):
-            r = pairing(gid, bot, other, args.games, args.seed)
+            r = pairing(gid, bot, other, args.games, args.seed, args.max_actions)
             lo, hi = r["ci95"]
             print(f"{gid:<14} vs {other:<6}: wins {r['wins']:g}/{r['games']} = {r['win_rate'] * 100:5.1f} % "
                   f"(95 % CI {lo * 100:.0f}-{hi * 100:.0f} %), {r['length']:.0f} actions a game, "
-                  f"{r['seconds']:.0f} s", flush=True)
+                  f"{r['seconds']:.0f} s" + (f"; {r['unfinished']} game(s) not over after {args.max_actions} "
+                                             "actions, decided on the score reached" if r["unfinished"] else ""),
+                  flush=True)
             row[other] = r
         ref = engine_ms_per_action(gid, args.seed)
         ts = row["random"]["times"] + row["greedy"]["times"]

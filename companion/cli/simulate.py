@@ -44,9 +44,13 @@ def _dist(xs):
             "p25": q(0.25), "median": q(0.5), "p75": q(0.75), "max": xs[-1]}
 
 
-def play_game(module, specs, seed, options=None, player_seed=None, on_decision=None):
+def play_game(module, specs, seed, options=None, player_seed=None, on_decision=None, max_actions=None,
+              score_unfinished=False):
     """Play one game; returns {"winners": [spec index...], "scores": {index: total}, "actions",
-    "decisions", "finished"}. specs[i] plays seat p(i+1)."""
+    "decisions", "finished"}. specs[i] plays seat p(i+1). A game still going after
+    `max_actions` (MAX_ACTIONS) stops unfinished: no winner, or with `score_unfinished` the
+    game's result on the position reached (the score leader)."""
+    max_actions = MAX_ACTIONS if max_actions is None else max_actions
     n = len(specs)
     setup = module.setup_from_form([{"name": f"Seat {i + 1} ({s})", "colour": c}
                                     for i, (s, c) in enumerate(zip(specs, _colours(n)))], options or {})
@@ -58,7 +62,7 @@ def play_game(module, specs, seed, options=None, player_seed=None, on_decision=N
     players = {f"p{i + 1}": player_for(module.id, s, seed=f"{base}:{i}") for i, s in enumerate(specs)}
     hooks.deal(sess.state, table)
     actions = decisions = 0
-    while not game.is_over(sess.state) and actions < MAX_ACTIONS:
+    while not game.is_over(sess.state) and actions < max_actions:
         who = game.actor(sess.state)
         if who is None:
             break
@@ -83,9 +87,9 @@ def play_game(module, specs, seed, options=None, player_seed=None, on_decision=N
         hooks.deal(sess.state, table)
         actions += 1
     finished = game.is_over(sess.state)
-    res = module.view.result(game, sess.state) if finished else {}
+    res = module.view.result(game, sess.state) if finished or score_unfinished else {}
     winners = res.get("winners") or ([res["winner"]] if res.get("winner") else [])
-    if finished and not winners:
+    if (finished or score_unfinished) and not winners:
         winners = list(players)
     sc = module.view.score(game, sess.state)
     idx = {f"p{i + 1}": i for i in range(n)}
