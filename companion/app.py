@@ -281,7 +281,12 @@ def create_app(board_choice=None):
 
 
 def main(argv=None):
-    args = _parse(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["simulate"]:  # headless games between bots: no Kivy (companion/cli/simulate.py)
+        from companion.cli.simulate import main as simulate
+
+        return simulate(argv[1:])
+    args = _parse(argv)
     if args.data:
         os.environ["TABLETOP_COMPANION_DATA"] = args.data
     size = DEFAULT_SIZE
