@@ -766,9 +766,9 @@ class GameScreen(Screen):
                 except (ImportError, AttributeError) as exc:
                     Logger.warning(f"dashboard: the game's {kind} picker is not available ({exc})")
             picker.show(self._decision, self._picked, self._pick_refused, pickers)
-        self._say_bar_hint(dice, own_panel)
+        self._say_bar_hint(dice)
 
-    def _say_bar_hint(self, dice, own_panel):
+    def _say_bar_hint(self, dice):
         where = "on Now" if self.portrait else "above"
         if self.over:
             self.bar_hint = "The game is over."

@@ -8,7 +8,7 @@ docs/civ_builder-trace.md; decisions where the text is silent are docs/civ_build
 """
 from __future__ import annotations
 
-from companion.engine import Action, ActionCodec, ActionSchema, Flow, Game, Rejected, SetupError
+from companion.engine import ActionCodec, ActionSchema, Flow, Game, Rejected, SetupError
 from companion.engine.actions import seats_of
 
 from .data_load import ATTRIBUTES, DATA

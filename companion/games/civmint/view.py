@@ -37,7 +37,6 @@ class CivMintView(GameView):
         return tuple(out)
 
     def value_label(self, game, state, setup, action_type, field, value) -> str:
-        name = lambda seat: self.name(setup, seat)  # noqa: E731
         if field == "unit" and isinstance(value, int):
             return labels.cap(labels.unit_ref(state, value))
         if field == "units" and isinstance(value, (list, tuple)):

@@ -22,7 +22,7 @@ from kivy.uix.label import Label
 from companion.kit import StepPanel
 
 from .. import trade_clock
-from ..data_load import ATTRIBUTES, DATA
+from ..data_load import DATA
 from ..view import VIEW, attr_name, civ_name, plural
 
 
