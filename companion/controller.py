@@ -80,6 +80,7 @@ class GameController:
         self._history = None
         self._history_state = None
         self.app_moves: list[str] = []  # the app's moves since the latest other action, in words
+        self._bots = {}  # seat -> the bot the app plays it with (setup["app_players"])
         self.app_problem = ""  # why the app stopped playing a seat (plain words), or ""
         session.subscribe(self._on_session)
         self._play_app_seats()  # a new game the app starts, or a save closed before its move
@@ -189,14 +190,14 @@ class GameController:
     def app_seats(self) -> tuple:
         """The seats the app plays in this game now: the game's own (a solitaire AI) and the
         seats set to "played by the app" at the new-game form (a bot, docs/bots.md)."""
-        return tuple(self.game.app_seats(self.state)) + tuple(
-            s for s in self.setup.get("app_players", {}) if s not in self.game.app_seats(self.state))
+        own = tuple(self.game.app_seats(self.state))
+        return own + tuple(s for s in self.setup.get("app_players", {}) if s not in own)
 
     def _app_choice(self, seat):
         level = self.setup.get("app_players", {}).get(seat)
         if level is None:
             return self.game.app_action(self.state, seat)
-        bots = self.__dict__.setdefault("_bots", {})
+        bots = self._bots
         if seat not in bots:
             from companion.bots import bot_for
 

@@ -146,6 +146,25 @@ class ActionSchema:
         self.kinds = {**self.required, **self.optional}
 
 
+def _plain(params: dict) -> dict:
+    """The params as an action keeps them: the same dict when every value is plain (the usual
+    case, no copy), else a copy with lists and dicts frozen."""
+    for v in params.values():
+        if v.__class__ not in _PLAIN:
+            return {k: _freeze(x) for k, x in params.items()}
+    return params
+
+
+def _raw(type, params, kinds) -> Action:
+    """An Action from fields already checked and frozen (no __init__: the hot path)."""
+    a = _new(Action)
+    _set(a, "type", type)
+    _set(a, "_p", params)
+    _set(a, "_kinds", kinds)
+    _set(a, "_h", None)
+    return a
+
+
 class ActionCodec:
     """Builds and validates actions of one game."""
 
@@ -160,16 +179,7 @@ class ActionCodec:
     def fast(self, type, **params) -> Action:
         """Build an action without validation (the engine's own generators): the legal-action
         lists are made of these, so this is the short path (no copy of plain fields)."""
-        for v in params.values():
-            if v.__class__ not in _PLAIN:
-                params = {k: _freeze(x) for k, x in params.items()}
-                break
-        a = _new(Action)
-        _set(a, "type", type)
-        _set(a, "_p", params)
-        _set(a, "_kinds", self.schemas[type].kinds)
-        _set(a, "_h", None)
-        return a
+        return _raw(type, _plain(params), self.schemas[type].kinds)
 
     def maker(self, type):
         """A constructor of `type` actions from a dict of plain fields (str, int): for a generator
@@ -177,12 +187,7 @@ class ActionCodec:
         kinds = self.schemas[type].kinds
 
         def make(params):
-            a = _new(Action)
-            _set(a, "type", type)
-            _set(a, "_p", params)
-            _set(a, "_kinds", kinds)
-            _set(a, "_h", None)
-            return a
+            return _raw(type, params, kinds)
         return make
 
     def from_dict(self, d) -> Action:
@@ -211,16 +216,7 @@ class ActionCodec:
             if k not in kinds and k != "type":
                 extra = set(d) - set(kinds) - {"type"}
                 raise MalformedAction(f"action {t!r}: unknown field(s) {', '.join(sorted(extra))}")
-        for v in params.values():
-            if v.__class__ not in _PLAIN:
-                params = {k: _freeze(x) for k, x in params.items()}
-                break
-        a = _new(Action)
-        _set(a, "type", t)
-        _set(a, "_p", params)
-        _set(a, "_kinds", kinds)
-        _set(a, "_h", None)
-        return a
+        return _raw(t, _plain(params), kinds)
 
     def is_chance(self, d) -> bool:
         t = d.type if isinstance(d, Action) else (d.get("type") if isinstance(d, dict) else None)

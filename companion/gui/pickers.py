@@ -14,7 +14,6 @@ from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, St
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
-from kivy.uix.textinput import TextInput
 
 from companion.decisions import WHOLE, StalePick
 
@@ -83,14 +82,10 @@ class DecisionPicker(BoxLayout):
         self._render()
 
     def clear(self):
-        self.decision = None
-        self._question = None
+        self.decision = self._question = None
         self.question_text = ""
         self.ids.trail.clear_widgets()
-        self.ids.options.clear_widgets()
-        self.ids.custom.clear_widgets()
-        self.searching = False
-        self.page_text = ""
+        self._fill_options()
 
     def pick(self, field, value):
         if self.decision is None:
@@ -137,19 +132,10 @@ class DecisionPicker(BoxLayout):
             b.bind(on_release=lambda btn: self.go_back(WHOLE))
             trail.add_widget(b)
         q = self._question = d.question()
-        action = d.complete()
-        if q is None:
-            self.question_text = ""
-            self.ids.options.clear_widgets()
-            self.ids.custom.clear_widgets()
-            self.searching, self.page_text = False, ""
-            if action is not None and self.on_complete:
-                self.on_complete(action)
-            return
-        if self.on_complete:
-            self.on_complete(None)  # not complete yet: nothing waits for Confirm
-        self.question_text = q.text
+        self.question_text = q.text if q is not None else ""
         self._fill_options()
+        if self.on_complete:  # the complete action waits for Confirm; else nothing does
+            self.on_complete(d.complete() if q is None else None)
 
     def _fill_options(self):
         q = self._question
@@ -158,6 +144,7 @@ class DecisionPicker(BoxLayout):
         custom.clear_widgets()
         self.page_text = ""
         if q is None:
+            self.searching = False
             return
         own = self.game_pickers.get(q.kind)
         if own is not None:
@@ -189,6 +176,3 @@ class DecisionPicker(BoxLayout):
         if pages > 1:
             self.page_text = f"{self._page + 1} of {pages}"
 
-
-# kept for the layout (kv) rules
-__all__ = ["DecisionPicker", "PickButton", "TrailButton", "CountStepper", "TextInput"]

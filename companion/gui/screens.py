@@ -167,6 +167,7 @@ class GameScreen(Screen):
     _dice = None          # the roll awaited at the last refresh (controller.dice_request)
     _pending_from = None  # what made the pending decision: picker, panel, list, dice, end, undo, correction
     _pending_label = None
+    _series = ()          # the rest of a form's actions, applied after the pending one by Confirm
     _seen = None  # (round, over) at the last refresh
     _auto_tab = False       # a game view is shown because its step began
     _auto_tab_done = False  # ... once per such step (the player may switch away)
@@ -191,26 +192,11 @@ class GameScreen(Screen):
         table list, notices, scroll positions, left view), then drawn from this game alone."""
         step_panels.ensure_layouts(ctrl.module)
         self._apply_layout()
+        self._forget_game()
         self.ctrl = ctrl
-        self.pending = None
-        self.pending_text = ""
-        self.message, self.error = "", False
-        self.roll_result_text = self.dice_hint = ""
-        self.show_help = self.show_all = False
-        self._moment = self._decision = self._todo_shown = None
-        self._panel_key = "-"  # force a new panel for this game
-        self._panel = None
-        self.ids.step_area.clear_widgets()
-        self.ids.picker.clear()
         self._seen = (None, ctrl.game.is_over(ctrl.state))
-        self._auto_tab = self._auto_tab_done = False
-        self.ids.notice_area.clear_widgets()
-        self.ids.now_scroll.scroll_y = 1
-        self.ids.players_view.scroll_y = 1
         self._build_players(ctrl)
         self._build_tabs(ctrl)
-        self.close_table()
-        self._feeder = self._unbound_said = None
         self._todo = TableTodo(ctrl.path)
         notes = list(getattr(ctrl.journal, "notes", ()) or ())
         if notes:  # what opening the save did first (a stray journal set aside), said once
@@ -424,21 +410,26 @@ class GameScreen(Screen):
                 self.message, self.error = note, False
 
     def clear_game(self):
-        """The game was left: the table comparison ends (its lights go out) and nothing of the
-        game stays on this screen for the next one."""
-        self.close_table()
+        """The game was left: nothing of it stays on this screen for the next one."""
+        self._forget_game()
         self.ctrl = None
+
+    def _forget_game(self):
+        """Everything bound to the open game: the table comparison ends (its lights go out), the
+        panel, pickers, pending choice, roll card, notices, lists and scroll positions go."""
+        self.close_table()
+        self._feeder = self._unbound_said = None
         self.pending, self.pending_text, self._pending_from = None, "", None
-        self.roll_result_text = self.dice_hint = self.message = ""
+        self.message, self.error = "", False
+        self.roll_result_text = self.dice_hint = ""
+        self.show_help = self.show_all = False
         self._moment = self._decision = self._todo_shown = None
-        self._panel, self._panel_key = None, "-"
-        self.ids.step_area.clear_widgets()
+        self._panel, self._panel_key = None, "-"  # a new panel for the next game
+        self._auto_tab = self._auto_tab_done = False
+        for area in ("step_area", "notice_area", "action_grid", "table_area", "todo_area"):
+            self.ids[area].clear_widgets()
         self.ids.picker.clear()
-        self.ids.notice_area.clear_widgets()
-        self.ids.action_grid.clear_widgets()
-        self.ids.table_area.clear_widgets()
-        self.ids.todo_area.clear_widgets()
-        self._feeder = None
+        self.ids.now_scroll.scroll_y = self.ids.players_view.scroll_y = 1
 
     def close_table(self):
         """The game's table comparison ends (another game, another board, the game left): its
@@ -644,7 +635,7 @@ class GameScreen(Screen):
             self.message, self.error = f"Not possible now: {why}", True
             return False
         self.pending, self._pending_from = action, origin
-        self._pending_label, self._series = label, []
+        self._pending_label, self._series = label, ()
         self.pending_text = "Confirm: " + (label or self.ctrl.action_label(action))
         self.message = ""
         self._mark_selected(action)
@@ -820,7 +811,7 @@ class GameScreen(Screen):
         self.propose(button.action, origin="list")
 
     def cancel(self):
-        self.pending = None
+        self.pending, self._series = None, ()
         self.pending_text = ""
         if self._pending_from == "picker" and self._decision is not None:
             self._decision.back()
@@ -841,21 +832,17 @@ class GameScreen(Screen):
             self._undo_now()
             return
         label = getattr(self, "_pending_label", None)
-        series, self._series = getattr(self, "_series", []), []
-        self._refused = False
+        series, self._series = self._series, ()
         if not self._run(lambda: self.ctrl.dispatch(a, "ui"), label or self.ctrl.action_label(a)):
-            if self._refused:  # the engine said no: the choice no longer waits (a save error keeps it)
-                message = self.message
+            if self.ctrl.check(a) is not None:  # the engine said no: the choice no longer waits
+                message = self.message            # (a save error keeps it, to try again)
                 self.cancel()
                 self.message, self.error = message, True
             return
         for i, b in enumerate(series):  # the rest of a form, each journaled on its own
-            why = self.ctrl.check(b)
-            if why:
-                self.message, self.error = (f"Done {i + 1} of {len(series) + 1}; the next was not applied: "
-                                            f"{why}"), True
+            if not self._run(lambda b=b: self.ctrl.dispatch(b, "ui"), None):
+                self.message = f"Done {i + 1} of {len(series) + 1}; the next was not applied. {self.message}"
                 return
-            self.ctrl.dispatch(b, "ui")
         if series:
             self.message, self.error = f"Done: {label or self.ctrl.action_label(a)}", False
 
@@ -908,7 +895,6 @@ class GameScreen(Screen):
             a = fn()
         except C.Rejected as exc:
             self.message, self.error = f"Not allowed: {self.ctrl.refusal_text(exc)}", True
-            self._refused = True
             return False
         except JournalError as exc:
             self.message, self.error = f"Could not save the action (nothing changed): {exc}", True

@@ -66,13 +66,11 @@ def list_buttons(scr):
     .action; the pressed button's action waits for Confirm like any choice."""
     if not scr.show_all and scr.all_count:
         scr.toggle_all()
-    out = []
-    for page in range(scr.all_pages):
-        scr._all_page = page
-        scr._fill_all()
+    out = list(reversed(scr.ids.action_grid.children))
+    for _ in range(scr.all_pages - 1):
+        scr.turn_all_page(1)
         out += list(reversed(scr.ids.action_grid.children))
-    scr._all_page = 0
-    scr._fill_all()
+    scr.turn_all_page(-scr.all_pages)  # back to the first page
     return out
 
 
@@ -83,6 +81,24 @@ def legal_buttons(scr):
     if scr.end_step_text:
         out.append(scr.ids.end_step)
     return out
+
+
+def new_game_form(app, game_id):
+    """Home -> New game -> `game_id` chosen, as a player taps it; returns the form."""
+    press(app.root.get_screen("home").ids.new_game)
+    ng = app.root.get_screen("new_game")
+    [choice] = [b for b in find(ng, "GameChoice") if b.game_id == game_id]
+    press(choice)
+    return ng
+
+
+def start_from_form(app, game_id, names=("Ana", "Ben")):
+    """A new game of `game_id` started through the form with these players' names."""
+    ng = new_game_form(app, game_id)
+    for i, name in enumerate(names):
+        ng.name_input(f"p{i + 1}").text = name
+    press(ng.ids.start)
+    return ng
 
 
 def find(root, cls_name=None, text=None):

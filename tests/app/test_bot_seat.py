@@ -10,11 +10,7 @@ from gui_process import run_scenario  # noqa: E402
 
 
 def scenario_bot_seat(app, drv):
-    home = app.root.get_screen("home")
-    drv.press(home.ids.new_game)
-    ng = app.root.get_screen("new_game")
-    [choice] = [b for b in drv.find(ng, "GameChoice") if b.game_id == "mint_works"]
-    drv.press(choice)
+    ng = drv.new_game_form(app, "mint_works")
     ng.set_count("2")
     drv.pump(2)
     assert ng.can_seat_app

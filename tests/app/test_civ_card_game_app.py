@@ -152,12 +152,7 @@ def _pick_card(drv, scr, card, type_first=False):
 
 def scenario_card_game_dealt_through_the_picker(app, drv):
     size = "x".join(str(int(v)) for v in __import__("kivy.core.window", fromlist=["Window"]).Window.size)
-    drv.press(app.root.get_screen("home").ids.new_game)
-    ng = app.root.get_screen("new_game")
-    drv.press([b for b in drv.find(ng, "GameChoice") if b.game_id == "civ_card_game"][0])
-    ng.name_input("p1").text = "Ana"
-    ng.name_input("p2").text = "Ben"
-    drv.press(ng.ids.start)
+    drv.start_from_form(app, "civ_card_game")
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     game = ctrl.game
     plots = [n for n, d in game.plot_cards.items() for _ in range(d["copies"])]

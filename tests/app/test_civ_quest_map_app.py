@@ -25,12 +25,7 @@ def ctrl_todo_open(scr):
 def scenario_civ_quest_start_on_the_map(app, drv):
     from kivy.core.window import Window
     tag = "%dx%d" % tuple(int(v) for v in Window.size)
-    drv.press(app.root.get_screen("home").ids.new_game)
-    ng = app.root.get_screen("new_game")
-    drv.press([b for b in drv.find(ng, "GameChoice") if b.game_id == "civ_quest"][0])
-    ng.name_input("p1").text = "Ana"
-    ng.name_input("p2").text = "Ben"
-    drv.press(ng.ids.start)
+    drv.start_from_form(app, "civ_quest")
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     assert ctrl.module.id == "civ_quest" and ctrl.state.step == "start"
     if scr.portrait and "now" in getattr(scr, "tab_buttons", {}):
@@ -113,12 +108,7 @@ def scenario_civ_quest_start_on_the_map(app, drv):
 def scenario_civ_quest_migration_on_the_map(app, drv):
     """Ana's first Migration: the kind of action first ("Move tokens"), then the area the tokens
     go to, tapped on the map (from Thrace, her only area), then how many; one Confirm."""
-    drv.press(app.root.get_screen("home").ids.new_game)
-    ng = app.root.get_screen("new_game")
-    drv.press([b for b in drv.find(ng, "GameChoice") if b.game_id == "civ_quest"][0])
-    ng.name_input("p1").text = "Ana"
-    ng.name_input("p2").text = "Ben"
-    drv.press(ng.ids.start)
+    drv.start_from_form(app, "civ_quest")
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     for area in ("thrace", "syria"):
         pk = _picker(drv, scr)
