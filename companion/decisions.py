@@ -59,10 +59,11 @@ class Decision:
     `label(action)` words a whole action; `picks(type)` the game's declared fields for a type;
     `value_label(type, field, value)` words one value; `type_label(type)` words an action type."""
 
-    def __init__(self, actions, label, picks, value_label, type_label):
+    def __init__(self, actions, label, picks, value_label, type_label, unavailable=None):
         self.actions = [a for a in actions]
         self._label, self._picks = label, picks
         self._value_label, self._type_label = value_label, type_label
+        self._unavailable = unavailable  # (type, field, typed) -> why nothing matches, or None
         self.chosen: dict = {}      # field -> value, in the order picked
         self.whole = None           # the whole action picked from a short list
 
@@ -122,8 +123,7 @@ class Decision:
             if kind == "count":
                 values.sort()
             text = pick.question or _default_question(kind, pick.field)
-            return Question(pick.field, kind, text,
-                            [(v, self._value_label(atype, pick.field, v)) for v in values])
+            return Question(pick.field, kind, text, self._options(cands, atype, pick.field, values))
         # nothing left that varies by field (should not happen): the whole actions
         return Question(WHOLE, "choice", "Choose one:", [(a, self._label(a)) for a in cands])
 
@@ -141,8 +141,40 @@ class Decision:
         if pick is None or not pick.question:
             return None
         values = list({_key(a.get(pick.field)): a.get(pick.field) for a in cands}.values())
-        return Question(pick.field, pick.kind, pick.question,
-                        [(v, self._value_label(atype, pick.field, v)) for v in values])
+        return Question(pick.field, pick.kind, pick.question, self._options(cands, atype, pick.field, values))
+
+    def _options(self, cands, atype, field, values) -> list:
+        """[(value, label)] for `field`, twins merged: values the table cannot tell apart (the
+        same words) that leave the same choices after them (two like units on one space) are
+        one option. Values worded alike that lead to different choices stay apart."""
+        out, seen = [], {}
+        for v in values:
+            label = self._value_label(atype, field, v)
+            if label in seen:
+                rest = self._after(cands, field, v)
+                if any(self._after(cands, field, w) == rest for w in seen[label]):
+                    continue
+                seen[label].append(v)
+            else:
+                seen[label] = [v]
+            out.append((v, label))
+        return out
+
+    @staticmethod
+    def _after(cands, field, value) -> set:
+        k = _key(value)
+        return {_key({f: x for f, x in a.items() if f != field}) for a in cands if _key(a.get(field)) == k}
+
+    def why_not(self, field, typed: str) -> str | None:
+        """The game's reason why nothing it may pick for `field` now matches `typed` (a card
+        that can no longer be in the deck), or None."""
+        if self._unavailable is None or not typed.strip():
+            return None
+        atype = self.chosen.get(TYPE_FIELD) or next((a["type"] for a in self.candidates()), None)
+        try:
+            return self._unavailable(atype, field, typed.strip())
+        except Exception:  # a game's words must never break the picker
+            return None
 
     # ------------------------------------------------------------------ picking
     def choose(self, field, value):

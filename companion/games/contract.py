@@ -209,10 +209,11 @@ class GameView:
         return ""
 
     # pickers ------------------------------------------------------------------------------
-    def picks(self, game: Game, action_type) -> tuple:
+    def picks(self, game: Game, action_type, state=None, setup=None) -> tuple:
         """The fields a player picks for an action of `action_type`, in order (Pick). The default
         reads the rules' action schema: a seat field picks a seat, a whole number a count, any
-        other field a choice. A game declares areas, cards and units here."""
+        other field a choice. A game declares areas, cards and units here; `state` and `setup` are
+        the moment the decision is for (a question may name where a card goes), None in general."""
         schema = getattr(getattr(game, "codec", None), "schemas", {}).get(action_type)
         if schema is None:
             return ()
@@ -239,6 +240,12 @@ class GameView:
         if value is None:
             return "none"
         return nice(value) if isinstance(value, str) else str(value)
+
+    def unavailable_reason(self, game: Game, state, setup, action_type, field, typed: str) -> str | None:
+        """Why nothing the player may pick now matches `typed` (a card named that can no longer
+        be in the deck: "Both Gold Coast cards are already out"), in plain words; None when the
+        game has no more to say than "nothing matches"."""
+        return None
 
     def draw_prompt(self, game: Game, state, setup, request: dict) -> str:
         """What to do when the rules await a card or tile drawn at the table (no dice)."""

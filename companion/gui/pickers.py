@@ -172,7 +172,13 @@ class DecisionPicker(BoxLayout):
             b.bind(on_release=lambda btn, f=q.field: self.pick(f, btn.value))
             grid.add_widget(b)
         if not shown:
-            grid.add_widget(Label(text="Nothing matches what you typed.", size_hint_y=None, height=dp(48)))
+            grid.cols = 1
+            why = self.decision.why_not(q.field, self._filter) if self.decision is not None else None
+            note = Label(text=why or "Nothing matches what you typed.", size_hint_y=None,
+                         height=dp(48), halign="center", valign="middle")
+            note.bind(width=lambda lbl, w: setattr(lbl, "text_size", (w, None)),
+                      texture_size=lambda lbl, ts: setattr(lbl, "height", max(dp(48), ts[1] + dp(8))))
+            grid.add_widget(note)
         if pages > 1:
             self.page_text = f"{self._page + 1} of {pages}"
 

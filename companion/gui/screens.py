@@ -748,8 +748,9 @@ class GameScreen(Screen):
         elif new or self._decision is None:
             c = self.ctrl
             g, st, su, v = c.game, c.state, c.setup, c.view
-            self._decision = Decision(self._choices, c.action_label, lambda t: v.picks(g, t),
-                                      lambda t, f, val: v.value_label(g, st, su, t, f, val), v.type_label)
+            self._decision = Decision(self._choices, c.action_label, lambda t: v.picks(g, t, st, su),
+                                      lambda t, f, val: v.value_label(g, st, su, t, f, val), v.type_label,
+                                      lambda t, f, typed: v.unavailable_reason(g, st, su, t, f, typed))
             pickers = {}
             for kind, ref in c.module.pickers.items():
                 try:

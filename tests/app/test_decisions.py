@@ -151,3 +151,34 @@ def test_chance_without_dice_is_a_draw_and_with_dice_a_roll(tmp_path):
     finally:
         mw.close()
         cm.close()
+
+
+def test_twin_units_are_one_option_but_units_that_differ_stay_apart():
+    """Two like units on one space (the same words, the same moves after them) are one "Which
+    unit?" option; a like-worded unit whose moves differ is still offered on its own."""
+    moves = [{"type": "move", "unit": u, "to": t} for u in (1, 2) for t in ("a", "b", "c", "d", "e")]
+    moves += [{"type": "move", "unit": 3, "to": t} for t in ("a", "b", "c", "d", "f")]
+    label = {1: "Ana's settler in row 2, column 3", 2: "Ana's settler in row 2, column 3",
+             3: "Ana's settler in row 2, column 3"}
+    d = Decision(moves, label=repr, picks=lambda t: (Pick("unit", "unit", "Which unit?"),),
+                 value_label=lambda t, f, v: label[v] if f == "unit" else v, type_label=str)
+    q = d.question()
+    assert q.field == "unit" and [v for v, _ in q.options] == [1, 3]
+    d.choose("unit", 1)
+    assert [a["to"] for a, _ in d.question().options] == ["a", "b", "c", "d", "e"]
+
+
+def test_a_typed_name_that_matches_nothing_gets_the_games_reason():
+    asked = []
+
+    def unavailable(t, f, typed):
+        asked.append((t, f, typed))
+        return "Both Gold Coast cards are already out." if "gold" in typed.lower() else None
+
+    acts = [{"type": "turn_up", "card": c} for c in ("Plains", "Forest")]
+    d = Decision(acts, repr, lambda t: (), lambda t, f, v: v, str, unavailable)
+    assert d.why_not("card", "Gold Co") == "Both Gold Coast cards are already out."
+    assert d.why_not("card", "Zebra") is None and d.why_not("card", "  ") is None
+    assert asked == [("turn_up", "card", "Gold Co"), ("turn_up", "card", "Zebra")]
+    broken = Decision(acts, repr, lambda t: (), lambda t, f, v: v, str, lambda *a: 1 / 0)
+    assert broken.why_not("card", "x") is None

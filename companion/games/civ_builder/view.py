@@ -72,7 +72,7 @@ class CivBuilderView(GameView):
     def type_label(self, action_type) -> str:
         return self.TYPE_LABELS.get(action_type) or super().type_label(action_type)
 
-    def picks(self, game, action_type) -> tuple:
+    def picks(self, game, action_type, state=None, setup=None) -> tuple:
         if action_type in self.ATTR_QUESTIONS:
             return (Pick("attribute", "choice", self.ATTR_QUESTIONS[action_type]),)
         if action_type == "choose_civ":

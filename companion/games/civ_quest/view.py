@@ -75,7 +75,7 @@ class CivQuestView(GameView):
         return state.roller if state.roll else None
 
     # ---------------------------------------------------------------- pickers and the map
-    def picks(self, game, action_type):
+    def picks(self, game, action_type, state=None, setup=None):
         return AREA_PICKS.get(action_type) or super().picks(game, action_type)
 
     def type_label(self, action_type):

@@ -21,7 +21,7 @@ class CivMintView(GameView):
     SPACE_FIELDS = {"space": "Which space?", "target": "Which space to attack?", "spaces": "Which spaces?"}
     TO_SPACE = ("move", "retreat")  # their "to" is a space; an upgrade's "to" is a kind
 
-    def picks(self, game, action_type) -> tuple:
+    def picks(self, game, action_type, state=None, setup=None) -> tuple:
         out = []
         for p in super().picks(game, action_type):
             if p.field == "unit":

@@ -90,7 +90,7 @@ class MintWorksView(GameView):
         return f"{self.plan(pid)} ({facts})" if facts else self.plan(pid)
 
     # ------------------------------------------------------------------ pickers
-    def picks(self, game, action_type) -> tuple:
+    def picks(self, game, action_type, state=None, setup=None) -> tuple:
         """A drawn plan is a card picked by name (the app's deck or the table's own), never a roll."""
         if action_type in ("draw", "reveal"):
             return (Pick("plan", "card", DRAW_QUESTION),)
