@@ -603,7 +603,9 @@ class GameScreen(Screen):
                 or not self._setting("board_dice")):
             self.dice_hint = ""
             return
-        action, hint = self._feeder.propose(self._dice["action"])
+        sensing = c.module.sensing
+        usable = sensing.dice_usable(c.state, self._dice["action"]) if sensing is not None else 1
+        action, hint = self._feeder.propose(self._dice["action"], usable)
         if action is not None and self.pending is not None:
             self.dice_hint = "The dice wait in the wells: first tap Confirm or Cancel below."
             return

@@ -84,6 +84,12 @@ class Sensing:
     def roll_for(self, action_type) -> Roll | None:
         return next((r for r in self.rolls if r.action == action_type), None)
 
+    def dice_usable(self, state, action_type) -> int:
+        """How many one-die throws of the awaited roll the wells may answer at once: the rules
+        ask this roll and, with more than 1, as many one-die rolls right after it (Civ Builder's
+        set-up dice, read well 1 first). With 1, a second fresh die is said and not used."""
+        return 1
+
     def value(self, state, counter_id) -> int:  # pragma: no cover - interface
         raise NotImplementedError
 

@@ -288,11 +288,18 @@ class DiceFeeder:
         fresh = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
         return fresh[:1] or [0]
 
-    def propose(self, roll_action_type: str):
-        """(action or None, message): the awaited roll from fresh settled dice, or why not yet."""
+    def propose(self, roll_action_type: str, usable: int = 1):
+        """(action or None, message): the awaited roll from fresh settled dice, or why not yet.
+        `usable`: how many one-die rolls the rules ask in a row from here (Sensing.dice_usable);
+        more fresh dice than that are not guessed at: the players are told to take one out."""
         roll = self.rolls.get(roll_action_type)
         if roll is not None and roll.dice > self.n_wells:
             return None, f"This roll needs {roll.dice} dice; enter them by touch."
+        if roll is not None and roll.dice == 1:
+            thrown = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
+            if len(thrown) > max(1, usable):
+                return None, (f"{len(thrown)} dice are in the wells, but {roll.name} takes one die: "
+                              "take the extra one out (or enter the value by touch).")
         wells = self._wells_for(roll_action_type)
         if not wells:
             return None, ""

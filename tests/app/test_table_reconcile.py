@@ -222,8 +222,8 @@ def scenario_full_game_on_the_virtual_board(app, drv):
     rolls = actions = 0
     while not app.ctrl.game.is_over(app.ctrl.state):
         n = len(app.ctrl.journal)
-        if scr.awaiting_dice:
-            for well in range(2):
+        if scr.awaiting_dice:  # as many dice as the roll asks (a second die is said and not used)
+            for well in range(app.ctrl.module.roll_awaited(app.ctrl.state)["count"]):
                 vb.roll(well, value=rng.randint(1, 6), settle_ms=30)
             drv.wait_for(lambda: len(app.ctrl.journal) > n, 5, "the roll read from the wells")
             rolls += 1

@@ -161,6 +161,45 @@ def test_first_player_uses_any_one_fresh_die():
     assert f.propose("roll_first_player")[0] is None
 
 
+def test_two_dice_thrown_for_a_one_die_roll_are_said_and_not_used():
+    """Issue 28, bad input: dice in both wells when one die is asked are not guessed at."""
+    f = DiceFeeder(SENSING.rolls)
+    f.seen(0, "settled", 2, 4)
+    f.seen(1, "settled", 5, 4)
+    action, msg = f.propose("roll_first_player")
+    assert action is None and "2 dice are in the wells" in msg and "take the extra one out" in msg
+    f.seen(1, "empty", 0, 4)  # one taken out: the other is the roll
+    assert f.propose("roll_first_player")[0] == {"type": "roll_first_player", "die": 2}
+
+
+def test_civ_builder_setup_reads_both_wells_in_order():
+    """Civ Builder's set-up dice are thrown two at a time: well 1 is the awaited attribute,
+    well 2 the next one, each its own journal entry; its roll-offs take one die at a time."""
+    from companion.engine import Session
+    from companion.games import get_module
+    from companion.games.civ_builder.sensing import SENSING as CB
+
+    m = get_module("civ_builder")
+    sess = Session.new(m.game, m.sample_setup(3), seed=3)
+    while sess.state.step != "setup_roll":
+        sess.dispatch(sess.legal_actions()[0], "ui")
+    f = DiceFeeder(CB.rolls)
+    f.seen(0, "settled", 4, 1)
+    f.seen(1, "settled", 6, 1)
+    got = []
+    for _ in range(2):
+        atype = m.roll_awaited(sess.state)["action"]
+        assert CB.dice_usable(sess.state, atype) > 1
+        action, msg = f.propose(atype, CB.dice_usable(sess.state, atype))
+        assert action is not None, msg
+        f.used(action)
+        sess.dispatch(action, "board")
+        got.append(action)
+    first, second = (a["type"] for a in got)
+    assert first != second and [a["die"] for a in got] == [4, 6]
+    assert f.propose(m.roll_awaited(sess.state)["action"])[0] is None  # both throws spent
+
+
 def test_board_lost_forgets_the_wells():
     f = DiceFeeder(SENSING.rolls)
     f.seen(0, "settled", 2, 1)
