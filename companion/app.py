@@ -237,7 +237,8 @@ def _make_app_class():
 
             scr = self._sm.get_screen("new_game")
             try:
-                ctrl = C.GameController.new(self.games_dir, names, colours, game=game, **options)
+                ctrl = C.GameController.new(self.games_dir, names, colours, game=game, think_aside=True,
+                                            **options)
             except Exception as exc:
                 scr.message = f"Cannot start the game: {exc}"
                 return None
@@ -251,7 +252,7 @@ def _make_app_class():
 
             home = self._sm.get_screen("home")
             try:
-                ctrl = C.GameController.open(path)
+                ctrl = C.GameController.open(path, think_aside=True)
             except Exception as exc:
                 home.message = f"Cannot resume {os.path.basename(path)}: {exc}"
                 self._sm.current = "home"

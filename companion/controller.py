@@ -8,7 +8,9 @@
 * Seats the app plays (the game's `app_seats`, e.g. Mint Works' solitaire AI): after every change,
   while such a seat is to act and the game is not over, its move (`game.app_action`) is
   dispatched as that seat's action with source "app", so it is journaled and logged like any
-  other. Nothing is played for the app while a player's decision is awaited.
+  other. Nothing is played for the app while a player's decision is awaited. The app's screens
+  open a controller with `think_aside`: a bot's search then runs off the screen's thread
+  (`bot_turn`, `play_thought`), so the screen stays live while the app thinks.
 * `undo()` follows the journal's policy (`Journal.undo(game.is_chance)`): it takes back the latest
   action that was not the app's, together with the app's moves that followed it, unless a die or a
   draw has been revealed since; the state is rebuilt by replaying the journal (docs/journal.md).
@@ -70,8 +72,11 @@ def module_of_save(game_id, data_version):
 class GameController:
     """Wraps an engine `Session` (which journals before it applies) for the screens."""
 
-    def __init__(self, session, module):
+    def __init__(self, session, module, think_aside: bool = False):
         self.session = session
+        # True (the app's screens): a bot's search is not run inside dispatch, where it would
+        # hold the screen; the screen runs `bot_turn()`'s search aside and hands the move back
+        self.think_aside = think_aside
         self.module = module
         self.game = session.game
         self.view = module.view
@@ -97,7 +102,7 @@ class GameController:
     @classmethod
     def new(cls, directory, names=("Player 1", "Player 2"), colours=("blue", "green"),
             seed: int | None = None, game: str | None = None, app_players=None,
-            **options) -> "GameController":
+            think_aside: bool = False, **options) -> "GameController":
         """A new saved game of `game` (the first of the menu when None). `options` are the game's
         new-game options (GameModule.options) and its setup panel's values; `app_players` maps a
         seat to the level of the bot the app plays it with ("easy", "normal", "hard"; kept in the
@@ -126,10 +131,10 @@ class GameController:
         path = directory / f"{module.id}-{stamp}-{secrets.token_hex(3)}.journal"
         sess = _session_cls().new(module.game, setup, journal_path=path, seed=seed,
                                   app_version=APP_VERSION, data_version=module.data_version)
-        return cls(sess, module)
+        return cls(sess, module, think_aside)
 
     @classmethod
-    def open(cls, path) -> "GameController":
+    def open(cls, path, think_aside: bool = False) -> "GameController":
         """Resume a saved game exactly (replays the journal). Raises JournalError / ReplayError,
         or GameUnavailable for a game this build does not have or a newer data version."""
         found = []
@@ -137,7 +142,7 @@ class GameController:
         def game_for(meta):
             found.append(module_of_save(meta["game"], meta["data_version"]))
             return found[0].game
-        return cls(_session_cls().resume(path, game_for=game_for), found[0])
+        return cls(_session_cls().resume(path, game_for=game_for), found[0], think_aside)
 
     def close(self):
         try:  # what the saved-games list will show, so it need not replay this game
@@ -193,22 +198,29 @@ class GameController:
         own = tuple(self.game.app_seats(self.state))
         return own + tuple(s for s in self.setup.get("app_players", {}) if s not in own)
 
-    def _app_choice(self, seat):
-        level = self.setup.get("app_players", {}).get(seat)
-        if level is None:
-            return self.game.app_action(self.state, seat)
-        bots = self._bots
-        if seat not in bots:
+    def _bot(self, seat):
+        if seat not in self._bots:
             from companion.bots import bot_for
 
             # seeded by the save and the seat: a resumed game's bot plays as it would have
-            bots[seat] = bot_for(self.module.id, level, seed=f"{self.session.seed}:{seat}")
-        return self.game.action_from_dict(bots[seat].choose(self.session, seat))
+            level = self.setup["app_players"][seat]
+            self._bots[seat] = bot_for(self.module.id, level, seed=f"{self.session.seed}:{seat}")
+        return self._bots[seat]
+
+    def _is_bot_seat(self, seat) -> bool:
+        """A seat played by a bot (the New game form), not by the game's own AI."""
+        return seat in self.setup.get("app_players", {}) and seat not in self.game.app_seats(self.state)
+
+    def _app_choice(self, seat):
+        if not self._is_bot_seat(seat):
+            return self.game.app_action(self.state, seat)
+        return self.game.action_from_dict(self._bot(seat).choose(self.session, seat))
 
     def _play_app_seats(self):
         """While a seat the app plays is to act and the game is not over, dispatch its move as
         that seat's action (source "app"). Stops at the first actor that is a player (or the
-        dice), so it never acts while a player's decision is awaited."""
+        dice), so it never acts while a player's decision is awaited; with `think_aside`, also
+        at a bot's seat (see bot_turn)."""
         for _ in range(self.APP_MOVES_MAX):
             s = self.state
             if self.game.is_over(s):
@@ -216,24 +228,67 @@ class GameController:
             seat = self.game.actor(s)
             if seat is None or seat not in self.app_seats():
                 return
+            if self.think_aside and self._is_bot_seat(seat):
+                return
             try:
                 a = self._app_choice(seat)
-                label = self.action_label(a.to_dict())
-                self.session.dispatch(a, "app")
-            except Rejected as exc:  # a bug in the seat's player: say so, let the table play it
-                self.app_problem = (f"The app could not play {self.name(seat)}'s move "
-                                    f"({self.refusal_text(exc)}): choose it by hand.")
-                return
             except ValueError as exc:  # a bot that found no move (companion.bots.BotError)
                 self.app_problem = f"The app could not choose {self.name(seat)}'s move ({exc}): choose it by hand."
                 return
-            except J.JournalError as exc:  # e.g. a read-only card: nothing applied, the move waits
-                self.app_problem = (f"The app could not record {self.name(seat)}'s move "
-                                    f"({getattr(exc, 'reason', None) or exc}).")
+            if not self._play_app_move(seat, a):
                 return
-            self.app_problem = ""
-            self.app_moves.append(label)
         self.app_problem = "The app stopped after many moves in a row: choose the next one by hand."
+
+    def _play_app_move(self, seat, a) -> bool:
+        """Dispatch the app's move `a` for `seat` (source "app"); False, with app_problem said,
+        when it could not be applied or recorded."""
+        try:
+            label = self.action_label(a.to_dict())
+            self.session.dispatch(a, "app")
+        except Rejected as exc:  # a bug in the seat's player: say so, let the table play it
+            self.app_problem = (f"The app could not play {self.name(seat)}'s move "
+                                f"({self.refusal_text(exc)}): choose it by hand.")
+            return False
+        except J.JournalError as exc:  # e.g. a read-only card: nothing applied, the move waits
+            self.app_problem = (f"The app could not record {self.name(seat)}'s move "
+                                f"({getattr(exc, 'reason', None) or exc}).")
+            return False
+        self.app_problem = ""
+        self.app_moves.append(label)
+        return True
+
+    def bot_turn(self):
+        """With `think_aside`: (seat, position, think) when a bot's seat is to act, else None.
+        `think()` may run on another thread (it searches a frozen position and writes nothing)
+        and returns the move or raises ValueError; hand its outcome to `play_thought` on the
+        thread that owns this controller."""
+        s = self.state
+        if self.game.is_over(s):
+            return None
+        seat = self.game.actor(s)
+        if seat is None or not self._is_bot_seat(seat):
+            return None
+        bot, game, history = self._bot(seat), self.game, [a for a, _ in self.session.history]
+
+        def think():
+            return bot.choose_state(game, s, seat, len(history), history)
+        return seat, s, think
+
+    def play_thought(self, seat, position, move=None, error=None) -> bool:
+        """Apply a bot's move searched aside (bot_turn). A position the game has left since (an
+        undo, a correction) makes it stale: nothing is applied (False). `error` is the search's
+        ValueError: said, and the players choose that seat's move by hand."""
+        if self.state is not position or self.game.actor(position) != seat:
+            return False
+        self.app_moves = []
+        try:
+            if error is not None:
+                self.app_problem = f"The app could not choose {self.name(seat)}'s move ({error}): choose it by hand."
+            elif self._play_app_move(seat, move):
+                self._play_app_seats()
+        finally:
+            self._changed()
+        return error is None
 
     def check(self, action: dict) -> str | None:
         """Why `action` is not allowed now (the engine's message), or None when it is legal.

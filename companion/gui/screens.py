@@ -4,7 +4,10 @@ and widgets, and asks the open game's view (contract.GameView) what to say. It n
 holds no rules."""
 from __future__ import annotations
 
+import threading
+
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.logger import Logger
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty,
@@ -159,6 +162,8 @@ class GameScreen(Screen):
     all_pages = NumericProperty(1)
     _sync = None       # TableSync of the open game
     _feeder = None     # DiceFeeder
+    _thinking_for = None       # the bot's seat whose move is being searched aside
+    _thinking_position = None  # the state that search is for
     _board_state = "manual"
     _panel = None
     _panel_key = None
@@ -419,6 +424,7 @@ class GameScreen(Screen):
         panel, pickers, pending choice, roll card, notices, lists and scroll positions go."""
         self.close_table()
         self._feeder = self._unbound_said = None
+        self._thinking_for = self._thinking_position = None  # a search still running is ignored
         self.pending, self.pending_text, self._pending_from = None, "", None
         self.message, self.error = "", False
         self.roll_result_text = self.dice_hint = ""
@@ -628,6 +634,9 @@ class GameScreen(Screen):
         words and nothing changes). A newer choice replaces the one waiting."""
         if self.ctrl is None or self.over:
             return False
+        if self._thinking_for:
+            self.message, self.error = f"The app is choosing {self.ctrl.name(self._thinking_for)}'s move: a moment.", True
+            return False
         if self._pending_from in ("undo", "correction"):
             # an undo or a correction is answered first: a tap elsewhere must not replace it unseen
             self.message, self.error = "First tap Confirm or Cancel below; nothing else was done.", True
@@ -690,6 +699,11 @@ class GameScreen(Screen):
             more = f" (and {len(played) - len(shown)} before)" if len(played) > len(shown) else ""
             self.prompt = ("[color=9fd3ff][b]The app played[/b]" + more + ": " + "; ".join(shown)
                            + ". Do it at the table.[/color]\n" + self.prompt)
+        turn = c.bot_turn() if c.think_aside else None
+        self._thinking_for = turn[0] if turn else None
+        if turn:  # a bot's seat is to act: it thinks aside, the screen stays live
+            self.prompt = f"[b]The app is choosing {c.name(turn[0])}'s move...[/b]\n" + self.prompt
+            self._think_aside(c, turn)
         self.stepper_text = stepper_markup(c.game.flow, snap["step"], view)
         self.help_text = c.step_help(snap["step"]) if not snap["over"] else ""
         if new:
@@ -734,7 +748,7 @@ class GameScreen(Screen):
             self._pending_from = None
         self._end_step, self.end_step_text = None, ""
         picker = self.ids.picker
-        acts = [] if (self.ctrl is None or self.over) else self.ctrl.legal_actions()
+        acts = [] if (self.ctrl is None or self.over or self._thinking_for) else self.ctrl.legal_actions()
         self._end_step = next((a for a in acts if a.get("type") == "end_step"), None)
         self.end_step_text = self.ctrl.action_label(self._end_step) if self._end_step else ""
         self.ids.end_step.action = self._end_step  # what the pinned button stands for
@@ -762,9 +776,38 @@ class GameScreen(Screen):
             picker.show(self._decision, self._picked, self._pick_refused, pickers)
         self._say_bar_hint(dice)
 
+    def _think_aside(self, ctrl, turn):
+        """Run a bot's search on a worker thread (once per position); its move is applied back
+        on this thread, unless the game has moved on (an undo) or was left meanwhile."""
+        seat, position, think = turn
+        if self._thinking_position is position:
+            return
+        self._thinking_position = position
+
+        def work():
+            try:
+                move, error = think(), None
+            except ValueError as exc:  # the bot found no move (BotError): said, chosen by hand
+                move, error = None, exc
+            except Exception as exc:  # noqa: BLE001 - a bug in a bot must not stop the game
+                Logger.exception("dashboard: the bot's search failed")
+                move, error = None, ValueError(f"its search failed: {exc}")
+            Clock.schedule_once(lambda dt: self._thought(ctrl, seat, position, move, error))
+        threading.Thread(target=work, name="bot-search", daemon=True).start()
+
+    def _thought(self, ctrl, seat, position, move, error):
+        if self._thinking_position is position:
+            self._thinking_position = None
+        if ctrl is not self.ctrl:  # the game was left while the app thought
+            return
+        if not ctrl.play_thought(seat, position, move, error):
+            self.refresh()  # stale (an undo came first) or refused: the screen says what now
+
     def _say_bar_hint(self, dice):
         where = "on Now" if self.portrait else "above"
-        if self.over:
+        if self._thinking_for:
+            self.bar_hint = f"The app is choosing {self.ctrl.name(self._thinking_for)}'s move."
+        elif self.over:
             self.bar_hint = "The game is over."
         elif dice and dice.get("kind") == "draw":
             self.bar_hint = f"Tap what was drawn {where}, or let the app draw; then Confirm."

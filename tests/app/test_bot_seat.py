@@ -19,12 +19,36 @@ def scenario_bot_seat(app, drv):
     drv.pump(3)
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     assert ctrl.setup.get("app_players") == {"p2": "easy"} and "p2" in ctrl.app_seats()
-    seen_app = False
+    import threading
+    import time
+
+    searched_on, real_turn = [], ctrl.bot_turn
+
+    def slow_turn():  # the same search, held 0.4 s so the test sees the screen while it runs
+        turn = real_turn()
+        if turn is None:
+            return None
+        seat, position, think = turn
+
+        def slow():
+            searched_on.append(threading.current_thread().name)
+            time.sleep(0.4)
+            return think()
+        return seat, position, slow
+    ctrl.bot_turn = slow_turn
+    seen_app = seen_thinking = False
     for _ in range(40):
+        if ctrl.game.actor(ctrl.state) == "p2" and not ctrl.game.is_over(ctrl.state):
+            # the bot thinks off the screen's thread: the screen says so, offers nothing to
+            # choose for the bot's seat and refuses a tap until the move is made
+            seen_thinking = True
+            assert scr.bar_hint == f"The app is choosing {ctrl.name('p2')}'s move.", scr.bar_hint
+            assert not drv.legal_buttons(scr) and scr._decision is None
+            drv.wait_for(lambda: ctrl.game.actor(ctrl.state) != "p2" or ctrl.game.is_over(ctrl.state),
+                         30, "the app's move")
+            drv.pump(1)
         if ctrl.game.is_over(ctrl.state):
             break
-        # the bot never acts while a player's decision waits: the actor is always a player or the dice
-        assert ctrl.game.actor(ctrl.state) != "p2", "the app's seat left waiting"
         if scr.awaiting_dice:
             drv.press(scr.ids.roll_virtual)
             continue
@@ -36,6 +60,8 @@ def scenario_bot_seat(app, drv):
             if "The app played" in scr.prompt:
                 drv.shot("bot-seat-prompt")
     assert seen_app, "the app never played its seat"
+    assert seen_thinking, "the app's seat was never seen thinking aside"
+    assert searched_on and set(searched_on) == {"bot-search"}, searched_on  # never the screen's thread
     app_entries = [e for e in ctrl.journal.actions() if e.source == "app"]
     assert all(e.action.get("player") in (None, "p2") for e in app_entries)
     assert "played by the app" in scr.log_text
