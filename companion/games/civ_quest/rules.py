@@ -32,6 +32,7 @@ ROLL_NAMES = {"first_roll": "First-player roll", "leader_roll": "Leader roll", "
               "disaster_type_roll": "Disaster type roll", "casualty_roll": "Casualty roll", "trade_roll": "Trade roll",
               "war_roll": "War roll", "migration_roll": "Migration roll"}
 REROLL_SOURCES = ("Law", "Oracle")
+NEXT_STEP = dict(zip(TURN_STEPS, TURN_STEPS[1:] + (None,)))  # None: the turn's last phase
 
 
 def _schemas():
@@ -112,13 +113,17 @@ class Units(dict):
 
 class Sheet:
     """One player's pad: Idea, Resource and earned Victory Points, advances and wonders."""
-    __slots__ = ("ip", "rp", "vp_iconic", "vp_city", "vp_fix", "advances", "wonders", "out")
+    FIELDS = ("ip", "rp", "vp_iconic", "vp_city", "vp_fix", "advances", "wonders", "out")
+    # summed: (advances, wonders, CivQuest._summary of them), reused while both tuples are the
+    # same objects (every gain makes a new tuple), so a roll needs no hashing of the whole pad
+    __slots__ = FIELDS + ("summed",)
 
     def __init__(self):
         self.ip = self.rp = self.vp_iconic = self.vp_city = self.vp_fix = 0
         self.advances = ()   # in the order learned
         self.wonders = ()
         self.out = False
+        self.summed = None
 
     def copy(self):
         c = Sheet.__new__(Sheet)
@@ -128,7 +133,7 @@ class Sheet:
 
     def to_dict(self):
         return {k: (list(getattr(self, k)) if isinstance(getattr(self, k), tuple) else getattr(self, k))
-                for k in Sheet.__slots__}
+                for k in Sheet.FIELDS}
 
 
 class State:
@@ -178,6 +183,7 @@ class CivQuest(Game):
         self.codec = ActionCodec(_schemas(), seats=SEATS)
         self._boards = {}
         self._summaries = {}
+        self._resolvers = {k: getattr(self, "_res_" + k) for k in ONE_DIE[1:] + TWO_DICE}
         r = self.rules
         self.advances = r["advances"]
         self.wonders = r["wonders"]
@@ -287,6 +293,9 @@ class CivQuest(Game):
         """What a seat's advances and wonders add up to (roll bonuses, war, city rolls, extra trades,
         mitigations, rerolls), kept per (advances, wonders): they change only when one is gained."""
         sh = s.players[seat]
+        m = sh.summed
+        if m is not None and m[0] is sh.advances and m[1] is sh.wonders:
+            return m[2]
         key = (sh.advances, sh.wonders)
         got = self._summaries.get(key)
         if got is None:
@@ -304,6 +313,7 @@ class CivQuest(Game):
             if len(self._summaries) > 4096:  # bounded: a new game's tuples replace old ones
                 self._summaries.clear()
             self._summaries[key] = got
+        sh.summed = (sh.advances, sh.wonders, got)
         return got
 
     def roll_bonus(self, s, seat, kind):
@@ -429,20 +439,20 @@ class CivQuest(Game):
 
     def pending(self, s):
         """The decision the turn's player owes now, or None: what settle() waits for."""
-        c = s.ctx
-        if c.get("offer"):
+        get = s.ctx.get
+        if get("offer"):
             return "offer"
-        if c.get("pick"):
+        if get("pick"):
             return "pick"
-        if c.get("losses", 0) > 0:
+        if get("losses", 0) > 0:
             return "losses"
-        if c.get("place", 0) > 0:
+        if get("place", 0) > 0:
             return "place"
-        if c.get("free_cities", 0) > 0:
+        if get("free_cities", 0) > 0:
             return "free_city"
-        if c.get("steal"):
+        if get("steal"):
             return "steal"
-        if s.step == "clash" and c.get("queue"):
+        if s.step == "clash" and get("queue"):
             return "clash"
         return None
 
@@ -456,9 +466,8 @@ class CivQuest(Game):
         return self.codec.fast(s.roll, die=dice.roll(1)[0])
 
     def _dice_of(self, a):
-        if a.type in TWO_DICE:
-            return (a["first"], a["second"])
-        return (a["die"],)
+        d = a.get("die")
+        return (d,) if d is not None else (a["first"], a["second"])
 
     def _check_roll(self, s, a):
         if s.roll != a.type:
@@ -473,11 +482,11 @@ class CivQuest(Game):
         kind, who = a.type, s.roller
         s.chance_count += 1
         s.roll = s.roller = None
-        self._record(s, kind, who, dice)
-        if (who == s.current and s.step in TURN_STEPS and self.rerolls_left(s, who)):
+        s.rolls = s.rolls + ((kind, who, dice, ""),)  # _record's entry
+        if s.order and who == s.order[s.turn] and s.step in TURN_STEPS and self.rerolls_left(s, who):
             s.ctx["offer"] = (kind, who, dice)
             return
-        self._resolve(s, kind, who, dice)
+        self._resolvers[kind](s, who, dice)
 
     def _record(self, s, kind, who, dice, note=""):
         s.rolls = s.rolls + ((kind, who, tuple(dice), note),)
@@ -561,7 +570,7 @@ class CivQuest(Game):
 
     # the effects of each roll (CQ-L*, CQ-C*, CQ-A*, CQ-G*, CQ-B*, CQ-D*, CQ-T*, CQ-W*, CQ-M*)
     def _resolve(self, s, kind, who, dice):
-        getattr(self, "_res_" + kind)(s, who, dice)
+        self._resolvers[kind](s, who, dice)
 
     def _gain(self, s, seat, what, n):
         sh = s.players[seat]
@@ -1123,7 +1132,11 @@ class CivQuest(Game):
         if c.get("closing"):
             return False
         if s.step == "advance":
-            return s.players[seat].ip >= self.advance_cost(s) and bool(self.learnable(s, seat))
+            if s.players[seat].ip < self.advance_cost(s):
+                return False
+            known = s.players[seat].advances  # any learnable advance (learnable() lists them all)
+            return any(a not in known and (d.get("requires") is None or d["requires"] in known)
+                       for a, d in self.advances.items())
         if s.step == "build":
             sh = s.players[seat]
             city = sh.rp >= self.rules["city_cost"]["rp"] and any(
@@ -1163,26 +1176,28 @@ class CivQuest(Game):
         # the end conditions change only with the map, the wonders or an elimination: all made by
         # the action just applied, none by the phase changes below (CQ-R18: at once, after it)
         self._check_end(s)
+        players = s.players
         for _ in range(1000):
             if s.over:
                 return
-            if s.players[s.current].out:
+            if players[s.order[s.turn]].out:
                 self._next_turn(s)
                 continue
             c = s.ctx
-            if s.step == "clash" and c.get("queue"):  # a war may have ended a border (CQ-T1)
-                near = self.adjacent_civs(s, s.current)
+            step = s.step
+            if step == "clash" and c.get("queue"):  # a war may have ended a border (CQ-T1)
+                near = self.adjacent_civs(s, s.order[s.turn])
                 c["queue"] = tuple(p for p in c["queue"] if p in near)
             if s.roll or self.pending(s):
                 return
-            if s.step == "city" and c.get("city_rolls", 0) > 0:
+            if step == "city" and c.get("city_rolls", 0) > 0:
                 self._await(s, "city_roll")
                 return
             if c.get("open") and self._options_left(s):
                 return
-            i = TURN_STEPS.index(s.step)
-            if i + 1 < len(TURN_STEPS):
-                self._enter(s, TURN_STEPS[i + 1])
+            nxt = NEXT_STEP[step]
+            if nxt:
+                self._enter(s, nxt)
             else:
                 self._next_turn(s)
         raise RuntimeError("civ_quest: settle did not reach a decision")  # pragma: no cover
@@ -1232,6 +1247,15 @@ class CivQuest(Game):
     def _check_end(self, s):
         if s.over or not s.order:
             return
+        # the usual case first, with the counts the state keeps: none of the conditions is near
+        units, players, n = s.units, s.players, 0
+        if (len(units) < len(s.board.land) and len(s.wonders_built) < len(self.wonders)
+                and (not units.cities or max(units.cities.values()) < self.rules["end_cities"])):
+            for p in s.seats:  # two civilisations alive are enough to go on
+                if not players[p].out:
+                    n += 1
+                    if n > 1:
+                        return
         why = self.end_reasons_now(s)
         if why:
             self._finish(s, why)
