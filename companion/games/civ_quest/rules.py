@@ -55,6 +55,7 @@ def _schemas():
           ActionSchema("war", {**p, "opponent": "seat", "from_area": "str", "to_area": "str"}),
           ActionSchema("peace", {**p, "opponent": "seat"}),
           ActionSchema("steal_pt", {**p, "from_area": "str", "to_area": "str"}),
+          ActionSchema("move_from", {**p, "from_area": "str"}),
           ActionSchema("move", {**p, "from_area": "str", "to_area": "str", "count": "int"}),
           ActionSchema("done", p),
           ActionSchema("correct", {**p, "what": "str", "value": "int"})]
@@ -454,6 +455,8 @@ class CivQuest(Game):
             return "steal"
         if s.step == "clash" and get("queue"):
             return "clash"
+        if get("moving"):
+            return "moving"
         return None
 
     # ------------------------------------------------------------------ chance
@@ -820,6 +823,9 @@ class CivQuest(Game):
             return
         if pend == "clash" and s.ctx.get("war_phase") and not s.roll:
             return  # CQ-R4: the Conqueror may stop his extra (War only) Clash Phases
+        if pend == "moving":
+            _reject("CQ-R22", f"move the tokens you took from {s.board.name(s.ctx['moving'])} first, or Undo to "
+                    "put them back")
         if not s.ctx.get("open") or pend or s.roll:
             _reject("CQ-FLOW", "there is nothing optional to finish now")
 
@@ -1048,11 +1054,48 @@ class CivQuest(Game):
         self._steal(s, a["from_area"], a["to_area"] if to else None)
 
     # migration --------------------------------------------------------------------------------
-    def check_move(self, s, a):
+    def _can_leave(self, s, seat, frm):
+        """Whether a token in `frm` has somewhere to go: a reachable area with room (CQ-M2..M5)."""
+        units, cap = s.units, self.rules["area_pt_cap"]
+        for b in s.board.land_adj[frm]:  # the usual case first: a bordering empty or own area
+            u = units.get(b)
+            if u is None or (u[0] == seat and u[1] < cap):
+                return True
+        for d in self.destinations(s, seat, frm):
+            u = units.get(d)
+            if u is None or u[1] < cap:
+                return True
+        return False
+
+    def _movable_from(self, s, seat):
+        """The areas tokens may leave now, in map order."""
+        units = s.units
+        return [a for a in self.areas_of(s, seat) if units[a][1] >= 1 and self._can_leave(s, seat, a)]
+
+    def check_move_from(self, s, a):
         self._turn_player(s, a)
         if s.step != "migration" or not s.ctx.get("open") or self.pending(s):
             _reject("CQ-FLOW", "tokens move in the Migration phase, after the Migration roll")
+        seat, frm = a["player"], a["from_area"]
+        if self.owner(s, frm) != seat or s.units[frm][1] < 1:
+            _reject("CQ-M1", f"you have no Population Tokens in {s.board.name(frm)}")
+        if s.ctx.get("mp", 0) < 1:
+            _reject("CQ-M1", "each token moved costs 1 Move Point; you have none left")
+        if not self._can_leave(s, seat, frm):
+            _reject("CQ-M2", f"no area within one move of {s.board.name(frm)} has room for a token")
+
+    def do_move_from(self, s, a):
+        s.ctx["moving"] = a["from_area"]
+
+    def check_move(self, s, a):
+        self._turn_player(s, a)
+        pend = self.pending(s)
+        if s.step != "migration" or not s.ctx.get("open") or pend not in (None, "moving"):
+            _reject("CQ-FLOW", "tokens move in the Migration phase, after the Migration roll")
         seat, frm, to, n = a["player"], a["from_area"], a["to_area"], a["count"]
+        if pend == "moving" and frm != s.ctx["moving"]:
+            _reject("CQ-R22", f"you took tokens from {s.board.name(s.ctx['moving'])}: move those, or Undo to "
+                    "choose another area")
         if self.owner(s, frm) != seat or s.units[frm][1] < 1:
             _reject("CQ-M1", f"you have no Population Tokens in {s.board.name(frm)}")
         if n < 1 or n > s.units[frm][1]:
@@ -1073,6 +1116,7 @@ class CivQuest(Game):
         u = s.units.get(to)
         s.units[to] = (a["player"], (u[1] if u else 0) + n, u[2] if u else False)
         s.ctx["mp"] -= n
+        s.ctx["moving"] = None
 
     # corrections --------------------------------------------------------------------------------
     def check_correct(self, s, a):
@@ -1369,6 +1413,18 @@ class CivQuest(Game):
                 out.append(f("trade", player=seat, opponent=opp))
             out.append(f("peace", player=seat, opponent=opp))
             out += [f("war", player=seat, opponent=opp, from_area=x, to_area=y) for x, y in self.war_fronts(s, seat, opp)]
+        elif pend == "moving":
+            frm = c["moving"]
+            mp, units, cap = c.get("mp", 0), s.units, self.rules["area_pt_cap"]
+            pt = units[frm][1]
+            move = self.codec.maker("move")
+            for d in self.destinations(s, seat, frm):
+                u = units.get(d)
+                most = min(pt, mp, cap - (u[1] if u else 0))
+                if most >= 1:
+                    out.append(move({"player": seat, "from_area": frm, "to_area": d, "count": 1}))
+                    if most > 1:
+                        out.append(move({"player": seat, "from_area": frm, "to_area": d, "count": most}))
         elif c.get("open"):
             out.append(f("done", player=seat))
             sh = s.players[seat]
@@ -1388,19 +1444,10 @@ class CivQuest(Game):
                 if c.get("extra_trades", 0) > 0:
                     out += [f("trade", player=seat, opponent=opp) for opp in self.adjacent_civs(s, seat)]
             elif s.step == "migration":
-                mp, units, cap = c.get("mp", 0), s.units, self.rules["area_pt_cap"]
-                move = self.codec.maker("move")  # up to ~840 moves in a 7-player game: the short path
-                for a in self.areas_of(s, seat):
-                    pt = units[a][1]
-                    if pt < 1:
-                        continue
-                    for d in self.destinations(s, seat, a):
-                        u = units.get(d)
-                        most = min(pt, mp, cap - (u[1] if u else 0))
-                        if most >= 1:
-                            out.append(move({"player": seat, "from_area": a, "to_area": d, "count": 1}))
-                            if most > 1:
-                                out.append(move({"player": seat, "from_area": a, "to_area": d, "count": most}))
+                # first the area the tokens leave (CQ-R22): one choice per area, not every
+                # (from, to, count) - with Roads a large empire had ~840 of those
+                move_from = self.codec.maker("move_from")
+                out += [move_from({"player": seat, "from_area": a}) for a in self._movable_from(s, seat)]
         return out
 
     def legal_actions(self, s):
