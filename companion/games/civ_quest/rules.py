@@ -10,6 +10,7 @@ docs/civ_quest-register.md.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 
@@ -62,19 +63,26 @@ def _schemas():
     return s
 
 
+_STAMPS = itertools.count(1)
+
+
 class Units(dict):
     """The map: area -> (seat, PT, has a city). Keeps each seat's city count as areas change, so
-    the end conditions (CQ-E3: 7 cities) need no pass over the map after every action."""
-    __slots__ = ("cities",)
+    the end conditions (CQ-E3: 7 cities) need no pass over the map after every action, and a
+    stamp that every change renews (unique across maps; a copy keeps it): the end conditions
+    are looked at again only when the map changed (settle)."""
+    __slots__ = ("cities", "stamp")
 
     def __init__(self, *args):
         dict.__init__(self, *args)
+        self.stamp = next(_STAMPS)
         self.cities = {}
         for o, _, city in self.values():
             if city:
                 self.cities[o] = self.cities.get(o, 0) + 1
 
     def __setitem__(self, area, unit):
+        self.stamp = next(_STAMPS)
         old = dict.get(self, area)
         if old is not None and old[2]:
             self.cities[old[0]] -= 1
@@ -83,6 +91,7 @@ class Units(dict):
             self.cities[unit[0]] = self.cities.get(unit[0], 0) + 1
 
     def __delitem__(self, area):
+        self.stamp = next(_STAMPS)
         old = self[area]
         dict.__delitem__(self, area)
         if old[2]:
@@ -101,6 +110,7 @@ class Units(dict):
         c = Units.__new__(Units)
         dict.update(c, self)
         c.cities = dict(self.cities)
+        c.stamp = self.stamp
         return c
 
     def __reduce__(self):  # pickle and deepcopy rebuild the count from the areas
@@ -141,7 +151,7 @@ class State:
     """Cheap to copy: containers hold immutable values, so copying is a few dict copies."""
     __slots__ = ("board", "seats", "players", "units", "wonders_built", "order", "turn", "round", "step",
                  "roll", "roller", "ctx", "rolls", "rolloff", "placing", "over", "end_reasons", "winner",
-                 "max_rounds", "chance_count", "cache")
+                 "max_rounds", "chance_count", "cache", "end_seen")
 
     def copy(self):
         s = State.__new__(State)
@@ -239,6 +249,7 @@ class CivQuest(Game):
         s.max_rounds = mr
         s.chance_count = 0
         s.cache = None
+        s.end_seen = None  # (map stamp, wonders built) when the end conditions were last looked at
         return s
 
     # ------------------------------------------------------------------ queries
@@ -486,7 +497,8 @@ class CivQuest(Game):
         s.chance_count += 1
         s.roll = s.roller = None
         s.rolls = s.rolls + ((kind, who, dice, ""),)  # _record's entry
-        if s.order and who == s.order[s.turn] and s.step in TURN_STEPS and self.rerolls_left(s, who):
+        if (self._summary(s, who)[3] and s.order and who == s.order[s.turn] and s.step in TURN_STEPS
+                and self.rerolls_left(s, who)):  # most civilisations have no reroll at all
             s.ctx["offer"] = (kind, who, dice)
             return
         self._resolvers[kind](s, who, dice)
@@ -1291,6 +1303,12 @@ class CivQuest(Game):
     def _check_end(self, s):
         if s.over or not s.order:
             return
+        # CQ-E1..E4 change only with the map (areas, cities, eliminations: a civilisation is out
+        # when its last area is lost) or the wonders built: unchanged since the last look, no end
+        seen = (s.units.stamp, len(s.wonders_built))
+        if seen == s.end_seen:
+            return
+        s.end_seen = seen
         # the usual case first, with the counts the state keeps: none of the conditions is near
         units, players, n = s.units, s.players, 0
         if (len(units) < len(s.board.land) and len(s.wonders_built) < len(self.wonders)
