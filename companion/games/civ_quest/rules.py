@@ -67,25 +67,36 @@ _STAMPS = itertools.count(1)
 
 
 class Units(dict):
-    """The map: area -> (seat, PT, has a city). Keeps each seat's city count as areas change, so
-    the end conditions (CQ-E3: 7 cities) need no pass over the map after every action, and a
+    """The map: area -> (seat, PT, has a city). Keeps each seat's city count and areas as areas
+    change, so the end conditions (CQ-E3: 7 cities) and a seat's areas, neighbours and tokens
+    need no pass over the whole map, and a
     stamp that every change renews (unique across maps; a copy keeps it): the end conditions
     are looked at again only when the map changed (settle)."""
-    __slots__ = ("cities", "stamp")
+    __slots__ = ("cities", "stamp", "held")
 
     def __init__(self, *args):
         dict.__init__(self, *args)
         self.stamp = next(_STAMPS)
         self.cities = {}
-        for o, _, city in self.values():
+        held = {}
+        for a, (o, _, city) in self.items():
             if city:
                 self.cities[o] = self.cities.get(o, 0) + 1
+            held.setdefault(o, set()).add(a)
+        # seat -> frozenset of its areas: replaced (never changed) when an area changes hands, so
+        # a copy shares them
+        self.held = {o: frozenset(x) for o, x in held.items()}
 
     def __setitem__(self, area, unit):
         self.stamp = next(_STAMPS)
         old = dict.get(self, area)
         if old is not None and old[2]:
             self.cities[old[0]] -= 1
+        if old is None or old[0] != unit[0]:
+            held = self.held
+            if old is not None:
+                held[old[0]] = held[old[0]] - {area}
+            held[unit[0]] = held.get(unit[0], frozenset()) | {area}
         dict.__setitem__(self, area, unit)
         if unit[2]:
             self.cities[unit[0]] = self.cities.get(unit[0], 0) + 1
@@ -94,6 +105,7 @@ class Units(dict):
         self.stamp = next(_STAMPS)
         old = self[area]
         dict.__delitem__(self, area)
+        self.held[old[0]] = self.held[old[0]] - {area}
         if old[2]:
             self.cities[old[0]] -= 1
 
@@ -110,6 +122,7 @@ class Units(dict):
         c = Units.__new__(Units)
         dict.update(c, self)
         c.cities = dict(self.cities)
+        c.held = dict(self.held)
         c.stamp = self.stamp
         return c
 
@@ -195,6 +208,7 @@ class CivQuest(Game):
         self._boards = {}
         self._summaries = {}
         self._resolvers = {k: getattr(self, "_res_" + k) for k in ONE_DIE[1:] + TWO_DICE}
+        self._doers = {t: getattr(self, "do_" + t) for t in self.codec.schemas}
         r = self.rules
         self.advances = r["advances"]
         self.wonders = r["wonders"]
@@ -252,6 +266,12 @@ class CivQuest(Game):
         s.end_seen = None  # (map stamp, wonders built) when the end conditions were last looked at
         return s
 
+    def _effect(self, state, action):
+        """Game._effect (the do_ handler, then settle) with the handlers looked up once: a resume
+        runs it for every action of the journal."""
+        self._doers[action.type](state, action)
+        self.settle(state)
+
     # ------------------------------------------------------------------ queries
     def actor(self, s):
         if s.over:
@@ -275,13 +295,14 @@ class CivQuest(Game):
     def areas_of(self, s, seat):
         """A seat's areas in map order."""
         index = s.board.index
-        return sorted((a for a, u in s.units.items() if u[0] == seat), key=index.__getitem__)
+        return sorted(s.units.held.get(seat, ()), key=index.__getitem__)
 
     def cities_of(self, s, seat):
         return s.units.cities.get(seat, 0)
 
     def pt_of(self, s, seat):
-        return sum(u[1] for u in s.units.values() if u[0] == seat)
+        units = s.units
+        return sum(units[a][1] for a in units.held.get(seat, ()))
 
     def alive(self, s):
         return [p for p in s.seats if not s.players[p].out]
@@ -303,7 +324,8 @@ class CivQuest(Game):
 
     def _summary(self, s, seat):
         """What a seat's advances and wonders add up to (roll bonuses, war, city rolls, extra trades,
-        mitigations, rerolls), kept per (advances, wonders): they change only when one is gained."""
+        mitigations, rerolls, the advances it may learn next), kept per (advances, wonders): they
+        change only when one is gained."""
         sh = s.players[seat]
         m = sh.summed
         if m is not None and m[0] is sh.advances and m[1] is sh.wonders:
@@ -321,7 +343,10 @@ class CivQuest(Game):
                     mit.setdefault(d["mitigates"], []).append(n)
             rer = tuple(src for src in REROLL_SOURCES if (src in sh.advances or src in sh.wonders)
                         and (self.advances.get(src) or self.wonders.get(src) or {}).get("reroll"))
-            got = (rolls, total, mit, rer)
+            known = sh.advances
+            learnable = tuple(a for a, d in self.advances.items() if a not in known
+                              and (d.get("requires") is None or d["requires"] in known))
+            got = (rolls, total, mit, rer, learnable)
             if len(self._summaries) > 4096:  # bounded: a new game's tuples replace old ones
                 self._summaries.clear()
             self._summaries[key] = got
@@ -356,12 +381,11 @@ class CivQuest(Game):
         land_adj = s.board.land_adj
         units = s.units
         found = set()
-        for a, u in units.items():
-            if u[0] == seat:
-                for b in land_adj.get(a, ()):
-                    ub = units.get(b)
-                    if ub is not None and ub[0] != seat:
-                        found.add(ub[0])
+        for a in units.held.get(seat, ()):
+            for b in land_adj.get(a, ()):
+                ub = units.get(b)
+                if ub is not None and ub[0] != seat:
+                    found.add(ub[0])
         return [p for p in s.seats if p in found and not s.players[p].out]
 
     def war_fronts(self, s, seat, opponent):
@@ -492,7 +516,8 @@ class CivQuest(Game):
                 _reject("CQ-DICE", f"a die shows 1 to 6, not {v}")
 
     def _do_roll(self, s, a):
-        dice = self._dice_of(a)
+        d = a.get("die")
+        dice = (d,) if d is not None else (a["first"], a["second"])
         kind, who = a.type, s.roller
         s.chance_count += 1
         s.roll = s.roller = None
@@ -649,9 +674,7 @@ class CivQuest(Game):
 
     def learnable(self, s, seat):
         """Unknown advances whose requirement is known (what a free pick may choose)."""
-        known = s.players[seat].advances
-        return [a for a, d in self.advances.items() if a not in known
-                and (d.get("requires") is None or d["requires"] in known)]
+        return list(self._summary(s, seat)[4])
 
     def _learn(self, s, seat, adv):
         sh = s.players[seat]
@@ -749,14 +772,20 @@ class CivQuest(Game):
         n = s.ctx.get("place", 0)
         if n <= 0:
             return
-        seat = s.current
-        rooms = [(a, self.room(s, a)) for a in self.areas_of(s, seat) if self.room(s, a) > 0]
-        total = sum(r for _, r in rooms)
+        seat, cap = s.current, self.rules["area_pt_cap"]
+        total = areas = 0
+        units = s.units
+        for x in units.held.get(seat, ()):  # one pass: the total room and the one area with room
+            u = units[x]
+            if u[1] < cap:
+                total += cap - u[1]
+                areas += 1
+                a = x
         if total == 0:
             s.ctx["place_lost"] = s.ctx.get("place_lost", 0) + n
             s.ctx["place"] = 0
-        elif len(rooms) == 1:
-            a, r = rooms[0]
+        elif areas == 1:
+            r = total
             o, pt, city = s.units[a]
             s.units[a] = (o, pt + min(n, r), city)
             if n > r:
@@ -1188,15 +1217,18 @@ class CivQuest(Game):
         if c.get("closing"):
             return False
         if s.step == "advance":
-            if s.players[seat].ip < self.advance_cost(s):
-                return False
-            known = s.players[seat].advances  # any learnable advance (learnable() lists them all)
-            return any(a not in known and (d.get("requires") is None or d["requires"] in known)
-                       for a, d in self.advances.items())
+            return s.players[seat].ip >= self.advance_cost(s) and bool(self._summary(s, seat)[4])
         if s.step == "build":
             sh = s.players[seat]
-            city = sh.rp >= self.rules["city_cost"]["rp"] and any(
-                u[0] == seat and not u[2] for u in s.units.values()) and self.pt_of(s, seat) >= self.rules["city_cost"]["pt"]
+            cost = self.rules["city_cost"]
+            city = False
+            if sh.rp >= cost["rp"]:  # an area without a city, and 5 PT to discard (one pass)
+                pt, free, units = 0, False, s.units
+                for a in units.held.get(seat, ()):
+                    _, n, has = units[a]
+                    pt += n
+                    free = free or not has
+                city = free and pt >= cost["pt"]
             wonder = (self.knows(s, seat, "Architecture") and len(sh.wonders) < self.cities_of(s, seat)
                       and any(w not in s.wonders_built and sh.rp >= self.wonder_cost(w) for w in self.wonders))
             return city or wonder
@@ -1217,7 +1249,7 @@ class CivQuest(Game):
             if c.get("mp", 0) <= 0:
                 return False
             units, land_adj = s.units, s.board.land_adj
-            mine = [a for a, u in units.items() if u[0] == seat and u[1] > 0]
+            mine = [a for a in units.held.get(seat, ()) if units[a][1] > 0]
             for a in mine:  # the usual case first: a bordering empty or own land area
                 for b in land_adj[a]:
                     u = units.get(b)
@@ -1278,9 +1310,9 @@ class CivQuest(Game):
 
     def _eliminations(self, s):
         """CQ-E4: a civilisation with no units left is out."""
-        have = {u[0] for u in s.units.values()}
+        held = s.units.held
         for p in s.seats:
-            if p not in have and not s.players[p].out:
+            if not held.get(p) and not s.players[p].out:
                 s.players[p].out = True
                 c = s.ctx
                 c["queue"] = tuple(x for x in c.get("queue", ()) if x != p)
@@ -1376,6 +1408,11 @@ class CivQuest(Game):
                 counted[o] = counted.get(o, 0) + 1
         if counted != {p: n for p, n in getattr(s.units, "cities", counted).items() if n}:
             probs.append("the city count per civilisation does not match the map")
+        owned = {}
+        for a, u in s.units.items():
+            owned.setdefault(u[0], set()).add(a)
+        if owned != {p: set(x) for p, x in getattr(s.units, "held", owned).items() if x}:
+            probs.append("the areas kept per civilisation do not match the map")
         built = [w for sh in s.players.values() for w in sh.wonders]
         if len(built) != len(set(built)):
             probs.append("a wonder built twice")
