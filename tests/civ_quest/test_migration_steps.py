@@ -61,6 +61,15 @@ def test_an_area_is_offered_exactly_when_a_token_there_has_somewhere_to_go():
                 assert area in offered and moves, area
                 assert {a["from_area"] for a in moves} == {area}
                 seen += 1
+                if seen % 7 == 0:  # the check agrees with the destinations, area by area
+                    taken = act(s, "move_from", player=seat, from_area=area)
+                    dests = set(GAME.destinations(taken, seat, area))
+                    cap = GAME.rules["area_pt_cap"]
+                    for d in taken.board.land:
+                        ok = GAME.is_legal(taken, GAME.codec.make("move", player=seat, from_area=area,
+                                                                  to_area=d, count=1))
+                        room = d not in taken.units or taken.units[d][1] < cap
+                        assert ok == (d in dests and room), (area, d, ok)
     assert seen > 20
     s = _migrating(with_units(started(), macedonia=("p1", 3, False)))
     rejected(s, "CQ-M1", "move_from", player="p1", from_area="syria")      # another civilisation's

@@ -429,6 +429,19 @@ class CivQuest(Game):
             cache[key] = found
         return found
 
+    def _reaches(self, s, seat, frm, to):
+        """Whether `to` is one of destinations(s, seat, frm), without listing them all."""
+        b = s.board
+        u = s.units.get(to)
+        if to == frm or to not in b.land_adj or (u is not None and u[0] != seat):
+            return False
+        if to in b.land_adj[frm]:
+            return True
+        if frm in b.coastal and to in self._sea_lands(b, frm, 2 if self.has(s, seat, "Sailing") else 1,
+                                                      self.has(s, seat, "Navigation")):
+            return True
+        return self.has(s, seat, "Roads") and to in self._road_reach(s, seat, frm)
+
     def _sea_lands(self, b, frm, reach, deep):
         """Land areas across the sea from coastal `frm` (1 or 2 sea areas, deep sea with
         Navigation): a fact of the map, kept per (area, reach, deep) on the board."""
@@ -1143,8 +1156,7 @@ class CivQuest(Game):
             _reject("CQ-M1", f"move 1 to {s.units[frm][1]} PT from {s.board.name(frm)}")
         if n > s.ctx.get("mp", 0):
             _reject("CQ-M1", f"each token moved costs 1 Move Point; you have {s.ctx.get('mp', 0)}")
-        near = to in s.board.land_adj.get(frm, ()) and self.owner(s, to) in (None, seat)
-        if not near and to not in self.destinations(s, seat, frm):
+        if not self._reaches(s, seat, frm, to):
             _reject("CQ-M2", f"{s.board.name(to)} cannot be reached from {s.board.name(frm)} with one move"
                     " (a bordering empty or own land area; across one sea area, two with Sailing, deep sea"
                     " with Navigation; along your empire with Roads)")
