@@ -1014,10 +1014,11 @@ class CivQuest(Game):
     def _after_losses(self, s):
         self._auto_losses(s)
         if s.ctx["losses"] == 0:  # CQ-D5: a broken city's tokens above the area's limit are lost
-            cap = self.rules["area_pt_cap"]
-            for a, (o, pt, city) in list(s.units.items()):
+            cap, units = self.rules["area_pt_cap"], s.units
+            for a in units.held.get(s.current, ()):  # only the losing player's areas grew
+                o, pt, city = units[a]
                 if pt > cap:
-                    s.units[a] = (o, cap, city)
+                    units[a] = (o, cap, city)
         self._eliminations(s)
 
     # clashes --------------------------------------------------------------------------------
