@@ -69,9 +69,8 @@ _STAMPS = itertools.count(1)
 class Units(dict):
     """The map: area -> (seat, PT, has a city). Keeps each seat's city count and areas as areas
     change, so the end conditions (CQ-E3: 7 cities) and a seat's areas, neighbours and tokens
-    need no pass over the whole map, and a
-    stamp that every change renews (unique across maps; a copy keeps it): the end conditions
-    are looked at again only when the map changed (settle)."""
+    need no pass over the whole map, and a stamp that every change renews (unique across maps;
+    a copy keeps it): the end conditions are looked at again only when the map changed."""
     __slots__ = ("cities", "stamp", "held")
 
     def __init__(self, *args):
@@ -126,7 +125,7 @@ class Units(dict):
         c.stamp = self.stamp
         return c
 
-    def __reduce__(self):  # pickle and deepcopy rebuild the count from the areas
+    def __reduce__(self):  # pickle and deepcopy rebuild the counts from the areas
         return (Units, (dict(self),))
 
     def _no(self, *a, **k):  # every change goes through __setitem__/__delitem__
