@@ -36,7 +36,7 @@ GAMES = {"civmint": {"max_rounds": None}, "civ_quest": {"players": 7}, "civ_buil
 QUIET = ("done", "peace", "end_step", "pass", "end_turn", "defend_done", "keep_cards", "skip_special",
          "decline_sixth", "decline_science")
 # actions that bring a game nearer its end: the long-game player avoids them
-ENDING = {"civ_quest": ("move", "war", "build_city", "build_wonder", "place_city"),
+ENDING = {"civ_quest": ("move_from", "move", "war", "build_city", "build_wonder", "place_city"),
           "civmint": ("improve_aspect", "research", "upgrade", "build"),
           "civ_builder": (), "civ_card_game": ("buy_tech",), "mint_works": ()}
 

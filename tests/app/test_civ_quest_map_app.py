@@ -109,8 +109,9 @@ def scenario_civ_quest_start_on_the_map(app, drv):
 
 
 def scenario_civ_quest_migration_on_the_map(app, drv):
-    """Ana's first Migration: the kind of action first ("Move tokens"), then the area the tokens
-    go to, tapped on the map (from Thrace, her only area), then how many; one Confirm."""
+    """Ana's first Migration in two steps (CQ-R22): the area the tokens leave (Thrace, her only
+    area: offered whole, in words) and Confirm; then the area they go to, tapped on the map, and
+    how many; Confirm."""
     drv.start_from_form(app, "civ_quest")
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     for area in ("thrace", "syria"):
@@ -138,10 +139,14 @@ def scenario_civ_quest_migration_on_the_map(app, drv):
         assert len(ctrl.journal) == n + 1, scr.message
     assert ctrl.state.step == "migration" and ctrl.state.ctx.get("mp") == 6
     picker = scr.ids.picker
-    kinds = [b for b in drv.find(picker, "PickButton") if b.text == "Move tokens"]
-    assert kinds, [b.text for b in drv.find(picker, "PickButton")]
-    drv.press(kinds[0])
-    # Thrace is Ana's only area: the shell does not ask where from; the map asks where to
+    take = [b for b in drv.find(picker, "PickButton") if b.text == "Ana: move tokens from Thrace"]
+    assert take, [b.text for b in drv.find(picker, "PickButton")]
+    drv.press(take[0])
+    assert scr.pending == {"type": "move_from", "player": "p1", "from_area": "thrace"}, scr.pending
+    n = len(ctrl.journal)
+    drv.press(scr.ids.confirm)
+    assert len(ctrl.journal) == n + 1 and ctrl.state.ctx.get("moving") == "thrace", scr.message
+    # the tokens come from Thrace: the map asks where to
     pk = _picker(drv, scr)
     assert "to which area" in picker.question_text and "macedonia" in pk.legal, picker.question_text
     assert "thrace" not in pk.legal

@@ -10,6 +10,7 @@ docs/civ_quest-register.md.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 
@@ -32,6 +33,7 @@ ROLL_NAMES = {"first_roll": "First-player roll", "leader_roll": "Leader roll", "
               "disaster_type_roll": "Disaster type roll", "casualty_roll": "Casualty roll", "trade_roll": "Trade roll",
               "war_roll": "War roll", "migration_roll": "Migration roll"}
 REROLL_SOURCES = ("Law", "Oracle")
+NEXT_STEP = dict(zip(TURN_STEPS, TURN_STEPS[1:] + (None,)))  # None: the turn's last phase
 
 
 def _schemas():
@@ -54,35 +56,55 @@ def _schemas():
           ActionSchema("war", {**p, "opponent": "seat", "from_area": "str", "to_area": "str"}),
           ActionSchema("peace", {**p, "opponent": "seat"}),
           ActionSchema("steal_pt", {**p, "from_area": "str", "to_area": "str"}),
+          ActionSchema("move_from", {**p, "from_area": "str"}),
           ActionSchema("move", {**p, "from_area": "str", "to_area": "str", "count": "int"}),
           ActionSchema("done", p),
           ActionSchema("correct", {**p, "what": "str", "value": "int"})]
     return s
 
 
+_STAMPS = itertools.count(1)
+
+
 class Units(dict):
-    """The map: area -> (seat, PT, has a city). Keeps each seat's city count as areas change, so
-    the end conditions (CQ-E3: 7 cities) need no pass over the map after every action."""
-    __slots__ = ("cities",)
+    """The map: area -> (seat, PT, has a city). Keeps each seat's city count and areas as areas
+    change, so the end conditions (CQ-E3: 7 cities) and a seat's areas, neighbours and tokens
+    need no pass over the whole map, and a stamp that every change renews (unique across maps;
+    a copy keeps it): the end conditions are looked at again only when the map changed."""
+    __slots__ = ("cities", "stamp", "held")
 
     def __init__(self, *args):
         dict.__init__(self, *args)
+        self.stamp = next(_STAMPS)
         self.cities = {}
-        for o, _, city in self.values():
+        held = {}
+        for a, (o, _, city) in self.items():
             if city:
                 self.cities[o] = self.cities.get(o, 0) + 1
+            held.setdefault(o, set()).add(a)
+        # seat -> frozenset of its areas: replaced (never changed) when an area changes hands, so
+        # a copy shares them
+        self.held = {o: frozenset(x) for o, x in held.items()}
 
     def __setitem__(self, area, unit):
+        self.stamp = next(_STAMPS)
         old = dict.get(self, area)
         if old is not None and old[2]:
             self.cities[old[0]] -= 1
+        if old is None or old[0] != unit[0]:
+            held = self.held
+            if old is not None:
+                held[old[0]] = held[old[0]] - {area}
+            held[unit[0]] = held.get(unit[0], frozenset()) | {area}
         dict.__setitem__(self, area, unit)
         if unit[2]:
             self.cities[unit[0]] = self.cities.get(unit[0], 0) + 1
 
     def __delitem__(self, area):
+        self.stamp = next(_STAMPS)
         old = self[area]
         dict.__delitem__(self, area)
+        self.held[old[0]] = self.held[old[0]] - {area}
         if old[2]:
             self.cities[old[0]] -= 1
 
@@ -99,9 +121,11 @@ class Units(dict):
         c = Units.__new__(Units)
         dict.update(c, self)
         c.cities = dict(self.cities)
+        c.held = dict(self.held)
+        c.stamp = self.stamp
         return c
 
-    def __reduce__(self):  # pickle and deepcopy rebuild the count from the areas
+    def __reduce__(self):  # pickle and deepcopy rebuild the counts from the areas
         return (Units, (dict(self),))
 
     def _no(self, *a, **k):  # every change goes through __setitem__/__delitem__
@@ -112,13 +136,17 @@ class Units(dict):
 
 class Sheet:
     """One player's pad: Idea, Resource and earned Victory Points, advances and wonders."""
-    __slots__ = ("ip", "rp", "vp_iconic", "vp_city", "vp_fix", "advances", "wonders", "out")
+    FIELDS = ("ip", "rp", "vp_iconic", "vp_city", "vp_fix", "advances", "wonders", "out")
+    # summed: (advances, wonders, CivQuest._summary of them), reused while both tuples are the
+    # same objects (every gain makes a new tuple), so a roll needs no hashing of the whole pad
+    __slots__ = FIELDS + ("summed",)
 
     def __init__(self):
         self.ip = self.rp = self.vp_iconic = self.vp_city = self.vp_fix = 0
         self.advances = ()   # in the order learned
         self.wonders = ()
         self.out = False
+        self.summed = None
 
     def copy(self):
         c = Sheet.__new__(Sheet)
@@ -128,14 +156,14 @@ class Sheet:
 
     def to_dict(self):
         return {k: (list(getattr(self, k)) if isinstance(getattr(self, k), tuple) else getattr(self, k))
-                for k in Sheet.__slots__}
+                for k in Sheet.FIELDS}
 
 
 class State:
     """Cheap to copy: containers hold immutable values, so copying is a few dict copies."""
     __slots__ = ("board", "seats", "players", "units", "wonders_built", "order", "turn", "round", "step",
                  "roll", "roller", "ctx", "rolls", "rolloff", "placing", "over", "end_reasons", "winner",
-                 "max_rounds", "chance_count", "cache")
+                 "max_rounds", "chance_count", "cache", "end_seen")
 
     def copy(self):
         s = State.__new__(State)
@@ -178,6 +206,8 @@ class CivQuest(Game):
         self.codec = ActionCodec(_schemas(), seats=SEATS)
         self._boards = {}
         self._summaries = {}
+        self._resolvers = {k: getattr(self, "_res_" + k) for k in ONE_DIE[1:] + TWO_DICE}
+        self._doers = {t: getattr(self, "do_" + t) for t in self.codec.schemas}
         r = self.rules
         self.advances = r["advances"]
         self.wonders = r["wonders"]
@@ -232,7 +262,14 @@ class CivQuest(Game):
         s.max_rounds = mr
         s.chance_count = 0
         s.cache = None
+        s.end_seen = None  # (map stamp, wonders built) when the end conditions were last looked at
         return s
+
+    def _effect(self, state, action):
+        """Game._effect (the do_ handler, then settle) with the handlers looked up once: a resume
+        runs it for every action of the journal."""
+        self._doers[action.type](state, action)
+        self.settle(state)
 
     # ------------------------------------------------------------------ queries
     def actor(self, s):
@@ -257,13 +294,14 @@ class CivQuest(Game):
     def areas_of(self, s, seat):
         """A seat's areas in map order."""
         index = s.board.index
-        return sorted((a for a, u in s.units.items() if u[0] == seat), key=index.__getitem__)
+        return sorted(s.units.held.get(seat, ()), key=index.__getitem__)
 
     def cities_of(self, s, seat):
         return s.units.cities.get(seat, 0)
 
     def pt_of(self, s, seat):
-        return sum(u[1] for u in s.units.values() if u[0] == seat)
+        units = s.units
+        return sum(units[a][1] for a in units.held.get(seat, ()))
 
     def alive(self, s):
         return [p for p in s.seats if not s.players[p].out]
@@ -285,8 +323,12 @@ class CivQuest(Game):
 
     def _summary(self, s, seat):
         """What a seat's advances and wonders add up to (roll bonuses, war, city rolls, extra trades,
-        mitigations, rerolls), kept per (advances, wonders): they change only when one is gained."""
+        mitigations, rerolls, the advances it may learn next), kept per (advances, wonders): they
+        change only when one is gained."""
         sh = s.players[seat]
+        m = sh.summed
+        if m is not None and m[0] is sh.advances and m[1] is sh.wonders:
+            return m[2]
         key = (sh.advances, sh.wonders)
         got = self._summaries.get(key)
         if got is None:
@@ -300,10 +342,14 @@ class CivQuest(Game):
                     mit.setdefault(d["mitigates"], []).append(n)
             rer = tuple(src for src in REROLL_SOURCES if (src in sh.advances or src in sh.wonders)
                         and (self.advances.get(src) or self.wonders.get(src) or {}).get("reroll"))
-            got = (rolls, total, mit, rer)
+            known = sh.advances
+            learnable = tuple(a for a, d in self.advances.items() if a not in known
+                              and (d.get("requires") is None or d["requires"] in known))
+            got = (rolls, total, mit, rer, learnable)
             if len(self._summaries) > 4096:  # bounded: a new game's tuples replace old ones
                 self._summaries.clear()
             self._summaries[key] = got
+        sh.summed = (sh.advances, sh.wonders, got)
         return got
 
     def roll_bonus(self, s, seat, kind):
@@ -334,12 +380,11 @@ class CivQuest(Game):
         land_adj = s.board.land_adj
         units = s.units
         found = set()
-        for a, u in units.items():
-            if u[0] == seat:
-                for b in land_adj.get(a, ()):
-                    ub = units.get(b)
-                    if ub is not None and ub[0] != seat:
-                        found.add(ub[0])
+        for a in units.held.get(seat, ()):
+            for b in land_adj.get(a, ()):
+                ub = units.get(b)
+                if ub is not None and ub[0] != seat:
+                    found.add(ub[0])
         return [p for p in s.seats if p in found and not s.players[p].out]
 
     def war_fronts(self, s, seat, opponent):
@@ -382,6 +427,19 @@ class CivQuest(Game):
         if cache is not None:
             cache[key] = found
         return found
+
+    def _reaches(self, s, seat, frm, to):
+        """Whether `to` is one of destinations(s, seat, frm), without listing them all."""
+        b = s.board
+        u = s.units.get(to)
+        if to == frm or to not in b.land_adj or (u is not None and u[0] != seat):
+            return False
+        if to in b.land_adj[frm]:
+            return True
+        if frm in b.coastal and to in self._sea_lands(b, frm, 2 if self.has(s, seat, "Sailing") else 1,
+                                                      self.has(s, seat, "Navigation")):
+            return True
+        return self.has(s, seat, "Roads") and to in self._road_reach(s, seat, frm)
 
     def _sea_lands(self, b, frm, reach, deep):
         """Land areas across the sea from coastal `frm` (1 or 2 sea areas, deep sea with
@@ -429,21 +487,23 @@ class CivQuest(Game):
 
     def pending(self, s):
         """The decision the turn's player owes now, or None: what settle() waits for."""
-        c = s.ctx
-        if c.get("offer"):
+        get = s.ctx.get
+        if get("offer"):
             return "offer"
-        if c.get("pick"):
+        if get("pick"):
             return "pick"
-        if c.get("losses", 0) > 0:
+        if get("losses", 0) > 0:
             return "losses"
-        if c.get("place", 0) > 0:
+        if get("place", 0) > 0:
             return "place"
-        if c.get("free_cities", 0) > 0:
+        if get("free_cities", 0) > 0:
             return "free_city"
-        if c.get("steal"):
+        if get("steal"):
             return "steal"
-        if s.step == "clash" and c.get("queue"):
+        if s.step == "clash" and get("queue"):
             return "clash"
+        if get("moving"):
+            return "moving"
         return None
 
     # ------------------------------------------------------------------ chance
@@ -456,9 +516,8 @@ class CivQuest(Game):
         return self.codec.fast(s.roll, die=dice.roll(1)[0])
 
     def _dice_of(self, a):
-        if a.type in TWO_DICE:
-            return (a["first"], a["second"])
-        return (a["die"],)
+        d = a.get("die")
+        return (d,) if d is not None else (a["first"], a["second"])
 
     def _check_roll(self, s, a):
         if s.roll != a.type:
@@ -469,15 +528,17 @@ class CivQuest(Game):
                 _reject("CQ-DICE", f"a die shows 1 to 6, not {v}")
 
     def _do_roll(self, s, a):
-        dice = self._dice_of(a)
+        d = a.get("die")
+        dice = (d,) if d is not None else (a["first"], a["second"])
         kind, who = a.type, s.roller
         s.chance_count += 1
         s.roll = s.roller = None
-        self._record(s, kind, who, dice)
-        if (who == s.current and s.step in TURN_STEPS and self.rerolls_left(s, who)):
+        s.rolls = s.rolls + ((kind, who, dice, ""),)  # _record's entry
+        if (self._summary(s, who)[3] and s.order and who == s.order[s.turn] and s.step in TURN_STEPS
+                and self.rerolls_left(s, who)):  # most civilisations have no reroll at all
             s.ctx["offer"] = (kind, who, dice)
             return
-        self._resolve(s, kind, who, dice)
+        self._resolvers[kind](s, who, dice)
 
     def _record(self, s, kind, who, dice, note=""):
         s.rolls = s.rolls + ((kind, who, tuple(dice), note),)
@@ -561,7 +622,7 @@ class CivQuest(Game):
 
     # the effects of each roll (CQ-L*, CQ-C*, CQ-A*, CQ-G*, CQ-B*, CQ-D*, CQ-T*, CQ-W*, CQ-M*)
     def _resolve(self, s, kind, who, dice):
-        getattr(self, "_res_" + kind)(s, who, dice)
+        self._resolvers[kind](s, who, dice)
 
     def _gain(self, s, seat, what, n):
         sh = s.players[seat]
@@ -625,9 +686,7 @@ class CivQuest(Game):
 
     def learnable(self, s, seat):
         """Unknown advances whose requirement is known (what a free pick may choose)."""
-        known = s.players[seat].advances
-        return [a for a, d in self.advances.items() if a not in known
-                and (d.get("requires") is None or d["requires"] in known)]
+        return list(self._summary(s, seat)[4])
 
     def _learn(self, s, seat, adv):
         sh = s.players[seat]
@@ -725,14 +784,20 @@ class CivQuest(Game):
         n = s.ctx.get("place", 0)
         if n <= 0:
             return
-        seat = s.current
-        rooms = [(a, self.room(s, a)) for a in self.areas_of(s, seat) if self.room(s, a) > 0]
-        total = sum(r for _, r in rooms)
+        seat, cap = s.current, self.rules["area_pt_cap"]
+        total = areas = 0
+        units = s.units
+        for x in units.held.get(seat, ()):  # one pass: the total room and the one area with room
+            u = units[x]
+            if u[1] < cap:
+                total += cap - u[1]
+                areas += 1
+                a = x
         if total == 0:
             s.ctx["place_lost"] = s.ctx.get("place_lost", 0) + n
             s.ctx["place"] = 0
-        elif len(rooms) == 1:
-            a, r = rooms[0]
+        elif areas == 1:
+            r = total
             o, pt, city = s.units[a]
             s.units[a] = (o, pt + min(n, r), city)
             if n > r:
@@ -811,6 +876,9 @@ class CivQuest(Game):
             return
         if pend == "clash" and s.ctx.get("war_phase") and not s.roll:
             return  # CQ-R4: the Conqueror may stop his extra (War only) Clash Phases
+        if pend == "moving":
+            _reject("CQ-R22", f"move the tokens you took from {s.board.name(s.ctx['moving'])} first, or Undo to "
+                    "put them back")
         if not s.ctx.get("open") or pend or s.roll:
             _reject("CQ-FLOW", "there is nothing optional to finish now")
 
@@ -945,10 +1013,11 @@ class CivQuest(Game):
     def _after_losses(self, s):
         self._auto_losses(s)
         if s.ctx["losses"] == 0:  # CQ-D5: a broken city's tokens above the area's limit are lost
-            cap = self.rules["area_pt_cap"]
-            for a, (o, pt, city) in list(s.units.items()):
+            cap, units = self.rules["area_pt_cap"], s.units
+            for a in units.held.get(s.current, ()):  # only the losing player's areas grew
+                o, pt, city = units[a]
                 if pt > cap:
-                    s.units[a] = (o, cap, city)
+                    units[a] = (o, cap, city)
         self._eliminations(s)
 
     # clashes --------------------------------------------------------------------------------
@@ -1039,19 +1108,55 @@ class CivQuest(Game):
         self._steal(s, a["from_area"], a["to_area"] if to else None)
 
     # migration --------------------------------------------------------------------------------
-    def check_move(self, s, a):
+    def _can_leave(self, s, seat, frm):
+        """Whether a token in `frm` has somewhere to go: a reachable area with room (CQ-M2..M5)."""
+        units, cap = s.units, self.rules["area_pt_cap"]
+        for b in s.board.land_adj[frm]:  # the usual case first: a bordering empty or own area
+            u = units.get(b)
+            if u is None or (u[0] == seat and u[1] < cap):
+                return True
+        for d in self.destinations(s, seat, frm):
+            u = units.get(d)
+            if u is None or u[1] < cap:
+                return True
+        return False
+
+    def _movable_from(self, s, seat):
+        """The areas tokens may leave now, in map order."""
+        units = s.units
+        return [a for a in self.areas_of(s, seat) if units[a][1] >= 1 and self._can_leave(s, seat, a)]
+
+    def check_move_from(self, s, a):
         self._turn_player(s, a)
         if s.step != "migration" or not s.ctx.get("open") or self.pending(s):
             _reject("CQ-FLOW", "tokens move in the Migration phase, after the Migration roll")
+        seat, frm = a["player"], a["from_area"]
+        if self.owner(s, frm) != seat or s.units[frm][1] < 1:
+            _reject("CQ-M1", f"you have no Population Tokens in {s.board.name(frm)}")
+        if s.ctx.get("mp", 0) < 1:
+            _reject("CQ-M1", "each token moved costs 1 Move Point; you have none left")
+        if not self._can_leave(s, seat, frm):
+            _reject("CQ-M2", f"no area within one move of {s.board.name(frm)} has room for a token")
+
+    def do_move_from(self, s, a):
+        s.ctx["moving"] = a["from_area"]
+
+    def check_move(self, s, a):
+        self._turn_player(s, a)
+        pend = self.pending(s)
+        if s.step != "migration" or not s.ctx.get("open") or pend not in (None, "moving"):
+            _reject("CQ-FLOW", "tokens move in the Migration phase, after the Migration roll")
         seat, frm, to, n = a["player"], a["from_area"], a["to_area"], a["count"]
+        if pend == "moving" and frm != s.ctx["moving"]:
+            _reject("CQ-R22", f"you took tokens from {s.board.name(s.ctx['moving'])}: move those, or Undo to "
+                    "choose another area")
         if self.owner(s, frm) != seat or s.units[frm][1] < 1:
             _reject("CQ-M1", f"you have no Population Tokens in {s.board.name(frm)}")
         if n < 1 or n > s.units[frm][1]:
             _reject("CQ-M1", f"move 1 to {s.units[frm][1]} PT from {s.board.name(frm)}")
         if n > s.ctx.get("mp", 0):
             _reject("CQ-M1", f"each token moved costs 1 Move Point; you have {s.ctx.get('mp', 0)}")
-        near = to in s.board.land_adj.get(frm, ()) and self.owner(s, to) in (None, seat)
-        if not near and to not in self.destinations(s, seat, frm):
+        if not self._reaches(s, seat, frm, to):
             _reject("CQ-M2", f"{s.board.name(to)} cannot be reached from {s.board.name(frm)} with one move"
                     " (a bordering empty or own land area; across one sea area, two with Sailing, deep sea"
                     " with Navigation; along your empire with Roads)")
@@ -1064,6 +1169,7 @@ class CivQuest(Game):
         u = s.units.get(to)
         s.units[to] = (a["player"], (u[1] if u else 0) + n, u[2] if u else False)
         s.ctx["mp"] -= n
+        s.ctx["moving"] = None
 
     # corrections --------------------------------------------------------------------------------
     def check_correct(self, s, a):
@@ -1123,11 +1229,18 @@ class CivQuest(Game):
         if c.get("closing"):
             return False
         if s.step == "advance":
-            return s.players[seat].ip >= self.advance_cost(s) and bool(self.learnable(s, seat))
+            return s.players[seat].ip >= self.advance_cost(s) and bool(self._summary(s, seat)[4])
         if s.step == "build":
             sh = s.players[seat]
-            city = sh.rp >= self.rules["city_cost"]["rp"] and any(
-                u[0] == seat and not u[2] for u in s.units.values()) and self.pt_of(s, seat) >= self.rules["city_cost"]["pt"]
+            cost = self.rules["city_cost"]
+            city = False
+            if sh.rp >= cost["rp"]:  # an area without a city, and 5 PT to discard (one pass)
+                pt, free, units = 0, False, s.units
+                for a in units.held.get(seat, ()):
+                    _, n, has = units[a]
+                    pt += n
+                    free = free or not has
+                city = free and pt >= cost["pt"]
             wonder = (self.knows(s, seat, "Architecture") and len(sh.wonders) < self.cities_of(s, seat)
                       and any(w not in s.wonders_built and sh.rp >= self.wonder_cost(w) for w in self.wonders))
             return city or wonder
@@ -1148,7 +1261,7 @@ class CivQuest(Game):
             if c.get("mp", 0) <= 0:
                 return False
             units, land_adj = s.units, s.board.land_adj
-            mine = [a for a, u in units.items() if u[0] == seat and u[1] > 0]
+            mine = [a for a in units.held.get(seat, ()) if units[a][1] > 0]
             for a in mine:  # the usual case first: a bordering empty or own land area
                 for b in land_adj[a]:
                     u = units.get(b)
@@ -1163,26 +1276,28 @@ class CivQuest(Game):
         # the end conditions change only with the map, the wonders or an elimination: all made by
         # the action just applied, none by the phase changes below (CQ-R18: at once, after it)
         self._check_end(s)
+        players = s.players
         for _ in range(1000):
             if s.over:
                 return
-            if s.players[s.current].out:
+            if players[s.order[s.turn]].out:
                 self._next_turn(s)
                 continue
             c = s.ctx
-            if s.step == "clash" and c.get("queue"):  # a war may have ended a border (CQ-T1)
-                near = self.adjacent_civs(s, s.current)
+            step = s.step
+            if step == "clash" and c.get("queue"):  # a war may have ended a border (CQ-T1)
+                near = self.adjacent_civs(s, s.order[s.turn])
                 c["queue"] = tuple(p for p in c["queue"] if p in near)
             if s.roll or self.pending(s):
                 return
-            if s.step == "city" and c.get("city_rolls", 0) > 0:
+            if step == "city" and c.get("city_rolls", 0) > 0:
                 self._await(s, "city_roll")
                 return
             if c.get("open") and self._options_left(s):
                 return
-            i = TURN_STEPS.index(s.step)
-            if i + 1 < len(TURN_STEPS):
-                self._enter(s, TURN_STEPS[i + 1])
+            nxt = NEXT_STEP[step]
+            if nxt:
+                self._enter(s, nxt)
             else:
                 self._next_turn(s)
         raise RuntimeError("civ_quest: settle did not reach a decision")  # pragma: no cover
@@ -1207,9 +1322,9 @@ class CivQuest(Game):
 
     def _eliminations(self, s):
         """CQ-E4: a civilisation with no units left is out."""
-        have = {u[0] for u in s.units.values()}
+        held = s.units.held
         for p in s.seats:
-            if p not in have and not s.players[p].out:
+            if not held.get(p) and not s.players[p].out:
                 s.players[p].out = True
                 c = s.ctx
                 c["queue"] = tuple(x for x in c.get("queue", ()) if x != p)
@@ -1232,6 +1347,21 @@ class CivQuest(Game):
     def _check_end(self, s):
         if s.over or not s.order:
             return
+        # CQ-E1..E4 change only with the map (areas, cities, eliminations: a civilisation is out
+        # when its last area is lost) or the wonders built: unchanged since the last look, no end
+        seen = (s.units.stamp, len(s.wonders_built))
+        if seen == s.end_seen:
+            return
+        s.end_seen = seen
+        # the usual case first, with the counts the state keeps: none of the conditions is near
+        units, players, n = s.units, s.players, 0
+        if (len(units) < len(s.board.land) and len(s.wonders_built) < len(self.wonders)
+                and (not units.cities or max(units.cities.values()) < self.rules["end_cities"])):
+            for p in s.seats:  # two civilisations alive are enough to go on
+                if not players[p].out:
+                    n += 1
+                    if n > 1:
+                        return
         why = self.end_reasons_now(s)
         if why:
             self._finish(s, why)
@@ -1290,6 +1420,11 @@ class CivQuest(Game):
                 counted[o] = counted.get(o, 0) + 1
         if counted != {p: n for p, n in getattr(s.units, "cities", counted).items() if n}:
             probs.append("the city count per civilisation does not match the map")
+        owned = {}
+        for a, u in s.units.items():
+            owned.setdefault(u[0], set()).add(a)
+        if owned != {p: set(x) for p, x in getattr(s.units, "held", owned).items() if x}:
+            probs.append("the areas kept per civilisation do not match the map")
         built = [w for sh in s.players.values() for w in sh.wonders]
         if len(built) != len(set(built)):
             probs.append("a wonder built twice")
@@ -1345,6 +1480,18 @@ class CivQuest(Game):
                 out.append(f("trade", player=seat, opponent=opp))
             out.append(f("peace", player=seat, opponent=opp))
             out += [f("war", player=seat, opponent=opp, from_area=x, to_area=y) for x, y in self.war_fronts(s, seat, opp)]
+        elif pend == "moving":
+            frm = c["moving"]
+            mp, units, cap = c.get("mp", 0), s.units, self.rules["area_pt_cap"]
+            pt = units[frm][1]
+            move = self.codec.maker("move")
+            for d in self.destinations(s, seat, frm):
+                u = units.get(d)
+                most = min(pt, mp, cap - (u[1] if u else 0))
+                if most >= 1:
+                    out.append(move({"player": seat, "from_area": frm, "to_area": d, "count": 1}))
+                    if most > 1:
+                        out.append(move({"player": seat, "from_area": frm, "to_area": d, "count": most}))
         elif c.get("open"):
             out.append(f("done", player=seat))
             sh = s.players[seat]
@@ -1364,19 +1511,10 @@ class CivQuest(Game):
                 if c.get("extra_trades", 0) > 0:
                     out += [f("trade", player=seat, opponent=opp) for opp in self.adjacent_civs(s, seat)]
             elif s.step == "migration":
-                mp, units, cap = c.get("mp", 0), s.units, self.rules["area_pt_cap"]
-                move = self.codec.maker("move")  # up to ~840 moves in a 7-player game: the short path
-                for a in self.areas_of(s, seat):
-                    pt = units[a][1]
-                    if pt < 1:
-                        continue
-                    for d in self.destinations(s, seat, a):
-                        u = units.get(d)
-                        most = min(pt, mp, cap - (u[1] if u else 0))
-                        if most >= 1:
-                            out.append(move({"player": seat, "from_area": a, "to_area": d, "count": 1}))
-                            if most > 1:
-                                out.append(move({"player": seat, "from_area": a, "to_area": d, "count": most}))
+                # first the area the tokens leave (CQ-R22): one choice per area, not every
+                # (from, to, count) - with Roads a large empire had ~840 of those
+                move_from = self.codec.maker("move_from")
+                out += [move_from({"player": seat, "from_area": a}) for a in self._movable_from(s, seat)]
         return out
 
     def legal_actions(self, s):

@@ -42,6 +42,7 @@ AREA_PICKS = {
             Pick("from_area", "area", "Attack from which of your areas?")),
     "steal_pt": (Pick("from_area", "area", "Take 1 PT from which of their areas?"),
                  Pick("to_area", "area", "Put it in which of your areas?")),
+    "move_from": (Pick("from_area", "area", "Move tokens from which area?"),),
     "move": (Pick("from_area", "area", "Move tokens from which area?"),
              Pick("to_area", "area", "Move them to which area?"), Pick("count", "count", "How many PT?")),
 }
@@ -51,7 +52,8 @@ AREA_FIELDS = ("area", "from_area", "to_area")
 TYPE_WORDS = {"place_start": "Choose a starting area", "place": "Place Population Tokens",
               "place_city": "Put the free city", "build_city": "Build a city", "build_wonder": "Build a wonder",
               "lose": "Remove tokens", "break_city": "Break a city", "trade": "Trade", "war": "War",
-              "peace": "Neither trade nor war", "steal_pt": "Take a PT", "move": "Move tokens",
+              "peace": "Neither trade nor war", "steal_pt": "Take a PT", "move_from": "Move tokens",
+              "move": "Move tokens",
               "buy_advance": "Buy an advance", "pick_advance": "Take an advance", "pick_city": "Take a City result",
               "keep_roll": "Keep the roll", "reroll": "Reroll", "done": "End the phase",
               "correct": "Correct a count"}
@@ -154,6 +156,7 @@ class CivQuestView(GameView):
             "war": lambda: (f"war on {self.name(setup, action['opponent'])}: {area('from_area')} attacks "
                             f"{area('to_area')}"),
             "steal_pt": lambda: f"take 1 PT from {area('from_area')} into {area('to_area')}",
+            "move_from": lambda: f"move tokens from {area('from_area')}",
             "move": lambda: f"move {action['count']} PT from {area('from_area')} to {area('to_area')}",
             "done": lambda: f"end the {STEP_NAMES.get(state.step, 'phase') if state is not None else 'phase'}",
             "correct": lambda: f"correct {action['what'].upper()} to {action['value']}",
@@ -324,8 +327,11 @@ class CivQuestView(GameView):
                                          else f", but the pad is full at {cap}: nothing kept.")
             head.append(f"{nm(who)} gains {n} {k.upper()}{tail}")
         elif t == "migration_roll":
-            n = c1.get("mp", 0) - c0.get("mp", 0)
-            head.append(f"{nm(who)} gains {_plural(n, 'Move Point')}" + (f" ({c1.get('mp', 0)} in all)" if c0.get("mp") else "")
+            # from the roll, not from the context after it: a phase with nothing to move ends at
+            # once and the next turn's context has no points
+            n = max(0, dice[0] + game.roll_bonus(before, who, t))
+            had = c0.get("mp", 0)
+            head.append(f"{nm(who)} gains {_plural(n, 'Move Point')}" + (f" ({had + n} in all)" if had else "")
                         + ": move tokens in the Migration phase (1 PT per point).")
         return head + self._table_diff(game, before, after, setup, skip_advances=t == "research_roll")
 
@@ -436,6 +442,10 @@ class CivQuestView(GameView):
         if pend == "clash":
             opp = c["queue"][0]
             return before + f"{who}: {name(opp)} borders you: trade, war, or neither."
+        if pend == "moving":
+            return before + (f"{who}: {_plural(c.get('mp', 0), 'Move Point')} left: move tokens from "
+                             f"{state.board.name(c['moving'])}: tap where they go, then how many (1 MP each). "
+                             "Undo to choose another area.")
         if state.step == "advance":
             return before + (f"{who}: you have {state.players[actor].ip} IP. Buy an advance for "
                              f"{game.advance_cost(state)} IP, or end the phase.")
