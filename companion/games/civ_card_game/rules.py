@@ -13,6 +13,7 @@ open are in docs/civ_card_game-register.md.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -75,6 +76,14 @@ def _add(a, b, sign=1):
 
 
 assert RES == ("food", "hammer", "coin")  # _add is written out for these three
+RIDX = {r: i for i, r in enumerate(RES)}
+
+
+def _plus(triple, r, n):
+    """A resource triple with n more (or fewer) of resource `r`."""
+    t = list(triple)
+    t[RIDX[r]] += n
+    return tuple(t)
 
 
 class State:
@@ -132,6 +141,21 @@ class CivCardGame(Game):
         self.play_deck = {**self.buildings, **self.wonders, **self.units, **self.resource_cards}
         self.deck_size = sum(d["copies"] for d in self.play_deck.values())
         self.walls = tuple(n for n, d in self.buildings.items() if d.get("walls"))
+        # derived once from the data, for the per-action checks of a replay (Session.resume) and the
+        # listings: a plot's printed yield as a triple and its types as a bit mask (CC-Y1, CC-Y2),
+        # each card's Culture and Happiness, the makers of the listed actions (fields plain or frozen)
+        self._yield3 = {n: _add((0, 0, 0), d["yield"]) for n, d in self.plot_cards.items()}
+        self._mask = {n: sum(1 << RES.index(r) for r in d["yield"]) for n, d in self.plot_cards.items()}
+        self._tech_cul = {n: (d.get("culture", 0), d.get("happiness", 0)) for n, d in self.techs.items()}
+        self._card_cul = {n: (d.get("culture", 0), d.get("happiness", 0)) for n, d in self.play_deck.items()}
+        self._built_plain = frozenset(n for n, d in self.play_deck.items()
+                                      if not d.get("double_food") and not d.get("plot_yield"))
+        self._mk = {t: self.codec.maker(t) for t in self.codec.schemas}
+        kinds = ("population", "technology", "building", "wonder")
+        self._disc = {k: ({n: d["discount"][k] for n, d in self.techs.items() if (d.get("discount") or {}).get(k)},
+                          {n: d["discount"][k] for n, d in self.play_deck.items() if (d.get("discount") or {}).get(k)})
+                      for k in kinds}
+        self._builds = tuple(c for c in self.play_deck if c in self.buildings or c in self.wonders)
 
     # ------------------------------------------------------------------ setup
     def default_setup(self, players=2, **over):
@@ -220,11 +244,26 @@ class CivCardGame(Game):
             for b in built:
                 yield b, self.play_deck[b]
 
+    def _cul_hap(self, s, seat):
+        """(Culture, Happiness) of `seat`: its technologies, buildings and wonders."""
+        c = h = 0
+        tc, cc = self._tech_cul, self._card_cul
+        for t in s.techs[seat]:
+            x = tc[t]
+            c += x[0]
+            h += x[1]
+        for _, _, built in s.plots[seat]:
+            for b in built:
+                x = cc[b]
+                c += x[0]
+                h += x[1]
+        return c, h
+
     def culture(self, s, seat):
-        return sum(d.get("culture", 0) for _, d in self.effects(s, seat))
+        return self._cul_hap(s, seat)[0]
 
     def happiness(self, s, seat):
-        return sum(d.get("happiness", 0) for _, d in self.effects(s, seat))
+        return self._cul_hap(s, seat)[1]
 
     def _holders(self, values, ok):
         best = max(values.values())
@@ -259,28 +298,38 @@ class CivCardGame(Game):
     def price_parts(self, s, seat, kind, card=None, plot=None):
         """(base, [(source, amount taken off)]) of a purchase: the text's formulas for
         population and plots (CC-P1, CC-P2), a card's cost minus every modifier otherwise (CC-P3)."""
+        base = self._base(s, seat, kind, card, plot)
+        return base, ([] if kind == "plot" else self._offs(s, seat, kind))
+
+    def _base(self, s, seat, kind, card=None, plot=None):
         r = self.rules
         if kind == "plot":
             pc = r["plot_cost"]
-            return pc["base"] + pc["step"] * (len(s.plots[seat]) - pc["from"]), []
+            return pc["base"] + pc["step"] * (len(s.plots[seat]) - pc["from"])
         if kind == "population":
             pc = r["population_cost"]
-            base = pc["base"] + pc["step"] * s.plots[seat][plot][1]
-        else:
-            base = {"technology": self.techs, "building": self.buildings, "wonder": self.wonders}[kind][card]["cost"]
-        offs = list(self._cached(s, ("discounts", seat, kind), lambda: [
-            (n, d["discount"][kind]) for n, d in self.effects(s, seat) if (d.get("discount") or {}).get(kind)]))
-        hs = r["happiness_status"]
-        if kind in hs["applies_to"] and seat in self.highest_happiness(s) and hs["discount"]:
+            return pc["base"] + pc["step"] * s.plots[seat][plot][1]
+        return {"technology": self.techs, "building": self.buildings, "wonder": self.wonders}[kind][card]["cost"]
+
+    def _offs(self, s, seat, kind):
+        """[(source, amount taken off)] of every modifier of `kind` purchases for `seat` (CC-P3,
+        CC-P4)."""
+        td, cd = self._disc[kind]
+        offs = [(t, td[t]) for t in s.techs[seat] if t in td]
+        offs += [(b, cd[b]) for _, _, built in s.plots[seat] for b in built if b in cd]
+        hs = self.rules["happiness_status"]
+        if kind in hs["applies_to"] and hs["discount"] and seat in self.highest_happiness(s):
             offs.append(("Highest Happiness", hs["discount"]))
-        return base, offs
+        return offs
 
     def price(self, s, seat, kind, card=None, plot=None):
-        base, offs = self.price_parts(s, seat, kind, card, plot)
+        base = self._base(s, seat, kind, card, plot)
         if kind == "plot":
             return base
         floor = self.rules["min_card_cost"] if kind != "population" else 0
-        return max(floor, base - sum(n for _, n in offs))
+        # the modifiers' total, once per state while actions are listed
+        off = self._cached(s, ("off", seat, kind), lambda: sum(n for _, n in self._offs(s, seat, kind)))
+        return max(floor, base - off)
 
     def kind_of(self, card):
         if card in self.buildings:
@@ -319,7 +368,20 @@ class CivCardGame(Game):
         d = self.play_deck.get(card)
         if d is None:
             return 0
-        return d["copies"] - self._cached(s, "seen", lambda: self._seen(s)).get(card, 0)
+        if s.cache is not None:
+            return d["copies"] - self._cached(s, "seen", lambda: self._seen(s)).get(card, 0)
+        n = s.discard_known.count(card)  # one card: counted in place (a replay's check)
+        for ps in s.plots.values():
+            for _, _, bs in ps:
+                if bs:
+                    n += bs.count(card)
+        for k in s.known.values():
+            if k:
+                n += k.count(card)
+        for c in s.combat:
+            if c[0] == card and c[2] in ("in", "blocked"):
+                n += 1
+        return d["copies"] - n
 
     def can_play(self, s, seat, card):
         return card in s.known[seat] or (s.hand[seat] > len(s.known[seat]) and self.unseen(s, card) > 0)
@@ -334,7 +396,20 @@ class CivCardGame(Game):
 
     def plot_base(self, s, seat, i):
         """What plot i yields before population: printed yield, Granary, plot bonuses (CC-Y1)."""
+        return dict((r, n) for r, n, has in zip(RES, self._base3(s, seat, i), self._has(s, seat, i)) if has)
+
+    def _has(self, s, seat, i):
         name, _, built = s.plots[seat][i]
+        m = self._mask[name]
+        for b in built:
+            m |= sum(1 << RES.index(r) for r in self.play_deck[b].get("plot_yield") or {})
+        return [m >> k & 1 for k in range(len(RES))]
+
+    def _base3(self, s, seat, i):
+        """plot_base as a (food, hammer, coin) triple."""
+        name, _, built = s.plots[seat][i]
+        if not built or all(b in self._built_plain for b in built):
+            return self._yield3[name]
         y = dict(self.plot_cards[name]["yield"])
         for b in built:
             d = self.play_deck[b]
@@ -343,12 +418,17 @@ class CivCardGame(Game):
         for b in built:
             for r, n in (self.play_deck[b].get("plot_yield") or {}).items():
                 y[r] = y.get(r, 0) + n
-        return y
+        return _add((0, 0, 0), y)
 
     def fixed_yield(self, s, seat):
-        total = (0, 0, 0)
-        for i in range(len(s.plots[seat])):
-            total = _add(total, self.plot_base(s, seat, i))
+        f = h = c = 0
+        y3, plain = self._yield3, self._built_plain
+        for i, (name, _, built) in enumerate(s.plots[seat]):
+            y = self._base3(s, seat, i) if built and not plain.issuperset(built) else y3[name]
+            f += y[0]
+            h += y[1]
+            c += y[2]
+        total = (f, h, c)
         for t in s.techs[seat]:
             total = _add(total, self.techs[t].get("income") or {})
         return total
@@ -376,23 +456,29 @@ class CivCardGame(Game):
     def _bonus_caps(self, s, seat):
         """(population, {set of resource types as a bit mask: how many population can give one of
         them}) of a seat's plots."""
-        pops = []
+        mask = self._mask
+        by = {}  # population per set of printed types
         for name, pop, _ in s.plots[seat]:
             if pop:
-                pops.append((pop, sum(1 << RES.index(r) for r in self.plot_cards[name]["yield"])))
-        return sum(p for p, _ in pops), {m: sum(p for p, pm in pops if pm & m) for m in range(1, 1 << len(RES))}
+                m = mask[name]
+                by[m] = by.get(m, 0) + pop
+        return _caps(tuple(sorted(by.items())))
 
     def bonus_allowed(self, s, seat, vec):
         """Whether one resource per population, each of a type its plot produces, can make `vec`
         (CC-Y2): the totals match, and no set of types asks more than the population able to give
         one of them (a transport problem's Hall condition: checked without listing every mix)."""
         total, caps = self._bonus_caps(s, seat)
-        if any(v < 0 for v in vec) or sum(vec) != total:
+        f, h, c = vec
+        if f < 0 or h < 0 or c < 0 or f + h + c != total:
             return False
-        return all(sum(vec[i] for i in range(len(RES)) if m >> i & 1) <= c for m, c in caps.items())
+        # every set of types (bit masks 1 food, 2 hammer, 4 coin) within what its population can give
+        return (f <= caps[1] and h <= caps[2] and f + h <= caps[3] and c <= caps[4] and f + c <= caps[5]
+                and h + c <= caps[6])
 
     def draw_count(self, s, seat):
-        extra = sum(d.get("extra_draw", 0) for _, d in self.effects(s, seat))
+        extra = sum(self.techs[t].get("extra_draw", 0) for t in s.techs[seat]) + sum(
+            self.play_deck[b].get("extra_draw", 0) for _, _, bs in s.plots[seat] for b in bs)
         cs = self.rules["culture_status"]
         if seat in self.highest_culture(s):
             return self.rules["draw"] + extra + cs["extra_draw"], self.rules["discard"] + cs["extra_discard"]
@@ -661,7 +747,7 @@ class CivCardGame(Game):
 
     # ------------------------------------------------------------------ purchases
     def _pay(self, s, seat, kind, amount, rule):
-        r = RES.index(self.rules["pay_with"][kind])
+        r = RIDX[self.rules["pay_with"][kind]]
         if s.res[seat][r] < amount:
             _reject(rule, f"it costs {amount} {RES[r]}, and only {s.res[seat][r]} are in hand")
         return r
@@ -675,7 +761,7 @@ class CivCardGame(Game):
     def do_buy_population(self, s, a):
         seat, i = a["player"], a["plot"]
         cost = self.price(s, seat, "population", plot=i)
-        s.res[seat] = _add(s.res[seat], {self.rules["pay_with"]["population"]: cost}, -1)
+        s.res[seat] = _plus(s.res[seat], self.rules["pay_with"]["population"], -cost)
         self._set_plot(s, seat, i, pop=s.plots[seat][i][1] + 1)
         s.last = ("bought", seat, f"a population for plot {i + 1}", cost)
 
@@ -777,12 +863,12 @@ class CivCardGame(Game):
         if give not in RES or get not in RES or give == get:
             _reject("CC-R1", "trade one resource (food, hammer, coin) for another")
         n = self.rules["bank_trade"]
-        if s.res[a["player"]][RES.index(give)] < n:
+        if s.res[a["player"]][RIDX[give]] < n:
             _reject("CC-R1", f"a trade with the bank takes {n} {give}")
 
     def do_trade(self, s, a):
         seat = a["player"]
-        s.res[seat] = _add(_add(s.res[seat], {a["give"]: self.rules["bank_trade"]}, -1), {a["get"]: 1})
+        s.res[seat] = _plus(_plus(s.res[seat], a["give"], -self.rules["bank_trade"]), a["get"], 1)
         s.last = ("traded", seat, a["give"], a["get"])
 
     def check_steal_card(self, s, a):
@@ -1016,9 +1102,9 @@ class CivCardGame(Game):
     # ------------------------------------------------------------------ draw and discard
     def check_end_turn(self, s, a):
         self._free(s, a, "draw", "CC-D1")
-        seat = a["player"]
-        _, discard = self.draw_count(s, seat)
-        self._check_known(s, seat, a.get("known") or (), discard, "CC-D1")
+        seat, known = a["player"], a.get("known")
+        if known:  # named discards: no more than the discard (Highest Culture's is one more)
+            self._check_known(s, seat, known, self.draw_count(s, seat)[1], "CC-D1")
 
     def do_end_turn(self, s, a):
         seat = a["player"]
@@ -1071,7 +1157,9 @@ class CivCardGame(Game):
             return self._task_actions(s, h)
         seat = s.current
         if s.step == "collect":
-            return [f("collect", player=seat, bonus=dict(zip(RES, v))) for v in self.bonus_options(s, seat)]
+            mk = self._mk["collect"]  # the bonus as the codec freezes a res_map: sorted (name, n) pairs
+            return [mk({"player": seat, "bonus": (("coin", c), ("food", fo), ("hammer", h))})
+                    for fo, h, c in self.bonus_options(s, seat)]
         if s.step == "purchase":
             return self._purchase_actions(s, seat)
         if s.step == "combat":
@@ -1086,10 +1174,16 @@ class CivCardGame(Game):
         return []
 
     def playable(self, s, seat, pred):
-        names = set(s.known[seat])
-        if s.hand[seat] > len(s.known[seat]):
-            names |= self._cached(s, "unseen_cards", lambda: {c for c in self.play_deck if self.unseen(s, c) > 0})
+        names = self._hand_names(s, seat)
         return [c for c in self.play_deck if c in names and pred(c)]
+
+    def _hand_names(self, s, seat):
+        """The cards `seat` could play now (CC-H1): its known cards, and every card the deck can
+        still hide when the hand holds cards the app does not know."""
+        if s.hand[seat] <= len(s.known[seat]):
+            return frozenset(s.known[seat])
+        return self._cached(s, ("hand_names", seat), lambda: frozenset(s.known[seat]).union(
+            self._cached(s, "unseen_cards", lambda: {c for c in self.play_deck if self.unseen(s, c) > 0})))
 
     def _task_actions(self, s, h):
         f = self.codec.fast
@@ -1138,29 +1232,39 @@ class CivCardGame(Game):
         return []
 
     def _purchase_actions(self, s, seat):
-        f = self.codec.fast
+        """Generated legal (nothing listed is refused): what the player can pay for, where it fits."""
+        mk = self._mk
         have, pw = s.res[seat], self.rules["pay_with"]
+        plots = s.plots[seat]
         food = have[RES.index(pw["population"])]
-        out = [f("buy_population", player=seat, plot=i) for i in range(len(s.plots[seat]))
+        m = mk["buy_population"]
+        out = [m({"player": seat, "plot": i}) for i in range(len(plots))
                if self.price(s, seat, "population", plot=i) <= food]
-        cost = self.price(s, seat, "plot")
-        for card in dict.fromkeys(s.plot_row):
-            for pay in _greedy_payments(s.res[seat], cost):
-                out.append(f("buy_plot", player=seat, card=card, pay=pay))
+        if s.plot_row:
+            m = mk["buy_plot"]
+            pays = _greedy_payments(have, self.price(s, seat, "plot"))
+            for card in dict.fromkeys(s.plot_row):
+                out += [m({"player": seat, "card": card, "pay": pay}) for pay in pays]
         coin = have[RES.index(pw["technology"])]
-        out += [f("buy_tech", player=seat, card=c) for c in s.tech_row
+        m = mk["buy_tech"]
+        out += [m({"player": seat, "card": c}) for c in s.tech_row
                 if c not in s.techs[seat] and self.price(s, seat, "technology", c) <= coin]
-        room = [i for i in range(len(s.plots[seat])) if len(s.plots[seat][i][2]) < self.building_limit(s, seat, i)]
-        for card in self.playable(s, seat, lambda c: c in self.buildings or c in self.wonders):
-            kind = self.kind_of(card)
-            pay = s.res[seat][RES.index(self.rules["pay_with"][kind])]
-            if room and self.price(s, seat, kind, card) <= pay:  # the rest would be refused
-                out += [f("build", player=seat, card=card, plot=i) for i in room]
-        out += [f("play_resource", player=seat, card=c) for c in self.playable(s, seat, lambda c: c in self.resource_cards)]
+        room = [i for i in range(len(plots)) if len(plots[i][2]) < self.building_limit(s, seat, i)]
+        names = self._hand_names(s, seat)
+        if room:
+            m = mk["build"]
+            for card in self._builds:
+                if card in names:
+                    kind = self.kind_of(card)
+                    if self.price(s, seat, kind, card) <= have[RES.index(pw[kind])]:  # the rest would be refused
+                        out += [m({"player": seat, "card": card, "plot": i}) for i in room]
+        m = mk["play_resource"]
+        out += [m({"player": seat, "card": c}) for c in self.resource_cards if c in names]
         n = self.rules["bank_trade"]
-        out += [f("trade", player=seat, give=g, get=t) for i, g in enumerate(RES) if have[i] >= n
+        m = mk["trade"]
+        out += [m({"player": seat, "give": g, "get": t}) for i, g in enumerate(RES) if have[i] >= n
                 for t in RES if g != t]
-        out.append(f("done", player=seat))
+        out.append(mk["done"]({"player": seat}))
         return out
 
     def legal_actions(self, s):
@@ -1177,21 +1281,34 @@ class CivCardGame(Game):
             s.cache = None
 
 
+@functools.lru_cache(maxsize=4096)
+def _caps(by):
+    """(population, {set of types as a bit mask: how many population can give one of them}) from
+    ((types mask, population), ...): a pure function of the plots' shape, kept for a replay."""
+    return sum(p for _, p in by), {m: sum(p for pm, p in by if pm & m) for m in range(1, 1 << len(RES))}
+
+
+_PAY_ORDERS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+_FROZEN_ORDER = sorted(range(len(RES)), key=lambda i: RES[i])  # a res_map as the codec freezes it
+
+
+@functools.lru_cache(maxsize=4096)
 def _greedy_payments(have, cost):
     """A few payments of `cost` from the triple `have`: each order of preference taken greedily
-    (the purchase panel takes any mix; these are the decision area's buttons)."""
+    (the purchase panel takes any mix; these are the decision area's buttons). Each payment is a
+    res_map as an action holds it: sorted (resource, n) pairs, none of 0."""
     if sum(have) < cost:
-        return []
+        return ()
     out = []
-    for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+    for order in _PAY_ORDERS:
         left, pay = cost, [0, 0, 0]
         for i in order:
             pay[i] = min(have[i], left)
             left -= pay[i]
-        m = {r: n for r, n in zip(RES, pay) if n}
+        m = tuple((RES[i], pay[i]) for i in _FROZEN_ORDER if pay[i])
         if m not in out:
             out.append(m)
-    return out
+    return tuple(out)
 
 
 GAME = CivCardGame()
