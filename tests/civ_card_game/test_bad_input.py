@@ -118,6 +118,7 @@ def test_malformed_actions_and_setups():
     ("cards.json", lambda c: c["resources"].update(Hills={"copies": 1, "yield": {"food": 1}}), "unique"),
     ("rules.json", lambda r: r.update(plot_cost={"base": 15}), "plot_cost"),
     ("rules.json", lambda r: r.update(status_ties="coin toss"), "status_ties"),
+    ("rules.json", lambda r: r.update(round_limit=0), "round_limit"),
 ])
 def test_bad_data_files_are_refused_naming_the_entry(tmp_path, name, change, words):
     with open(f"{DATA}/{name}", encoding="utf-8") as f:

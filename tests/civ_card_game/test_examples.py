@@ -318,3 +318,35 @@ def test_a_plot_may_hold_two_copies_of_one_building():
     s = act(s, "build", player="p1", card="Granary", plot=0)       # the text sets no such limit
     assert s.plots["p1"][0][2] == ("Granary", "Granary")
     assert GAME.plot_base(s, "p1", 0) == once                       # still "twice its base" Food
+
+
+# ---------------------------------------------------------------- a game nobody ends (CC-E3)
+def test_the_round_limit_ends_a_game_whose_last_technology_is_never_bought():
+    limit = GAME.rules["round_limit"]
+    assert limit == 50  # the decided value (rules.json), about three times a long random game
+    s = arranged(started(2), round=limit - 1, turn=1, step="draw",
+                 plots={"p1": (("Grassland", 2, ()),) + FOUR[1:], "p2": FOUR}, techs={"p2": ("Pottery",)})
+    s = act(s, "end_turn", player="p2")                 # the end of round 49: play goes on
+    assert not s.over and s.round == limit and s.current == "p1"
+    from companion.games.civ_card_game import MODULE
+    assert "This is round 50, the last" in MODULE.view.prompt(GAME, s, {}, None)
+    s = arranged(s, step="draw")
+    s = act(s, "end_turn", player="p1")                 # p1's last turn; p2 still plays round 50
+    assert not s.over and s.current == "p2"
+    s = arranged(s, step="draw")
+    s = act(s, "end_turn", player="p2")                 # every player has had 50 turns
+    assert s.over and GAME.actor(s) is None and GAME.legal_actions(s) == []
+    assert s.tech_row and s.round == limit
+    r = GAME.result(s)
+    assert r["end_reasons"] == ["round_limit"]
+    assert r["winner"] == "p1"                          # 2 population against 1 technology: VP decide
+    words = MODULE.view.end_reasons(GAME, s, {})[0]
+    assert "Round 50 was the last" in words and "round_limit" not in words
+
+
+def test_no_round_limit_when_the_table_sets_none():
+    from companion.games.civ_card_game.rules import CivCardGame
+    game = CivCardGame(rules={**GAME.rules, "round_limit": None})
+    s = arranged(started(2), round=500, turn=1, step="draw")
+    s = game.apply(s, game.codec.make("end_turn", player="p2"))
+    assert not s.over and s.round == 501

@@ -117,6 +117,8 @@ def load_rules(path=None) -> dict:
           and isinstance(hs.get("applies_to"), list) and all(k in KINDS for k in hs["applies_to"]), w,
           "'happiness_status' needs at_least, discount and applies_to")
     _need(r.get("status_ties") in ("share", "none"), w, "'status_ties' must be 'share' or 'none'")
+    rl = r.get("round_limit")
+    _need(rl is None or _int(rl, 1), w, "'round_limit' must be a whole number >= 1, or null for no limit")
     pw = r.get("pay_with")
     _need(isinstance(pw, dict) and all(pw.get(k) in RES for k in KINDS), w,
           "'pay_with' must name the resource that pays for population, technology, building and wonder")

@@ -516,7 +516,14 @@ class CivCardGame(Game):
                     level = names[i]
                     break
         return {"winner": top[0] if len(top) == 1 else None, "decided_by": level,
-                "winners": top, "end_reasons": ["last_technology"] if s.over else []}
+                "winners": top, "end_reasons": [self.end_reason(s)] if s.over else []}
+
+    def end_reason(self, s):
+        """Why a game that is over ended: the last technology bought (CC-E1), or the round limit
+        reached with technologies still unbought (CC-E3)."""
+        if not s.over:
+            return None
+        return "round_limit" if s.tech_row or s.tech_deck else "last_technology"
 
     def status(self, s):
         """Problems that make the state impossible (the property tests call it after every action)."""
@@ -1114,10 +1121,14 @@ class CivCardGame(Game):
         s.last = ("drew", seat, drew, dropped)
         s.fought = False
         s.turn += 1
+        s.step = "collect"
         if s.turn == len(s.seats):
             s.turn = 0
+            if s.round == self.rules.get("round_limit"):  # CC-E3: the last round is over
+                s.over = True
+                s.winner = self.result(s)["winner"]
+                return
             s.round += 1
-        s.step = "collect"
 
     # ------------------------------------------------------------------ corrections
     def check_correct(self, s, a):

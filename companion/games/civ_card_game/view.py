@@ -298,6 +298,9 @@ class CivCardView(GameView):
         s = state
         h = game.head(s)
         text = self._task_prompt(game, s, setup, h) if h else self._step_prompt(game, s, setup)
+        if s.round and s.round == game.rules.get("round_limit") and s.step == "collect" and not h:
+            text += (f" This is round {s.round}, the last: the game ends after it, even with technologies "
+                     "left to buy.")
         out = self.last_outcome(game, s, setup)
         return f"{out}\n{text}" if out else text
 
@@ -399,7 +402,12 @@ class CivCardView(GameView):
         return DECIDED.get(r["decided_by"]) if r["decided_by"] != "vp" else None
 
     def end_reasons(self, game, state, setup):
-        return ["The last technology was bought."] if state.over else []
+        why = game.end_reason(state)
+        if why == "round_limit":
+            left = len(state.tech_row) + len(state.tech_deck)
+            return [f"Round {state.round} was the last (the game's round limit): "
+                    f"{count_words(left, 'technology', 'technologies')} {'was' if left == 1 else 'were'} never bought."]
+        return ["The last technology was bought."] if why else []
 
     # ---------------------------------------------------------------- the purchase list
     def prices(self, game, state, seat):
