@@ -45,6 +45,19 @@ TYPE_WORDS = {"turn_up": "Name the card turned up", "draft": "Take a plot from t
               "end_turn": "Draw and discard, end the turn", "correct": "Correct a count"}
 
 
+KIND_WORDS = {"plot": "plot", "technology": "technology", "building": "building", "wonder": "wonder",
+              "unit": "military unit", "resource": "resource"}
+
+
+def _a(word) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def _and(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _first_up(text) -> str:
     return text[:1].upper() + text[1:]
 
@@ -181,6 +194,109 @@ class CivCardView(GameView):
         if field in ("bonus", "take", "pay") and isinstance(value, dict):
             return res_words(value)
         return super().value_label(game, state, setup, action_type, field, value)
+
+    # ---------------------------------------------------------------- a card that cannot be picked
+    def unavailable_reason(self, game, state, setup, action_type, field, typed: str):
+        """Why the card the player typed is not offered now, in plain words ("Both Gold Coast cards
+        are already out (Ana's plot and the face-up plots)"); None for a name the game does not
+        know. `typed` may be part of a name: every card name holding it is explained (at most 3)."""
+        if field != "card" or state is None or not typed or not typed.strip():
+            return None
+        t = " ".join(typed.lower().split())
+        names = [n for n in (*game.plot_cards, *game.techs, *game.play_deck) if n.lower() == t]
+        names = names or [n for n in (*game.plot_cards, *game.techs, *game.play_deck) if t in n.lower()]
+        why = [self._why_not_card(game, state, setup or {}, action_type, n) for n in dict.fromkeys(names)]
+        why = [w for w in why if w]
+        return " ".join(why[:3]) or None
+
+    def _why_not_card(self, game, s, setup, action_type, name):
+        me = game.actor(s)
+        kind = ("plot" if name in game.plot_cards else "technology" if name in game.techs
+                else game.kind_of(name))
+        if action_type == "turn_up":
+            task = self.turn_up_task(s)
+            want = "technology" if task and task[0] == "techs" else "plot"
+            if kind != want:
+                return f"{name} is {_a(KIND_WORDS[kind])} card; the app asks for {_a(KIND_WORDS[want])} card."
+            if want == "technology":
+                return self._tech_where(s, setup, name)
+            return self._all_out(name, game.plot_cards[name]["copies"], self._plot_places(s, setup, name))
+        if action_type == "draft":
+            if kind != "plot":
+                return f"{name} is {_a(KIND_WORDS[kind])} card, not a plot."
+            return f"{name} is not among the plots laid out for the draft ({', '.join(s.draft_row) or 'none'})."
+        if action_type == "buy_tech":
+            if kind != "technology":
+                return f"{name} is {_a(KIND_WORDS[kind])} card, not a technology."
+            if name not in s.tech_row:
+                where = self._tech_where(s, setup, name)
+                return where or (f"{name} is not face up: only the face-up technologies "
+                                 f"({', '.join(s.tech_row) or 'none'}) can be bought.")
+            price, coin = game.price(s, me, "technology", name), s.res[me][RES.index("coin")]
+            if price > coin:
+                return f"{name} costs {pay_words('technology', price)}; you have {pay_words('technology', coin)}."
+            return None
+        wanted = {"build": ("building", "wonder"), "play_resource": ("resource",), "attack": ("unit",),
+                  "block": ("unit",)}.get(action_type)
+        if wanted is None or me is None:
+            return None
+        if kind not in wanted:
+            return f"{name} is {_a(KIND_WORDS[kind])} card, not {' or '.join(_a(KIND_WORDS[k]) for k in wanted)}."
+        unit = game.units.get(name) or {}
+        if action_type == "attack" and not unit.get("attack"):
+            return f"{name} cannot attack."
+        if action_type == "block" and not unit.get("defend"):
+            return f"{name} cannot defend."
+        if not game.can_play(s, me, name):
+            if s.hand[me] <= len(s.known[me]):
+                held = ", ".join(s.known[me]) or "no cards"
+                return f"The app knows every card in {self.name(setup, me)}'s hand ({held}): no {name} among them."
+            return self._all_out(name, game.play_deck[name]["copies"], self._deck_places(s, setup, name))
+        if action_type == "build":
+            price = game.price(s, me, kind, name)
+            have = s.res[me][RES.index(game.rules["pay_with"][kind])]
+            if price > have:
+                return f"{name} costs {pay_words(kind, price)}; you have {pay_words(kind, have)}."
+            return "None of your plots has room for another building or wonder."
+        if action_type == "block" and unit.get("defends_against"):
+            return f"{name} can block only an attacking {' or '.join(unit['defends_against'])}."
+        return None
+
+    @staticmethod
+    def _all_out(name, copies, places):
+        where = f" ({_and(places)})" if places else ""
+        if copies == 1:
+            return f"The only {name} card is already out{where}."
+        if copies == 2:
+            return f"Both {name} cards are already out{where}."
+        return f"All {copies} {name} cards are already out{where}."
+
+    def _plot_places(self, s, setup, name):
+        out = [(f"{self.name(setup, p)}'s plot", sum(1 for n, _, _ in s.plots[p] if n == name)) for p in s.seats]
+        out += [("the face-up plots", s.plot_row.count(name)), ("the draft row", s.draft_row.count(name))]
+        return [w if n == 1 else f"{w}s ({n})" if w.endswith("plot") else f"{w} ({n})" for w, n in out if n]
+
+    def _deck_places(self, s, setup, name):
+        out = []
+        for p in s.seats:
+            for i, (_, _, built) in enumerate(s.plots[p]):
+                out += [f"{self.name(setup, p)}'s plot {i + 1}"] * built.count(name)
+            if name in s.known[p]:
+                out.append(f"{self.name(setup, p)}'s hand")
+        n = s.discard_known.count(name)
+        if n:
+            out.append("the discard pile" + (f" ({n})" if n > 1 else ""))
+        if any(c[0] == name and c[2] in ("in", "blocked") for c in s.combat):
+            out.append("the combat")
+        return out
+
+    def _tech_where(self, s, setup, name):
+        for p in s.seats:
+            if name in s.techs[p]:
+                return f"{name} is already out: {self.name(setup, p)} bought it."
+        if name in s.tech_row:
+            return f"{name} is already face up beside the technology deck."
+        return None
 
     @staticmethod
     def plot_name(state, seat, i):
