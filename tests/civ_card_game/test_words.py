@@ -115,8 +115,9 @@ def test_singular_words_in_prompts_and_outcomes():
     assert "Ana bought Mining for 1 Coin." in V.prompt(G, t, SETUP, None)
     t.last = ("bought", "p1", "a population for plot 2", 6)
     assert "bought a population for plot 2 for 6 Food." in V.prompt(G, t, SETUP, None)
-    t.last = ("stole", "p1", "p2", "1 resources")
-    assert "Ana took 1 resource from Ben." in V.prompt(G, t, SETUP, None)
+    u = arranged(t, queue=(("steal_resources", "p1", 3),), step="purchase", res={"p2": (0, 0, 1)})  # 1 to take
+    u = act(u, "steal_resources", player="p1", target="p2", take={"coin": 1})
+    assert "Ana took 1 resource from Ben." in V.prompt(G, u, SETUP, None)
     t.last = ("drew", "p1", 1, 0)
     assert "Ana drew 1 card and discarded 0." in V.prompt(G, t, SETUP, None)
     t.last = ("corrected", "p1", "hand", 1)
@@ -169,3 +170,71 @@ def test_no_wrong_plural_anywhere_in_a_played_game(seed):
         checked[0] += 1
     s, _ = play_random(seed, n=3, check=check, limit=3000)
     assert checked[0] > 50
+
+
+# ---------------------------------------------------------------- refusals (issue 28 item 6)
+# what players must not read in a refusal: seat ids, quoted keys, snake_case, "awaited: turn_up"
+DEV_WORDS = re.compile(r"\bp\d\b|'[^']*'|\b[a-z]+_[a-z_]+\b|\(\d+ [a-z]+\)")
+
+
+def refusal(s, type, **kw):
+    from companion.engine.errors import Rejected
+    with pytest.raises(Rejected) as e:
+        act(s, type, **kw)
+    return e.value.message
+
+
+def test_refusals_name_cards_and_resources_in_the_players_words():
+    s = started(2)
+    buying = arranged(s, step="purchase", res={"p1": (2, 0, 1)})
+    assert refusal(buying, "buy_population", player="p1", plot=1) == \
+        "a population on plot 2 costs 6 Food; you have 2 Food"
+    assert refusal(buying, "trade", player="p1", give="food", get="coin") == \
+        "a trade with the bank takes 3 Food; you have 2 Food"
+    assert refusal(buying, "buy_tech", player="p1", card="Writing").startswith("Writing costs ")
+    assert refusal(buying, "buy_tech", player="p1", card="Writing").endswith("; you have 1 Coin")
+    assert refusal(buying, "buy_plot", player="p1", card="Gold Coast", pay={"food": 1}).startswith(
+        "Gold Coast is not one of the face-up plots (")
+    plot = next(iter(G.plot_cards))
+    out = arranged(s, queue=(("turn_up", "p2", "plots"),), step="purchase", plot_deck={plot: 0})
+    n = G.plot_cards[plot]["copies"]
+    assert refusal(out, "turn_up", player="p2", card=plot) == f"all {n} {plot} cards are already out of the plot deck"
+    known = arranged(s, hand={"p1": 1}, known={"p1": ("Archers",)})
+    assert refusal(known, "correct", player="p1", what="hand", value=0) == "the app knows of 1 card in that hand"
+    assert refusal(buying, "turn_up", player="p1", card=plot) == \
+        "no card is to be turned up now (now is the purchase step)"
+    assert refusal(arranged(buying, queue=(("turn_up", "p1", "techs"),)), "done", player="p1") == \
+        "finish the pending decision first (awaited: a card turned up is named)"
+
+
+def test_no_refusal_shows_ids_keys_or_a_wrong_plural():
+    """Every refusal the rules give (not the engine's generic ones, which the shell words itself)
+    over the states of random games, for actions built from every card, plot and seat."""
+    from companion.engine.errors import Rejected
+    cards = [*G.plot_cards, *G.techs, *G.play_deck, "Eldorado"]
+    seen = set()
+    for seed in (1, 2):
+        _, acts = play_random(seed, n=3)
+        s = G.initial_state(G.default_setup(players=3))
+        for k, a in enumerate(acts):
+            if k % 7 == 0:
+                me = G.actor(s)
+                tries = [dict(type=t, player=me, card=c) for t in ("turn_up", "draft", "buy_tech", "play_resource")
+                         for c in cards[::3]]
+                tries += [dict(type="build", player=me, card=c, plot=p) for c in cards[::4] for p in (0, 6)]
+                tries += [dict(type="buy_population", player=me, plot=p) for p in (0, 9)]
+                tries += [dict(type="trade", player=me, give=g, get="coin") for g in ("food", "hammer", "coin")]
+                tries += [dict(type=t, player=me) for t in ("collect", "done", "fight", "end_turn", "defend_done")]
+                tries += [dict(type="attack", player=me, card=c, target=t) for c in G.units for t in s.seats]
+                tries += [dict(type="block", player=me, card=c, attacker=0) for c in G.units]
+                tries += [dict(type="correct", player=me, what=w, value=v) for w in ("hand", "gold") for v in (0, 99)]
+                for d in tries:
+                    try:
+                        G.apply(s, G.codec.make(**d))
+                    except Rejected as e:
+                        if e.rule.startswith("CC-") or e.rule == "flow.pending":
+                            assert not DEV_WORDS.search(e.message), (d, e.message)
+                            assert not BAD_PLURAL.search(e.message), (d, e.message)
+                            seen.add(e.rule)
+            s = G.apply(s, a)
+    assert len(seen) >= 10, seen  # the sweep met most kinds of refusal

@@ -67,6 +67,36 @@ def _reject(rule, msg):
     raise Rejected(rule, msg)
 
 
+# refusals are read by the players: resources, counts, steps and awaited decisions in their words
+RES_NAMES = {"food": ("Food", "Food"), "hammer": ("Hammer", "Hammers"), "coin": ("Coin", "Coins")}
+STEP_WORDS = {"deal": "deal", "draft": "plot draft", "market": "face-up cards", "population": "free population",
+              "hands": "initial hands", "collect": "collect", "purchase": "purchase", "combat": "combat",
+              "draw": "draw and discard"}
+AWAITED_WORDS = {"deal": "the dealer names a plot card dealt", "row": "the dealer names a plot laid out for the draft",
+                 "turn_up": "a card turned up is named", "draft": "a plot is taken from the draft",
+                 "population": "a free population is placed", "discard": "the first hands' discards are confirmed",
+                 "steal_card": "a card is taken (Writing)", "steal_resources": "resources are taken (Code of Laws)",
+                 "bounce": "the defender's walls bounce a unit", "defend": "the defender blocks or is done",
+                 "lose_population": "the defender chooses the population lost",
+                 "take_population": "the attacker places the captured population",
+                 "lose_building": "the defender chooses the building lost"}
+RES_LIST = "Food, Hammers and Coins"
+
+
+def _n(n, one, many=None):
+    """'1 card', '2 cards'."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _res(n, r):
+    """'1 Coin', '3 Hammers', '2 Food'."""
+    return f"{n} {RES_NAMES[r][n != 1]}" if r in RES_NAMES else f"{n} {r}"
+
+
+def _copies(card, n):
+    return f"the only {card} card" if n == 1 else f"both {card} cards" if n == 2 else f"all {n} {card} cards"
+
+
 def _add(a, b, sign=1):
     """Resource triples (food, hammer, coin) plus a mapping or another triple."""
     if b.__class__ is dict:
@@ -388,11 +418,14 @@ class CivCardGame(Game):
 
     def _need_card(self, s, seat, card, rule):
         if card not in self.play_deck:
-            _reject(rule, f"{card!r} is not a card of the play deck")
+            _reject(rule, f"there is no card called {card} in the play deck")
         if not self.can_play(s, seat, card):
             if s.hand[seat] <= len(s.known[seat]) and card not in s.known[seat]:
-                _reject(rule, f"the hand holds no card the app does not know, and {card} is not among the known ones")
-            _reject(rule, f"every {card} is already in play, in the discard pile or in a known hand")
+                _reject(rule, f"the app knows every card in that hand ({', '.join(s.known[seat]) or 'none'}), "
+                              f"and no {card} is among them")
+            _reject(rule, f"{_copies(card, self.play_deck[card]['copies'])} "
+                          f"{'is' if self.play_deck[card]['copies'] == 1 else 'are'} already in play, in the discard "
+                          "pile or in a hand the app knows")
 
     def plot_base(self, s, seat, i):
         """What plot i yields before population: printed yield, Granary, plot bonuses (CC-Y1)."""
@@ -642,26 +675,29 @@ class CivCardGame(Game):
                 _reject(rule, f"{c} is not a card the app knows in this hand")
             pool.remove(c)
         if len(known) > n:
-            _reject(rule, f"only {n} cards are discarded")
+            _reject(rule, f"only {_n(n, 'card')} {'is' if n == 1 else 'are'} discarded")
 
     # ------------------------------------------------------------------ task checks
     def _expect(self, s, a, kind, rule):
         h = self.head(s)
         if h is None or h[0] != kind:
-            _reject(rule, f"nothing of this kind is awaited now ({self._awaited(s)})")
+            _reject(rule, f"that is not the decision awaited now ({self._awaited(s)})")
         if a["player"] != h[1]:
             _reject("flow.actor", f"it is {h[1]}'s decision now, not {a['player']}'s")
         return h
 
     def _awaited(self, s):
         h = self.head(s)
-        return f"awaited: {h[0]} by {h[1]}" if h else f"awaited: {s.current}'s {s.step} step"
+        if h:
+            return "awaited: " + AWAITED_WORDS.get(h[0], "another decision")
+        return f"now is the {STEP_WORDS.get(s.step, 'next')} step"
 
     def _free(self, s, a, step, rule):
         if s.queue:
             _reject(rule, f"finish the pending decision first ({self._awaited(s)})")
         if s.step != step:
-            _reject(rule, f"this belongs to the {step} step; now is the {s.step} step")
+            _reject(rule, f"this belongs to the {STEP_WORDS.get(step, step)} step; now is the "
+                          f"{STEP_WORDS.get(s.step, 'next')} step")
 
     # turn_up: deal / row / plots / techs
     def check_turn_up(self, s, a):
@@ -672,9 +708,14 @@ class CivCardGame(Game):
         card = a["card"]
         if h[0] == "turn_up" and h[2] == "techs":
             if card not in s.tech_deck:
-                _reject("CC-M1", f"{card!r} is not a technology still in the technology deck")
+                if card in self.techs:
+                    _reject("CC-M1", f"{card} is no longer in the technology deck (it is face up or bought)")
+                _reject("CC-M1", f"{card} is not a technology card")
         elif s.plot_deck.get(card, 0) < 1:
-            _reject("CC-M1", f"{card!r} is not a plot still in the plot deck")
+            if card in self.plot_cards:
+                n = self.plot_cards[card]["copies"]
+                _reject("CC-M1", f"{_copies(card, n)} {'is' if n == 1 else 'are'} already out of the plot deck")
+            _reject("CC-M1", f"{card} is not a plot card")
 
     def do_turn_up(self, s, a):
         kind, _, arg = s.queue[0]
@@ -696,7 +737,8 @@ class CivCardGame(Game):
     def check_draft(self, s, a):
         self._expect(s, a, "draft", "CC-SET1")
         if a["card"] not in s.draft_row:
-            _reject("CC-SET1", f"{a['card']!r} is not among the plots laid out for the draft")
+            _reject("CC-SET1", f"{a['card']} is not among the plots laid out for the draft "
+                               f"({', '.join(s.draft_row) or 'none'})")
 
     def do_draft(self, s, a):
         s.queue = s.queue[1:]
@@ -706,7 +748,7 @@ class CivCardGame(Game):
 
     def _plot(self, s, seat, i, rule):
         if not 0 <= i < len(s.plots[seat]):
-            _reject(rule, f"plot {i + 1} is not one of the {len(s.plots[seat])} plots")
+            _reject(rule, f"there is no plot {i + 1}: that player has {_n(len(s.plots[seat]), 'plot')}")
         return s.plots[seat][i]
 
     def _set_plot(self, s, seat, i, pop=None, built=None):
@@ -737,12 +779,12 @@ class CivCardGame(Game):
         self._free(s, a, "collect", "CC-Y1")
         bonus = dict(a.get("bonus") or {})
         if set(bonus) - set(RES) or any(v < 0 for v in bonus.values()):
-            _reject("CC-Y2", "the bonus names food, hammer and coin only, none below 0")
+            _reject("CC-Y2", f"the extra resources are {RES_LIST} only, none below 0")
         vec = tuple(bonus.get(r, 0) for r in RES)
         if not self.bonus_allowed(s, a["player"], vec):
             pop = sum(p for _, p, _ in s.plots[a["player"]])
-            _reject("CC-Y2", f"the population bonus must be {pop} resources in all, each of a type its own plot "
-                             "produces")
+            _reject("CC-Y2", f"the population gives {_n(pop, 'extra resource')} in all, each of a type its own "
+                             "plot produces")
 
     def do_collect(self, s, a):
         seat = a["player"]
@@ -753,17 +795,19 @@ class CivCardGame(Game):
         s.step = "purchase"
 
     # ------------------------------------------------------------------ purchases
-    def _pay(self, s, seat, kind, amount, rule):
-        r = RIDX[self.rules["pay_with"][kind]]
+    def _pay(self, s, seat, kind, amount, rule, what):
+        name = self.rules["pay_with"][kind]
+        r = RIDX[name]
         if s.res[seat][r] < amount:
-            _reject(rule, f"it costs {amount} {RES[r]}, and only {s.res[seat][r]} are in hand")
+            _reject(rule, f"{what} costs {_res(amount, name)}; you have {_res(s.res[seat][r], name)}")
         return r
 
     def check_buy_population(self, s, a):
         self._free(s, a, "purchase", "CC-P1")
         seat = a["player"]
         self._plot(s, seat, a["plot"], "CC-P1")
-        self._pay(s, seat, "population", self.price(s, seat, "population", plot=a["plot"]), "CC-P1")
+        self._pay(s, seat, "population", self.price(s, seat, "population", plot=a["plot"]), "CC-P1",
+                  f"a population on plot {a['plot'] + 1}")
 
     def do_buy_population(self, s, a):
         seat, i = a["player"], a["plot"]
@@ -776,17 +820,18 @@ class CivCardGame(Game):
         self._free(s, a, "purchase", "CC-P2")
         seat = a["player"]
         if a["card"] not in s.plot_row:
-            _reject("CC-P2", f"{a['card']!r} is not one of the face-up plots")
+            _reject("CC-P2", f"{a['card']} is not one of the face-up plots ({', '.join(s.plot_row) or 'none'})")
         pay = dict(a["pay"])
         if set(pay) - set(RES) or any(v < 0 for v in pay.values()):
-            _reject("CC-P2", "pay with food, hammer and coin only, none below 0")
+            _reject("CC-P2", f"pay with {RES_LIST} only, none below 0")
         cost = self.price(s, seat, "plot")
         if sum(pay.values()) != cost:
-            _reject("CC-P2", f"the plot costs {cost} resources in all; the payment gives {sum(pay.values())}")
+            _reject("CC-P2", f"the plot costs {_n(cost, 'resource')} in all; the payment gives "
+                             f"{_n(sum(pay.values()), 'resource')}")
         have = dict(zip(RES, s.res[seat]))
         for r, n in pay.items():
             if have[r] < n:
-                _reject("CC-P2", f"the payment takes {n} {r}, and only {have[r]} are in hand")
+                _reject("CC-P2", f"the payment takes {_res(n, r)}; you have {_res(have[r], r)}")
 
     def do_buy_plot(self, s, a):
         seat = a["player"]
@@ -801,10 +846,10 @@ class CivCardGame(Game):
         self._free(s, a, "purchase", "CC-P3")
         seat, card = a["player"], a["card"]
         if card not in s.tech_row:
-            _reject("CC-P3", f"{card!r} is not one of the face-up technologies")
+            _reject("CC-P3", f"{card} is not one of the face-up technologies ({', '.join(s.tech_row) or 'none'})")
         if card in s.techs[seat]:
             _reject("CC-P3", f"{card} is already yours")  # pragma: no cover - each technology exists once
-        self._pay(s, seat, "technology", self.price(s, seat, "technology", card), "CC-P3")
+        self._pay(s, seat, "technology", self.price(s, seat, "technology", card), "CC-P3", card)
 
     def do_buy_tech(self, s, a):
         seat, card = a["player"], a["card"]
@@ -834,13 +879,14 @@ class CivCardGame(Game):
         seat, card, i = a["player"], a["card"], a["plot"]
         kind = self.kind_of(card)
         if kind not in ("building", "wonder"):
-            _reject("CC-B2", f"{card!r} is not a building or a wonder")
+            _reject("CC-B2", f"{card} is not a building or a wonder")
         self._need_card(s, seat, card, "CC-H1")
         _, _, built = self._plot(s, seat, i, "CC-B1")
         limit = self.building_limit(s, seat, i)
         if len(built) >= limit:
-            _reject("CC-B1", f"plot {i + 1} already holds {len(built)} building(s); its limit is {limit}")
-        self._pay(s, seat, kind, self.price(s, seat, kind, card), "CC-P3")
+            _reject("CC-B1", f"plot {i + 1} already holds {_n(len(built), 'building or wonder', 'buildings and wonders')}"
+                             f"; it may hold {limit} (2 with 3 population on it or with Engineering)")
+        self._pay(s, seat, kind, self.price(s, seat, kind, card), "CC-P3", card)
 
     def do_build(self, s, a):
         seat, card, i = a["player"], a["card"], a["plot"]
@@ -854,7 +900,7 @@ class CivCardGame(Game):
     def check_play_resource(self, s, a):
         self._free(s, a, "purchase", "CC-R2")
         if a["card"] not in self.resource_cards:
-            _reject("CC-R2", f"{a['card']!r} is not a resource card of the play deck")
+            _reject("CC-R2", f"{a['card']} is not a resource card of the play deck")
         self._need_card(s, a["player"], a["card"], "CC-H1")
 
     def do_play_resource(self, s, a):
@@ -868,10 +914,11 @@ class CivCardGame(Game):
         self._free(s, a, "purchase", "CC-R1")
         give, get = a["give"], a["get"]
         if give not in RES or get not in RES or give == get:
-            _reject("CC-R1", "trade one resource (food, hammer, coin) for another")
+            _reject("CC-R1", f"trade one of {RES_LIST} for another")
         n = self.rules["bank_trade"]
         if s.res[a["player"]][RIDX[give]] < n:
-            _reject("CC-R1", f"a trade with the bank takes {n} {give}")
+            _reject("CC-R1", f"a trade with the bank takes {_res(n, give)}; you have "
+                             f"{_res(s.res[a['player']][RIDX[give]], give)}")
 
     def do_trade(self, s, a):
         seat = a["player"]
@@ -884,7 +931,7 @@ class CivCardGame(Game):
         if tgt == seat or tgt not in s.seats:
             _reject("CC-T3", "steal from another player of this game")
         if s.hand[tgt] < 1:
-            _reject("CC-T3", f"{tgt} has no card in hand")
+            _reject("CC-T3", "that player has no card in hand")
         card = a.get("card")
         if card is not None and card not in s.known[tgt]:
             _reject("CC-T3", f"{card} is not a card the app knows in that hand; leave the card out")
@@ -909,20 +956,20 @@ class CivCardGame(Game):
             _reject("CC-T4", "steal from another player of this game")
         take = dict(a["take"])
         if set(take) - set(RES) or any(v < 0 for v in take.values()):
-            _reject("CC-T4", "take food, hammer and coin only, none below 0")
+            _reject("CC-T4", f"take {RES_LIST} only, none below 0")
         want = min(h[2], sum(s.res[tgt]))
         if sum(take.values()) != want:
-            _reject("CC-T4", f"take exactly {want} resources")
+            _reject("CC-T4", f"take exactly {_n(want, 'resource')}")
         for r, n in take.items():
             if s.res[tgt][RES.index(r)] < n:
-                _reject("CC-T4", f"{tgt} has only {s.res[tgt][RES.index(r)]} {r}")
+                _reject("CC-T4", f"that player has only {_res(s.res[tgt][RIDX[r]], r)}")
 
     def do_steal_resources(self, s, a):
         s.queue = s.queue[1:]
         seat, tgt, take = a["player"], a["target"], dict(a["take"])
         s.res[tgt] = _add(s.res[tgt], take, -1)
         s.res[seat] = _add(s.res[seat], take)
-        s.last = ("stole", seat, tgt, f"{sum(take.values())} resources")
+        s.last = ("stole", seat, tgt, _n(sum(take.values()), "resource"))
 
     def check_done(self, s, a):
         if s.queue:
@@ -931,7 +978,7 @@ class CivCardGame(Game):
             if s.combat:
                 _reject("CC-C1", "units are declared: resolve the attack (or undo the declarations)")
         elif s.step != "purchase":
-            _reject("flow.step", f"nothing to finish in the {s.step} step")
+            _reject("flow.step", f"nothing to finish in the {STEP_WORDS.get(s.step, s.step)} step")
 
     def do_done(self, s, a):
         if s.step == "purchase":
@@ -947,10 +994,10 @@ class CivCardGame(Game):
             _reject("CC-C1", "the combat of this turn is over")  # pragma: no cover - the step moves on
         seat, card, tgt = a["player"], a["card"], a["target"]
         if tgt not in self.neighbours(s, seat):
-            _reject("CC-C1", f"attack only an adjacent player ({', '.join(self.neighbours(s, seat))})")
+            _reject("CC-C1", "attack only a player sitting next to you")
         d = self.units.get(card)
         if d is None or not d["attack"]:
-            _reject("CC-C2", f"{card!r} is not a unit that can attack")
+            _reject("CC-C2", f"{card} cannot attack" if card in self.units else f"{card} is not a military unit")
         self._need_card(s, seat, card, "CC-H1")
 
     def do_attack(self, s, a):
@@ -1007,9 +1054,11 @@ class CivCardGame(Game):
             _reject(rule, f"there is no attacking unit {i + 1}")
         card, tgt, fate = s.combat[i]
         if tgt != defender:
-            _reject(rule, f"attacking unit {i + 1} ({card}) attacks {tgt}, not {defender}")
+            _reject(rule, f"attacking unit {i + 1} ({card}) attacks another player")
         if fate != "in":
-            _reject(rule, f"attacking unit {i + 1} ({card}) is no longer in the attack ({fate})")
+            how = {"blocked": "it was blocked", "bounced": "walls bounced it",
+                   "walls": "it broke City Walls"}.get(fate, "it is out")
+            _reject(rule, f"attacking unit {i + 1} ({card}) is no longer in the attack: {how}")
         return card
 
     def check_bounce(self, s, a):
@@ -1032,11 +1081,11 @@ class CivCardGame(Game):
         if not self._harms(s, att, seat):
             what = {"population": "you have no population for it to take",
                     "building": "you have no building for it to destroy"}.get(self.units[att]["damage"])
-            _reject("CC-C6", f"a {att} does no damage here" + (f" ({what})" if what else "")
+            _reject("CC-C6", f"the attacking {att} can do no damage here" + (f" ({what})" if what else "")
                     + ": blocking it is more defence than necessary")
         d = self.units.get(card)
         if d is None or not d["defend"]:
-            _reject("CC-C5", f"{card!r} cannot defend")
+            _reject("CC-C5", f"{card} cannot defend" if card in self.units else f"{card} is not a military unit")
         if d["defends_against"] is not None and att not in d["defends_against"]:
             _reject("CC-C5", f"{card} defends only against {', '.join(d['defends_against'])}, not {att}")
         self._need_card(s, seat, card, "CC-H1")
@@ -1134,14 +1183,14 @@ class CivCardGame(Game):
     def check_correct(self, s, a):
         what, v, seat = a["what"], a["value"], a["player"]
         if what not in RES + ("hand",):
-            _reject("CC-X1", "correct food, hammer, coin or hand")
+            _reject("CC-X1", f"correct {RES_LIST} or the cards in hand")
         if v < 0:
             _reject("CC-X1", "a count cannot be below 0")
         if what == "hand":
             if v < len(s.known[seat]):
-                _reject("CC-X1", f"the app knows of {len(s.known[seat])} cards in that hand")
+                _reject("CC-X1", f"the app knows of {_n(len(s.known[seat]), 'card')} in that hand")
             if v - s.hand[seat] > s.deck:
-                _reject("CC-X1", f"the deck holds only {s.deck} cards")
+                _reject("CC-X1", f"the deck holds only {_n(s.deck, 'card')}")
 
     def do_correct(self, s, a):
         what, v, seat = a["what"], a["value"], a["player"]

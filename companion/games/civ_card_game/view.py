@@ -387,10 +387,7 @@ class CivCardView(GameView):
         if kind == "traded":
             return f"{seat} traded 3 {RES_WORDS[last[2]][1]} for 1 {RES_WORDS[last[3]][0]}."
         if kind == "stole":
-            what = last[3]
-            if what.endswith(" resources") and what.split()[0].isdigit():  # the engine's "1 resources"
-                what = count_words(int(what.split()[0]), "resource")
-            return f"{seat} took {what} from {self.name(setup, last[2])}."
+            return f"{seat} took {last[3]} from {self.name(setup, last[2])}."
         if kind == "declared":
             return f"{seat} attacks {self.name(setup, last[3])} with {last[2]}."
         if kind == "no_combat":
