@@ -911,9 +911,10 @@ class CivCardGame(Game):
         s.last = ("played", seat, card)
 
     def check_trade(self, s, a):
-        self._free(s, a, "purchase", "CC-R1")
+        if s.queue or s.step != "purchase":
+            self._free(s, a, "purchase", "CC-R1")
         give, get = a["give"], a["get"]
-        if give not in RES or get not in RES or give == get:
+        if give == get or give not in RIDX or get not in RIDX:
             _reject("CC-R1", f"trade one of {RES_LIST} for another")
         n = self.rules["bank_trade"]
         if s.res[a["player"]][RIDX[give]] < n:
@@ -921,9 +922,12 @@ class CivCardGame(Game):
                              f"{_res(s.res[a['player']][RIDX[give]], give)}")
 
     def do_trade(self, s, a):
-        seat = a["player"]
-        s.res[seat] = _plus(_plus(s.res[seat], a["give"], -self.rules["bank_trade"]), a["get"], 1)
-        s.last = ("traded", seat, a["give"], a["get"])
+        seat, give, get = a["player"], a["give"], a["get"]
+        r = list(s.res[seat])  # the most frequent action of a long game: one list, no helpers
+        r[RIDX[give]] -= self.rules["bank_trade"]
+        r[RIDX[get]] += 1
+        s.res[seat] = tuple(r)
+        s.last = ("traded", seat, give, get)
 
     def check_steal_card(self, s, a):
         self._expect(s, a, "steal_card", "CC-T3")
