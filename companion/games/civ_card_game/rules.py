@@ -348,7 +348,8 @@ class CivCardGame(Game):
         offs = [(t, td[t]) for t in s.techs[seat] if t in td]
         offs += [(b, cd[b]) for _, _, built in s.plots[seat] for b in built if b in cd]
         hs = self.rules["happiness_status"]
-        if kind in hs["applies_to"] and hs["discount"] and seat in self.highest_happiness(s):
+        if (kind in hs["applies_to"] and hs["discount"] and self.happiness(s, seat) >= hs["at_least"]
+                and seat in self.highest_happiness(s)):  # the seat's own score first: the others' rarely needed
             offs.append(("Highest Happiness", hs["discount"]))
         return offs
 
@@ -513,7 +514,7 @@ class CivCardGame(Game):
         extra = sum(self.techs[t].get("extra_draw", 0) for t in s.techs[seat]) + sum(
             self.play_deck[b].get("extra_draw", 0) for _, _, bs in s.plots[seat] for b in bs)
         cs = self.rules["culture_status"]
-        if seat in self.highest_culture(s):
+        if self.culture(s, seat) > cs["more_than"] and seat in self.highest_culture(s):
             return self.rules["draw"] + extra + cs["extra_draw"], self.rules["discard"] + cs["extra_discard"]
         return self.rules["draw"] + extra, self.rules["discard"]
 
