@@ -885,8 +885,11 @@ class CivCardGame(Game):
         _, _, built = self._plot(s, seat, i, "CC-B1")
         limit = self.building_limit(s, seat, i)
         if len(built) >= limit:
-            _reject("CC-B1", f"plot {i + 1} already holds {_n(len(built), 'building or wonder', 'buildings and wonders')}"
-                             f"; it may hold {limit} (2 with 3 population on it or with Engineering)")
+            held = _n(len(built), "building or wonder", "buildings and wonders")
+            bl = self.rules["building_limit"]
+            more = (f" ({bl['extended']} with {bl['population_for_extended']} population on it or with Engineering)"
+                    if limit < bl["extended"] else "")
+            _reject("CC-B1", f"plot {i + 1} already holds {held}; it may hold {limit}{more}")
         self._pay(s, seat, kind, self.price(s, seat, kind, card), "CC-P3", card)
 
     def do_build(self, s, a):

@@ -220,6 +220,8 @@ class CivCardView(GameView):
                 return f"{name} is {_a(KIND_WORDS[kind])} card; the app asks for {_a(KIND_WORDS[want])} card."
             if want == "technology":
                 return self._tech_where(s, setup, name)
+            if s.plot_deck.get(name, 0):
+                return None  # still in the deck: offered
             return self._all_out(name, game.plot_cards[name]["copies"], self._plot_places(s, setup, name))
         if action_type == "draft":
             if kind != "plot":
@@ -232,7 +234,8 @@ class CivCardView(GameView):
                 where = self._tech_where(s, setup, name)
                 return where or (f"{name} is not face up: only the face-up technologies "
                                  f"({', '.join(s.tech_row) or 'none'}) can be bought.")
-            price, coin = game.price(s, me, "technology", name), s.res[me][RES.index("coin")]
+            price = game.price(s, me, "technology", name)
+            coin = s.res[me][RES.index(game.rules["pay_with"]["technology"])]
             if price > coin:
                 return f"{name} costs {pay_words('technology', price)}; you have {pay_words('technology', coin)}."
             return None
