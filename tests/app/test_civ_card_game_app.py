@@ -160,6 +160,7 @@ def scenario_card_game_dealt_through_the_picker(app, drv):
     techs = ["Writing", "Pottery", "Mining"]
     taps = confirms = 0
     shots = 0
+    typed_gone = False
     while ctrl.state.step in ("deal", "draft", "market"):
         s = ctrl.state
         kind, who, arg = s.queue[0]
@@ -190,6 +191,23 @@ def scenario_card_game_dealt_through_the_picker(app, drv):
                     drv.shot(f"civ-card-game-deal-picker-{size}")
                     _clean("the deal picker")
                     shots += 1
+            gone = list(s.tech_row) if arg == "techs" else [c for c, k in s.plot_deck.items() if not k]
+            if gone and scr.ids.picker.searching and not typed_gone:
+                # issue 28, bad input: a name typed that can no longer be in the deck is refused
+                # with the game's reason, and nothing is chosen or applied
+                picker = scr.ids.picker
+                picker.ids.search.text = gone[0]
+                drv.pump(1)
+                [note] = list(picker.ids.options.children)
+                want = ctrl.view.unavailable_reason(game, s, ctrl.setup, ctrl.legal_actions()[0]["type"],
+                                                    "card", gone[0])
+                assert want and gone[0] in want and note.text == want, (note.text, want)
+                assert scr.pending is None and len(ctrl.journal) == n
+                drv.shot(f"civ-card-game-typed-gone-{size}")
+                _clean("a typed card that is out")
+                picker.ids.search.text = ""
+                drv.pump(1)
+                typed_gone = True
             card = techs[len(s.tech_row)] if arg == "techs" else plots.pop(0)
             if arg != "techs" and s.plot_deck.get(card, 0) == 0:  # pragma: no cover - the list above is valid
                 raise AssertionError(card)
@@ -207,7 +225,7 @@ def scenario_card_game_dealt_through_the_picker(app, drv):
     # the set-up's cards: 4 dealt, 4 laid out, 4 drafted, 3 plots and 3 technologies turned up
     assert confirms == 18 and taps == 18, (taps, confirms)
     assert ctrl.state.tech_row == tuple(techs)
-    # a card that can no longer be there is not offered: the last Gold Coast... is refused in words
+    assert typed_gone, "no card ran out while the picker searched"
     drv.shot(f"civ-card-game-after-setup-{size}")
     # on to the first purchase: the free population, the discards, the collect (first choices)
     while not (ctrl.state.step == "purchase" and not ctrl.state.queue):
