@@ -77,7 +77,7 @@ def _journal_dir():
 
 def resume_ms(name, setup, acts, final, repeat=5):
     """Best times (ms) of Session.resume of a journal holding `acts`, and of the journal's own
-    part of it (Journal.open + replay_actions(), what Session.resume reads: companion/store,
+    part of it (Journal.open + replay_actions(shared=True), what Session.resume reads: companion/store,
     read, verified and parsed): (wall, CPU, journal wall, journal CPU). The process's CPU time
     leaves out the time other work on a shared machine takes the core away: on an idle machine
     the wall time is about the CPU time."""
@@ -101,7 +101,7 @@ def resume_ms(name, setup, acts, final, repeat=5):
             sess.close()
             t, c = time.perf_counter(), time.process_time()
             j = Journal.open(path)
-            j.replay_actions()
+            j.replay_actions(shared=True)
             jtimes.append(time.perf_counter() - t)
             jcpu.append(time.process_time() - c)
             j.close()

@@ -89,14 +89,16 @@ class Game:
         if self.is_over(state):
             raise Rejected("game.over", "the game is over; no more actions are accepted")
         step = state.step
-        if action.type not in self.flow.actions_of(step):
-            raise Rejected("flow.step", f"{action.type!r} is not an action of the {step!r} step "
-                           f"(allowed: {', '.join(sorted(self.flow.actions_of(step))) or 'none'})")
-        if action.type in self.flow.anytime:  # a correction: nobody's turn in particular
-            getattr(self, "check_" + action.type)(state, action)
+        t = action.type
+        flow = self.flow
+        if t not in flow.actions_of(step):
+            raise Rejected("flow.step", f"{t!r} is not an action of the {step!r} step "
+                           f"(allowed: {', '.join(sorted(flow.actions_of(step))) or 'none'})")
+        if t in flow.anytime:  # a correction: nobody's turn in particular
+            getattr(self, "check_" + t)(state, action)
             return
         who = self.actor(state)
-        if self.codec.schemas[action.type].chance:
+        if self.codec.schemas[t].chance:
             if who != "system":
                 raise Rejected("flow.actor", f"no dice roll is awaited now ({who} must act)")
         else:
@@ -105,7 +107,7 @@ class Game:
                 if who == "system":
                     raise Rejected("flow.actor", "a dice roll is awaited now, not a player's decision")
                 raise Rejected("flow.actor", f"it is {who}'s decision now, not {seat}'s")
-        getattr(self, "check_" + action.type)(state, action)
+        getattr(self, "check_" + t)(state, action)
 
     def apply(self, state, action):
         """Return the state after `action`, or raise `Rejected` (then nothing changed)."""
@@ -127,7 +129,7 @@ class Game:
         working copy): the same check, effect and settle as `apply`, without the copy per action.
         On `Rejected` nothing changed; any other error leaves `state` unusable (a replay stops).
         A `cache` attribute of the state (derived values) is dropped first."""
-        if not isinstance(action, Action):
+        if action.__class__ is not Action and not isinstance(action, Action):
             action = self.codec.from_dict(action)
         self.check(state, action)
         if getattr(state, "cache", None) is not None:

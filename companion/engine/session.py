@@ -91,9 +91,14 @@ class Session:
                                   f"{getattr(game, 'name', 'game')} game: {exc}") from exc
             history = []
             state = initial.copy()  # the replay's working copy: each action applies in place
-            for seq, source, action in journal.replay_actions():  # parsed once, while verified
+            # actions of the same text are one dict (parsed once, while verified), so each is
+            # read into an Action once: the schema's answer for a text is always the same
+            read = {}
+            for seq, source, action in journal.replay_actions(shared=True):
                 try:
-                    a = game.action_from_dict(action)
+                    a = read.get(id(action))
+                    if a is None:
+                        a = read[id(action)] = game.action_from_dict(action)
                     game.apply_in_place(state, a)
                 except Rejected as exc:
                     raise ReplayError(seq, exc) from exc

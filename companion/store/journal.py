@@ -322,6 +322,9 @@ class _Scan:
         self.rows: list[_Row] = []       # the verified prefix
         self.effective: list[int] = []   # indexes into rows of the effective actions
         self.parsed: list[dict] = []     # each row's action, parsed once while verifying it
+        # indexes of rows whose text an earlier row has too: their entry in `parsed` is that
+        # earlier row's dict (parsed and checked once; a long game repeats a few hundred texts)
+        self.repeats: list[int] = []
         self.problem: str | None = None  # first problem found (None: healthy)
         self.notes: list[str] = []  # what was done before reading (a foreign journal set aside)
 
@@ -907,6 +910,8 @@ def _verify_rows(cursor, scan: _Scan) -> str | None:
     rows = scan.rows
     effective = scan.effective
     parsed = scan.parsed
+    repeats = scan.repeats
+    known = {}  # action text -> its dict, already parsed and found to be an action (not an undo)
     sha256 = hashlib.sha256
     for row in cursor:
         seq, source, created, action_json, checksum = row
@@ -927,6 +932,15 @@ def _verify_rows(cursor, scan: _Scan) -> str | None:
             return f"entry {seq} fails its checksum (changed or half-written)"
         if source not in SOURCES:
             return f"entry {seq} has an unknown source {source!r}"
+        action = known.get(action_json)
+        if action is not None:  # the same text as an earlier row: the same answer to every check
+            repeats.append(len(rows))
+            effective.append(len(rows))
+            rows.append(row)
+            parsed.append(action)
+            prev = checksum
+            expected += 1
+            continue
         try:
             action = _parse_action(action_json)
         except ValueError:
@@ -939,6 +953,7 @@ def _verify_rows(cursor, scan: _Scan) -> str | None:
                        f"which is not the latest action"
             effective.pop()
         else:
+            known[action_json] = action
             effective.append(len(rows))
         rows.append(row)
         parsed.append(action)
@@ -1053,6 +1068,7 @@ class Journal:
         # actions() / entries() / replay_actions() takes them (each call still gets dicts no
         # one else holds); later calls, and any call after a write, parse the rows again
         self._parsed: list[dict] | None = scan.parsed
+        self._repeats: list[int] = scan.repeats  # rows of `_parsed` that share an earlier row's dict
         self._lock = threading.RLock()
         self._readonly: str | None = None
         self.notes: list[str] = list(scan.notes)  # e.g. a foreign -journal set aside on open
@@ -1185,12 +1201,17 @@ class Journal:
 
     # ---- reading
 
-    def _take_parsed(self) -> list[dict]:
+    def _take_parsed(self, shared: bool = False) -> list[dict]:
         """Each row's action as a dict no caller holds: the ones parsed while opening, the first
-        time (then forgotten), else parsed again."""
+        time (then forgotten), else parsed again. Rows with the same text share one dict there:
+        unless `shared`, each repeat gets its own (parsed again)."""
         parsed, self._parsed = self._parsed, None
         if parsed is None or len(parsed) != len(self._rows):
-            parsed = [json.loads(r[3]) for r in self._rows]
+            return [json.loads(r[3]) for r in self._rows]
+        if self._repeats and not shared:
+            rows = self._rows
+            for i in self._repeats:
+                parsed[i] = json.loads(rows[i][3])
         return parsed
 
     def actions(self, last: int | None = None) -> list[Entry]:
@@ -1202,16 +1223,21 @@ class Journal:
             rows, parsed = self._rows, self._take_parsed()
             return [Entry(rows[i][0], rows[i][1], parsed[i], rows[i][2]) for i in self._effective]
 
-    def replay_actions(self) -> list[tuple[int, str, dict]]:
+    def replay_actions(self, shared: bool = False) -> list[tuple[int, str, dict]]:
         """``(seq, source, action)`` of the effective history, oldest first: what actions()
-        gives, without building an Entry per action (a resume replays thousands)."""
+        gives, without building an Entry per action (a resume replays thousands). With
+        `shared`, actions of the same text may be one dict (read them, never change them):
+        a long game repeats a few hundred texts, which are then parsed once (Session.resume)."""
         with self._lock:
-            rows, parsed = self._rows, self._take_parsed()
+            rows, parsed = self._rows, self._take_parsed(shared)
             return [(rows[i][0], rows[i][1], parsed[i]) for i in self._effective]
 
-    def entries(self) -> list[Entry]:
-        """The raw append-only log, including ``_undo`` correction rows."""
+    def entries(self, last: int | None = None) -> list[Entry]:
+        """The raw append-only log, including ``_undo`` correction rows; only the latest `last`
+        rows when given (only those are parsed: what an undo just wrote, read back at once)."""
         with self._lock:
+            if last:
+                return [_entry(r) for r in self._rows[-last:]]
             parsed = self._take_parsed()
             return [Entry(r[0], r[1], a, r[2]) for r, a in zip(self._rows, parsed)]
 

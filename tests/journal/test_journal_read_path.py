@@ -216,3 +216,56 @@ def test_deep_nesting_behaves_as_json_loads():
         json.loads(text)
     with pytest.raises(RecursionError):
         _parse_action(text)
+
+
+def _repeating_journal(path):
+    """Rows of few texts (a long game repeats a few hundred), with undos between them."""
+    with Journal.create(path, "civmint", SETUP, "t") as j:
+        for i in range(60):
+            j.append({"type": "move", "l": [i % 3]}, "ui")
+            if i % 7 == 6:
+                j.undo(lambda a: False)
+
+
+def test_rows_of_the_same_text_read_as_an_independent_read(tmp_path):
+    path = tmp_path / "rep.journal"
+    _repeating_journal(path)
+    raw, effective = reference(path)
+    for shared in (True, False):
+        with Journal.open(path) as j:
+            got = j.replay_actions(shared=shared)
+            assert [(s, src, a) for s, src, a in got] == [(s, src, a) for s, src, a, _ in effective]
+            if not shared:  # each its own dict, as ever
+                assert len({id(a) for _, _, a in got}) == len(got)
+            assert as_tuples(j.actions()) == effective and as_tuples(j.entries()) == raw
+    with Journal.open(path) as j:  # the first full read: repeats get their own dicts too
+        for e in j.entries():
+            e.action.setdefault("l", []).append("changed")
+        assert [e.action for e in j.actions()] == [a for _, _, a, _ in effective]
+    with Journal.open(path) as j:
+        acts = j.actions()
+        assert len({id(e.action) for e in acts}) == len(acts)
+
+
+def test_a_changed_repeat_of_an_earlier_text_is_still_found(tmp_path):
+    # the second row of a text is not parsed again, but its checksum is still checked
+    path = tmp_path / "rep.journal"
+    _repeating_journal(path)
+    conn = _raw(path)
+    conn.execute("UPDATE entries SET action=? WHERE seq=?", ('{"l":[1],"type":"move"}', 10))
+    conn.close()
+    with pytest.raises(JournalCorrupt) as exc:
+        Journal.open(path)
+    assert exc.value.last_good_seq == 9 and "entry 10 fails its checksum" in str(exc.value)
+
+
+def test_last_entries_are_read_alone(tmp_path):
+    path = tmp_path / "l.journal"
+    _repeating_journal(path)
+    with Journal.open(path) as j:
+        whole = as_tuples(j.entries())
+        assert as_tuples(j.entries(last=3)) == whole[-3:]
+        assert as_tuples(j.entries(last=1)) == whole[-1:]
+        j.undo(lambda a: False)
+        e = j.entries(last=1)[0]
+        assert e.action["type"] == "_undo" and e.seq == whole[-1][0] + 1
