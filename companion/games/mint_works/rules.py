@@ -64,6 +64,15 @@ class MWState:
         return out
 
 
+_PLACE_KEYS = ("plan", "give", "target", "beneficiary")
+
+
+def _place_params(a) -> dict:
+    """The parameters of a place action's effect (those it carries, in this order)."""
+    get = a.get
+    return {k: v for k in _PLACE_KEYS if (v := get(k)) is not None}
+
+
 class MintWorks(Game):
     name = "mint_works"
     correction_types = frozenset({"set_mints"})
@@ -167,7 +176,8 @@ class MintWorks(Game):
 
     def tycoon(self, s, seat) -> bool:
         """Mort: unlimited Mints, placed straight from the supply (MW-AI-M1)."""
-        return self.is_ai(s, seat) and self._special(s) == "tycoon"
+        ai = s.ai  # is_ai and _special in one (asked several times an action)
+        return ai is not None and seat == ai["seat"] and self.data.ais[ai["id"]]["special"] == "tycoon"
 
     def supply_left(self, s):
         return None if s.cap is None else s.cap - s.issued
@@ -214,9 +224,9 @@ class MintWorks(Game):
 
     def free_space(self, s, loc):
         sp = s.spaces.get(loc)
-        if sp is None:
+        if sp is None or None not in sp:  # a space holds None or (seat, mints)
             return None
-        return next((i for i, o in enumerate(sp) if o is None), None)
+        return sp.index(None)
 
     def is_open(self, s, loc) -> bool:
         if loc in s.owner and s.owner[loc] is None:
@@ -293,7 +303,6 @@ class MintWorks(Game):
         d = self.data
         eff = d.locations[loc]["effect"]
         plan, give = params.get("plan"), params.get("give")
-        mine = [p for p, _, _ in s.plans[seat]]
         if eff == "buy":
             if plan not in s.supply:
                 return ("supplier.supply", f"{d.plan_name(plan)} is not in the Plan Supply "
@@ -310,10 +319,10 @@ class MintWorks(Game):
         elif eff == "swap":
             if plan not in s.supply:
                 return ("swap.supply", f"{d.plan_name(plan)} is not in the Plan Supply")
-            if give not in mine:
+            if give not in [p for p, _, _ in s.plans[seat]]:
                 return ("swap.give", "name a Plan of your neighbourhood to put into the Plan Supply")
         elif eff == "recycle":
-            if plan not in mine:
+            if plan not in [p for p, _, _ in s.plans[seat]]:
                 return ("recycle.plan", f"{d.plan_name(plan)} is not in your neighbourhood")
         elif eff == "crowdfund":
             b = params.get("beneficiary", seat)
@@ -420,7 +429,7 @@ class MintWorks(Game):
 
     # ------------------------------------------------------------------ checks
     def check_place(self, s, a):
-        params = {k: a.get(k) for k in ("plan", "give", "target", "beneficiary") if a.get(k) is not None}
+        params = _place_params(a)
         prob = self.place_problem(s, a["player"], a["location"], params)
         if prob:
             raise Rejected(*prob)
@@ -475,7 +484,7 @@ class MintWorks(Game):
 
     # ------------------------------------------------------------------ effects
     def do_place(self, s, a):
-        params = {k: a.get(k) for k in ("plan", "give", "target", "beneficiary") if a.get(k) is not None}
+        params = _place_params(a)
         self._told(s, a, (a["location"], params))
         self.place(s, a["player"], a["location"], params)
         self._end_turn(s, a["player"], placed=True)
@@ -599,7 +608,7 @@ class MintWorks(Game):
             s.passed = set()
         else:
             s.passed.add(seat)
-        if set(s.seats) <= s.passed:
+        if s.passed.issuperset(s.seats):
             s.phase, s.upkeep_stage = "upkeep", 0  # MW-G3: all passed in a row
             return
         if self.is_ai(s, seat) and s.sonic_left > 0:
