@@ -378,7 +378,7 @@ class GameController:
         for _ in span:  # newest first; one undo row each (docs/journal.md: undo and the app's moves)
             self.session.undo()
             if self._history is not None:
-                e = self.journal.entries()[-1]
+                e = self.journal.entries(last=1)[-1]  # the undo row just written
                 self._history_state = self._history.undone(e.seq, e.source, e.created,
                                                            e.action.get("target"), self._history_state)
         self.app_moves = []

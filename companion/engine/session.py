@@ -12,6 +12,9 @@ from .dice import SeededDice
 from .errors import MalformedAction, Rejected
 
 SOURCES = ("ui", "board", "system", "app")  # app: a seat the app plays (a solitaire AI, a bot)
+#: The session keeps the state after every this many effective actions (near the end
+#: of a resumed game, and from then on), so an undo replays at most this many actions, not the game
+MARK_EVERY = 64
 
 
 class ResumeError(Exception):
@@ -37,7 +40,8 @@ def _resolve_game(game_module):
 
 
 class Session:
-    def __init__(self, game, setup: dict, state, journal=None, seed: int = 0, initial=None, history=()):
+    def __init__(self, game, setup: dict, state, journal=None, seed: int = 0, initial=None, history=(),
+                 marks=()):
         self.game = game
         self.setup = setup
         self.state = state
@@ -46,6 +50,8 @@ class Session:
         self.dice = SeededDice(seed, getattr(state, "chance_count", 0))
         self._initial = game.initial_state(setup) if initial is None else initial  # replay start of undo
         self._history = list(history)  # (Action, source) of the effective history (mirrors the journal's)
+        # (n, the state after the first n effective actions), n ascending: where undo replays from
+        self._marks = list(marks)
         self._listeners = []
 
     # -- creation --------------------------------------------------------------------------------
@@ -89,12 +95,14 @@ class Session:
             except Exception as exc:  # any shape of setup: the save is not this app's to run
                 raise ResumeError(f"{journal_path}: the saved setup cannot start a "
                                   f"{getattr(game, 'name', 'game')} game: {exc}") from exc
-            history = []
+            history, marks = [], []
             state = initial.copy()  # the replay's working copy: each action applies in place
             # actions of the same text are one dict (parsed once, while verified), so each is
             # read into an Action once: the schema's answer for a text is always the same
             read = {}
-            for seq, source, action in journal.replay_actions(shared=True):
+            rows = journal.replay_actions(shared=True)
+            mark_from = len(rows) - 2 * MARK_EVERY  # undo's starting points: the last two marks
+            for seq, source, action in rows:
                 try:
                     a = read.get(id(action))
                     if a is None:
@@ -105,10 +113,17 @@ class Session:
                 except Exception as exc:  # an entry the engine chokes on is not applicable either
                     raise ReplayError(seq, Rejected("engine.replay", f"{type(exc).__name__}: {exc}")) from exc
                 history.append((a, source))
+                n = len(history)
+                if n % MARK_EVERY == 0 and n > mark_from:
+                    # kept as it is; the replay goes on in a copy (a copy may share parts with
+                    # the state it was made from, which then must not change)
+                    marks.append((n, state))
+                    state = state.copy()
         except BaseException:
             journal.close()
             raise
-        return cls(game, setup, state, journal, setup.get("seed", 0), initial=initial, history=history)
+        return cls(game, setup, state, journal, setup.get("seed", 0), initial=initial, history=history,
+                   marks=marks)
 
     # -- the one input path ----------------------------------------------------------------------
     def dispatch(self, action, source: str) -> Action:
@@ -132,6 +147,8 @@ class Session:
             self.journal.append(a.to_dict(), source)
         self.state = new
         self._history.append((a, source))
+        if len(self._history) % MARK_EVERY == 0:
+            self._marks.append((len(self._history), new))  # a state is never changed once made
         for cb in list(self._listeners):
             cb(a, source, new)
         return a
@@ -155,7 +172,22 @@ class Session:
         self._rebuild(self._history[:-1])  # the journal removed exactly its latest effective action
 
     def _rebuild(self, history):
-        self.state = self.game.replay(self._initial, [a for a, _ in history])
+        """The state after `history` (a prefix of the effective history): replayed from the
+        latest kept state at or before its end, else from the start (keeping states on the way,
+        so the next undo does not replay the whole game again)."""
+        n = len(history)
+        marks = self._marks
+        while marks and marks[-1][0] > n:
+            marks.pop()
+        start, base = marks[-1] if marks else (0, self._initial)
+        state = base.copy()
+        apply = self.game.apply_in_place
+        for i in range(start, n):
+            apply(state, history[i][0])
+            if (i + 1) % MARK_EVERY == 0 and i + 1 < n:
+                marks.append((i + 1, state))  # kept; the replay goes on in a copy (as in resume)
+                state = state.copy()
+        self.state = state
         self._history = list(history)
 
     # -- queries ---------------------------------------------------------------------------------
