@@ -25,6 +25,9 @@ PRIVILEGE_OF = {"draw_sixth": ("agriculture", "CB-DRAW-AGRI"), "decline_sixth": 
 SPECIAL_FIELDS = {"conquest": {"target"}, "trade": {"target", "count"}, "culture": set(), "science": set(),
                   "agriculture": set(), "religion": {"target"}, "seafaring": {"target"},
                   "government": {"count"}, "equestrian": {"target"}, "engineering": set()}
+# steps whose candidates are generated legal (each passes check; tests/engine/test_legal_generation.py
+# checks every listed action): legal_actions returns them without checking each one again
+GENERATED_LEGAL = frozenset({"trade", "turn", "meld", "special", "conquest_take"})
 VP_SOURCES = ("meld", "culture", "engineering", "seafaring", "stolen", "majority", "culture_leader", "equestrian")
 
 
@@ -618,18 +621,22 @@ class CivBuilder(Game):
             return [f("choose_civ", player=who, civ=c) for c in self.data.civs if c not in s.civ.values()]
         if st == "sixth_card":
             return [f("draw_sixth", player=who), f("decline_sixth", player=who)]
-        if st == "trade":
-            gifts = [f("give_cards", giver=g, taker=t, count=1) for g in s.seats for t in s.seats
-                     if g != t and s.hand[g] > 0]
+        if st == "trade":  # one card from a player holding one to another (any count is accepted)
+            give, hand = self.codec.maker("give_cards"), s.hand
+            gifts = [give({"giver": g, "taker": t, "count": 1}) for g in s.seats if hand[g] > 0
+                     for t in s.seats if g != t]
             return [f("end_trade", player=who)] + gifts
-        if st == "turn":
-            return [f("end_turn", player=who)] + [f("pick_meld", player=who, attribute=x) for x in ATTRIBUTES]
+        if st == "turn":  # a meld is begun only with the cards the turn's next meld needs (CB-MELD-SIZE)
+            picks = [f("pick_meld", player=who, attribute=x) for x in ATTRIBUTES] \
+                if s.hand[who] >= self.min_meld(s) else []
+            return [f("end_turn", player=who)] + picks
         if st == "meld":
             return self._meld_options(s, who) + [f("cancel_meld", player=who)]
         if st == "special":
             return self._special_options(s, who) + [f("skip_special", player=who)]
-        if st == "conquest_take":
-            return [f("take_point", player=who, attribute=x) for x in ATTRIBUTES]
+        if st == "conquest_take":  # an attribute the target has points of (CB-SP-CONQUEST)
+            points = s.attrs[s.target]
+            return [f("take_point", player=who, attribute=x) for x in ATTRIBUTES if points[x] >= 1]
         if st == "science_point":
             return [f("science_point", player=who, attribute=x) for x in ATTRIBUTES] + [
                 f("decline_science", player=who)]
@@ -638,9 +645,9 @@ class CivBuilder(Game):
         return []
 
     def legal_actions(self, s):
-        if s.step == "meld" and not s.over:
-            # generated legal: each option keeps check_meld's counts (natural, leader, wild cards of
-            # the holders, the turn's size, the hand); tests/engine/test_legal_generation.py checks it
+        if s.step in GENERATED_LEGAL and not s.over:
+            # generated legal: a meld option keeps check_meld's counts (natural, leader, wild cards
+            # of the holders, the turn's size, the hand), a trade's count what the target holds...
             return self.pseudo_legal_actions(s)
         return super().legal_actions(s)
 
@@ -670,9 +677,10 @@ class CivBuilder(Game):
         used = SPECIAL_FIELDS[attr]
         if used == {"target"}:
             return [f("special", player=seat, target=t) for t in opp]
-        if used == {"target", "count"}:
+        if used == {"target", "count"}:  # CB-SP-TRADE: 0 to max_swap, at most what the target holds
+            top = self.data.special["trade"]["max_swap"]
             return [f("special", player=seat, target=t, count=c) for t in opp
-                    for c in range(0, self.data.special["trade"]["max_swap"] + 1)]
+                    for c in range(0, min(top, s.hand[t]) + 1)]
         if used == {"count"}:
             return [f("special", player=seat, count=c) for c in range(0, s.hand[seat] + 1)]
         return [f("special", player=seat)]
