@@ -102,7 +102,7 @@ class Game:
             if who != "system":
                 raise Rejected("flow.actor", f"no dice roll is awaited now ({who} must act)")
         else:
-            seat = action.get("player")
+            seat = action._p.get("player")  # action.get without the call (every action passes here)
             if seat is not None and seat != who:
                 if who == "system":
                     raise Rejected("flow.actor", "a dice roll is awaited now, not a player's decision")

@@ -897,69 +897,85 @@ def _load_rows(conn: sqlite3.Connection, scan: _Scan) -> str | None:
     scan.rows.clear()
     scan.effective.clear()
     scan.parsed.clear()
+    scan.repeats.clear()
+    readable, error = [], None
     try:
-        return _verify_rows(conn.execute(_ROWS_SQL), scan)
+        for row in conn.execute(_ROWS_SQL):
+            readable.append(row)
     except (sqlite3.DatabaseError, ValueError) as exc:
-        return f"SQLite cannot read past entry {len(scan.rows)}: {exc}"
+        error = exc
+    # the rows before the one SQLite cannot read are verified as ever: a bad one among them is
+    # the first problem; else the read error after the last of them
+    problem = _verify_rows(readable, scan)
+    if problem is None and error is not None:
+        return f"SQLite cannot read past entry {len(scan.rows)}: {error}"
+    return problem
 
 
-def _verify_rows(cursor, scan: _Scan) -> str | None:
-    """Append the verified prefix of `cursor`'s rows to `scan`; the first problem, or None."""
+def _verify_rows(rows: list, scan: _Scan) -> str | None:
+    """Add the verified prefix of `rows` to `scan` (empty before); the first problem, or None."""
     prev = _GENESIS
-    expected = 1
-    rows = scan.rows
     effective = scan.effective
     parsed = scan.parsed
     repeats = scan.repeats
     known = {}  # action text -> its dict, already parsed and found to be an action (not an undo)
     sha256 = hashlib.sha256
-    for row in cursor:
+    problem = None
+    i = 0
+    for row in rows:
         seq, source, created, action_json, checksum = row
-        if seq != expected:
-            return f"entry {expected} is missing (found entry {seq} instead)"
-        if not (isinstance(source, str) and isinstance(created, str)
-                and isinstance(action_json, str) and isinstance(checksum, str)):
-            return f"entry {seq} has a column of the wrong type"
+        if seq != i + 1:
+            problem = f"entry {i + 1} is missing (found entry {seq} instead)"
+            break
+        if source.__class__ is not str or created.__class__ is not str \
+                or action_json.__class__ is not str or checksum.__class__ is not str:
+            problem = f"entry {seq} has a column of the wrong type"
+            break
         # _row_checksum in one call: the same bytes when the whole text is valid UTF-8;
         # otherwise _row_checksum itself (lone surrogates from damaged bytes)
         try:
             data = f"{prev}\n{seq}\n{source}\n{created}\n{action_json}".encode()
         except UnicodeEncodeError:
-            own = _row_checksum(prev, seq, source, created, action_json)
+            try:
+                own = _row_checksum(prev, seq, source, created, action_json)
+            except ValueError as exc:  # damaged bytes in the source or the time: unreadable
+                problem = f"SQLite cannot read past entry {i}: {exc}"
+                break
         else:
             own = sha256(data).hexdigest()[:32]
         if checksum != own:
-            return f"entry {seq} fails its checksum (changed or half-written)"
+            problem = f"entry {seq} fails its checksum (changed or half-written)"
+            break
         if source not in SOURCES:
-            return f"entry {seq} has an unknown source {source!r}"
+            problem = f"entry {seq} has an unknown source {source!r}"
+            break
         action = known.get(action_json)
         if action is not None:  # the same text as an earlier row: the same answer to every check
-            repeats.append(len(rows))
-            effective.append(len(rows))
-            rows.append(row)
-            parsed.append(action)
-            prev = checksum
-            expected += 1
-            continue
-        try:
-            action = _parse_action(action_json)
-        except ValueError:
-            return f"entry {seq} is not valid JSON"
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            return f"entry {seq} is not an action"
-        if action["type"] == UNDO_TYPE:
-            if not effective or rows[effective[-1]][0] != action.get("target"):
-                return f"entry {seq} undoes {action.get('target')!r}, " \
-                       f"which is not the latest action"
-            effective.pop()
+            repeats.append(i)
+            effective.append(i)
         else:
-            known[action_json] = action
-            effective.append(len(rows))
-        rows.append(row)
+            try:
+                action = _parse_action(action_json)
+            except ValueError:
+                problem = f"entry {seq} is not valid JSON"
+                break
+            if action.__class__ is not dict and not isinstance(action, dict) \
+                    or not isinstance(action.get("type"), str):
+                problem = f"entry {seq} is not an action"
+                break
+            if action["type"] == UNDO_TYPE:
+                if not effective or rows[effective[-1]][0] != action.get("target"):
+                    problem = f"entry {seq} undoes {action.get('target')!r}, which is not the latest action"
+                    break
+                effective.pop()
+            else:
+                known[action_json] = action
+                effective.append(i)
         parsed.append(action)
         prev = checksum
-        expected += 1
-    return None
+        i += 1
+    scan.rows.extend(rows if i == len(rows) else rows[:i])
+    return problem
 
 
 def _raise_if_corrupt(path: Path, scan: _Scan) -> None:

@@ -69,8 +69,8 @@ _PLACE_KEYS = ("plan", "give", "target", "beneficiary")
 
 def _place_params(a) -> dict:
     """The parameters of a place action's effect (those it carries, in this order)."""
-    get = a.get
-    return {k: v for k in _PLACE_KEYS if (v := get(k)) is not None}
+    p = a.params
+    return {k: p[k] for k in _PLACE_KEYS if p.get(k) is not None}
 
 
 class MintWorks(Game):
