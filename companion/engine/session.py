@@ -102,12 +102,13 @@ class Session:
             read = {}
             rows = journal.replay_actions(shared=True)
             mark_from = len(rows) - 2 * MARK_EVERY  # undo's starting points: the last two marks
+            apply = game.apply_in_place
             for seq, source, action in rows:
                 try:
                     a = read.get(id(action))
                     if a is None:
                         a = read[id(action)] = game.action_from_dict(action)
-                    game.apply_in_place(state, a)
+                    apply(state, a)
                 except Rejected as exc:
                     raise ReplayError(seq, exc) from exc
                 except Exception as exc:  # an entry the engine chokes on is not applicable either

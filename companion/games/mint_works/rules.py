@@ -235,11 +235,10 @@ class MintWorks(Game):
 
     # ------------------------------------------------------------------ costs
     def base_cost(self, s, loc):
-        n = str(len(s.seats) if not s.solitaire else 1)
+        n = "1" if s.solitaire else str(len(s.seats))
         sp = s.spaces[loc]
-        i = self.free_space(s, loc)
         costs = self.data.locations[loc]["spaces"][n]
-        return costs[i if i is not None else len(sp) - 1]
+        return costs[sp.index(None) if None in sp else len(sp) - 1]  # the first free space's
 
     def supplier_cost(self, s, seat, pid) -> int:
         v = self.data.values
@@ -440,7 +439,7 @@ class MintWorks(Game):
 
     def _check_ai_move(self, s, a):
         """The AI's card decides its move; the seat takes no other (MW-AI1)."""
-        if a["player"] in self.app_seats(s) and a != self.app_action(s, a["player"]):
+        if s.ai is not None and a["player"] in self.app_seats(s) and a != self.app_action(s, a["player"]):
             choice = AI.decide(self, s)
             raise Rejected("ai.card", "the AI's card decides its move: " + AI.explain(self, s, choice))
 
