@@ -80,6 +80,53 @@ def fs_type(directory):
         return "?"
 
 
+def undo_figures(d):
+    """Undo in a resumed long Card Game (bench_speed.py's 10,000-action game, ending on 20 player
+    decisions so 20 undos in a row are allowed: a revealed roll or draw is never undone), against
+    a replay of the whole game (what every undo did before); and the undo row read back alone
+    against the whole log (what the app read after every undo before)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_speed import play  # noqa: E402 - the same long games as the resume figures
+    from companion.engine import Session
+    from companion.engine.session import MARK_EVERY
+    from companion.games import get_game
+
+    name = "civ_card_game"
+    game = get_game(name)
+    setup, acts, _, _ = play(name, 99, limit=10000, long=True)
+    # end on a run of player decisions (no roll among the last 20), so 20 undos are allowed
+    k = len(acts)
+    while k > 0 and any(game.is_chance(a) for a in acts[max(0, k - 20):k]):
+        k -= 1
+    acts = acts[:k]
+    path = os.path.join(d, "undo.journal")
+    with Journal.create(path, name, setup, "bench") as j:
+        for a in acts:
+            j.append(a.to_dict(), "system" if game.is_chance(a) else "ui")
+    sess = Session.resume(path)
+    per = []
+    for _ in range(20):
+        t = time.process_time()
+        sess.undo()
+        per.append(time.process_time() - t)
+    initial = game.initial_state(setup)
+    history = [a for a, _ in sess.history]
+    t = time.process_time()
+    game.replay(initial, history)
+    whole = time.process_time() - t
+    print(f"undo in a resumed {len(acts):,}-action {name} game: median {ms(statistics.median(per))} CPU, "
+          f"max {ms(max(per))} over 20 undos in a row (replays from the state kept every {MARK_EVERY} "
+          f"actions; a replay of the whole game, what each undo did before: {ms(whole)})")
+    j = sess.journal
+    per_last = per_call(lambda _: j.entries(last=1), 50)
+    per_all = per_call(lambda _: j.entries(), 5)
+    print(f"the row an undo just wrote, read back: entries(last=1) "
+          f"{statistics.median(per_last) * 1e6:.1f} us "
+          f"(the whole log, entries(), what the app read after each undo before: "
+          f"{ms(statistics.median(per_all))})")
+    sess.close()
+
+
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else None
     with tempfile.TemporaryDirectory(dir=base) as d:
@@ -168,6 +215,9 @@ def main():
         print(f"open + actions() of it after a crash left its own hot -journal: median "
               f"{ms(statistics.median(per_hot))} (5 runs; the journal is played back on copies "
               f"first, ratio {statistics.median(per_hot) / open_median:.1f}x the plain open)")
+
+        # undo and history reads in a long game: what they cost should not grow with the game
+        undo_figures(d)
 
         # resume screen: list a directory of journals
         for k in range(9):
