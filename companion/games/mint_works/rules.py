@@ -446,7 +446,7 @@ class MintWorks(Game):
     def _told(self, s, a, choice):
         """The AI's moves since the last human decision, in words for the table (a human
         decision starts them afresh)."""
-        if self.is_ai(s, a["player"]):
+        if s.ai is not None and self.is_ai(s, a["player"]):
             s.ai_turn.append(AI.explain(self, s, choice))
             s.ai_moves += 1
         else:
@@ -521,7 +521,7 @@ class MintWorks(Game):
             s.mints[seat] -= cost
         s.spaces[loc][self.free_space(s, loc)] = (seat, cost)
         s.events.append(("place", seat, loc, dict(params), cost))
-        if self.is_ai(s, seat) and self._special(s) == "closes_used":
+        if s.ai is not None and self.is_ai(s, seat) and self._special(s) == "closes_used":
             s.closed.add(loc)  # MW-AI-J2
         self.effect(s, seat, loc, params)
 
@@ -610,7 +610,7 @@ class MintWorks(Game):
         if s.passed.issuperset(s.seats):
             s.phase, s.upkeep_stage = "upkeep", 0  # MW-G3: all passed in a row
             return
-        if self.is_ai(s, seat) and s.sonic_left > 0:
+        if s.ai is not None and self.is_ai(s, seat) and s.sonic_left > 0:
             s.sonic_left -= 1  # MW-AI-S1: Sonic's second turn in a row
             s.sonic_had_plans = self._has_unbuilt(s, seat)  # MW-R11: checked at the start of each turn
             return
@@ -619,7 +619,7 @@ class MintWorks(Game):
 
     def _begin_turn(self, s, seat):
         s.turn = seat
-        if self.is_ai(s, seat) and self._special(s) == "double_turn":
+        if s.ai is not None and self.is_ai(s, seat) and self._special(s) == "double_turn":
             s.sonic_left = 1
             s.sonic_had_plans = self._has_unbuilt(s, seat)
 
@@ -650,7 +650,7 @@ class MintWorks(Game):
                 s.step = "coop"
                 return
             if s.phase == "development":
-                if self.is_ai(s, s.turn) and not s.ai_journaled:
+                if s.ai is not None and self.is_ai(s, s.turn) and not s.ai_journaled:
                     self.ai_play(s)  # a save of app 0.1: the AI's moves were not journaled
                     continue
                 s.step = "turn"
