@@ -15,6 +15,9 @@ SOURCES = ("ui", "board", "system", "app")  # app: a seat the app plays (a solit
 #: The session keeps the state after every this many effective actions (near the end
 #: of a resumed game, and from then on), so an undo replays at most this many actions, not the game
 MARK_EVERY = 64
+#: ... and at most this many of them, the latest (memory stays bounded in a long game; an undo
+#: further back than they reach replays from the start, keeping states on the way)
+MARKS_KEPT = 16
 
 
 class ResumeError(Exception):
@@ -150,6 +153,7 @@ class Session:
         self._history.append((a, source))
         if len(self._history) % MARK_EVERY == 0:
             self._marks.append((len(self._history), new))  # a state is never changed once made
+            del self._marks[:-MARKS_KEPT]
         for cb in list(self._listeners):
             cb(a, source, new)
         return a
@@ -188,6 +192,7 @@ class Session:
             if (i + 1) % MARK_EVERY == 0 and i + 1 < n:
                 marks.append((i + 1, state))  # kept; the replay goes on in a copy (as in resume)
                 state = state.copy()
+        del marks[:-MARKS_KEPT]
         self.state = state
         self._history = list(history)
 

@@ -61,3 +61,14 @@ def test_undo_replays_only_from_the_latest_kept_state(monkeypatch):
     monkeypatch.setattr(sess.game, "apply_in_place", lambda s, a: (replayed.append(a), real(s, a)))
     sess.undo()
     assert 0 < len(replayed) <= 8
+
+
+def test_the_kept_states_are_bounded_and_an_undo_past_them_still_gives_the_state(monkeypatch):
+    monkeypatch.setattr(session_mod, "MARK_EVERY", 2)
+    monkeypatch.setattr(session_mod, "MARKS_KEPT", 3)
+    sess = Session.new("mint_works", _setup(), seed=8)
+    seen = _play(sess, random.Random(2), 30)
+    assert len(sess._marks) <= 3
+    for want in reversed(seen[:-1]):
+        sess.undo()
+        assert sess.state.to_dict() == want and len(sess._marks) <= 3
