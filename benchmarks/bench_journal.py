@@ -170,14 +170,14 @@ def main():
 
         def open_and_replay(_):
             with Journal.open(big) as j:
-                assert len(j.replay_actions()) == 10000
+                assert len(j.replay_actions(shared=True)) == 10000
 
         def open_and_actions(_):
             with Journal.open(big) as j:
                 assert len(j.actions()) == 10000
 
         bare = per_call(lambda _: bare_read(big), 15)
-        for label, fn in (("open + replay_actions() (Session.resume)", open_and_replay),
+        for label, fn in (("open + replay_actions(shared=True) (Session.resume)", open_and_replay),
                           ("open + actions()", open_and_actions)):
             per = per_call(fn, 15)
             print(f"{label} of a 10,000-action journal ({os.path.getsize(big) / 1024:.0f} KiB): "

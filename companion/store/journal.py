@@ -1226,8 +1226,8 @@ class Journal:
             return [json.loads(r[3]) for r in self._rows]
         if self._repeats and not shared:
             rows = self._rows
-            for i in self._repeats:
-                parsed[i] = json.loads(rows[i][3])
+            for i in self._repeats:  # verified at open: json.loads's answer, by its scanner
+                parsed[i] = _parse_action(rows[i][3])
         return parsed
 
     def actions(self, last: int | None = None) -> list[Entry]:
