@@ -81,8 +81,9 @@ def fs_type(directory):
 
 
 def undo_figures(d):
-    """Undo in a resumed long Card Game (bench_speed.py's 10,000-action game, ending on 20 player
-    decisions so 20 undos in a row are allowed: a revealed roll or draw is never undone), against
+    """Undo in a resumed long Card Game (bench_speed.py's long game: up to 10,000 actions, ~3,300
+    since its round limit; ending on 20 player decisions so 20 undos in a row are allowed: a
+    revealed roll or draw is never undone), against
     a replay of the whole game (what every undo did before); and the undo row read back alone
     against the whole log (what the app read after every undo before)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
