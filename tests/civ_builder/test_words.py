@@ -107,7 +107,7 @@ def test_two_dice_thrown_together_fill_the_next_two_attributes():
     journal = []
     for _ in range(3):
         req = MODULE.roll_awaited(s)
-        action, why = feeder.propose(req["action"])
+        action, why = feeder.propose(req["action"], MODULE.sensing.dice_usable(s, req["action"]))
         if action is None:
             break
         feeder.used(action)
