@@ -491,7 +491,7 @@ class GameScreen(Screen):
         if self._todo.kept or sensing is None:
             return
         items = setup_checklist(sensing, ctrl.setup, ctrl.state, ctrl.name, ctrl.colour)
-        if not items or not all(ctrl.game.is_chance(e.action) for e in ctrl.journal.actions()):
+        if not items or not all(ctrl.game.is_chance(a) for a, _ in ctrl.session.history):
             return  # nothing to place, or a game already under way (read only then)
         try:
             self._todo.start_setup(items)
