@@ -13,8 +13,8 @@ assembly FAQ but no live price list, so no part price could be looked up: re-pri
 "estimate" line in the shop's cart before ordering (bom.md says so).
 
 Boards: one JLCPCB order per board design (track_board, resource_board), every part on the
-underside, assembled by JLCPCB: SMD parts by machine (two of them, the reverse-mount LED and the
-74LVC1G79, bought first through JLCPCB's global sourcing: no LCSC number was confirmed); the two
+underside, assembled by JLCPCB: SMD parts by machine (one of them, the 74LVC1G79, bought first
+through JLCPCB's global sourcing: no LCSC number was confirmed); the two
 9-pin chain connectors are soldered by the maker (through-hole, thermal-relief pads). The guidance lights are board parts like any other (one 74HC595 per
 74HC165 on the same chain, a reverse-mount LED and a 470 Ohm resistor per sensed position, a
 74LVC1G14 clock inverter per board). One population per design: the aspect strips get all 16
@@ -97,7 +97,7 @@ ONBOARD_PRICES = {
     "inv": ("Guidance lights: single Schmitt inverter (74LVC1G14) for the 74HC595 clock, SOT-23-5",
             0.04, "estimate", "extended", 5, False),
     "led": ("Guidance light: red LED 1206, reverse mount (shines up through the board)", 0.12,
-            "estimate", "global", 2, False),
+            "estimate", "extended", 2, False),
     "r470": ("470 Ohm 1 % 0603 (guidance light series resistor: ~2.6 mA from 3V3)", 0.001, "estimate",
              "basic", 2, False),
     "ff": ("Guidance lights: D flip-flop (74LVC1G79), lock-up stage before LIGHT_OUT, SOT-23-5", 0.15,
@@ -168,13 +168,16 @@ LCSC_CONFIRMED = {  # key: (LCSC number, manufacturer part as the source names i
             "two public JLCPCB BOMs found by the code search: a parts table 'SN74LVC2G17DBVR | C10429 | "
             "SN74LVC2G17DBVR | SOT-23-6 | Extended' and a BOM script 'SN74LVC2G17DB': ('C10429', 'Texas "
             "Instruments', 'SN74LVC2G17DBVR')"),
+    "led": ("C125107", "Lite-On LTST-C230KRKT",
+            "two public designs read through the code search: a KiCad board generator's LCSC table "
+            "(\"LTST-C230KRKT\": \"C125107\", 'checked against JLCPCB's parts list') and a board's "
+            "component file ('LTST-C230KRKT ... status LED (reverse mount) | C125107 | ext'); a third, "
+            "a 'suggested' table, gives C125107 to LTST-C150TBKT: check it in the BOM tool"),
 }
 LCSC_UNCONFIRMED = {}
 # No LCSC number confirmed: these reach the board another way (build_pcb.SOURCING), with the
 # number that route needs, read from a named source.
-LCSC_CHOOSE = {"led": "LCSC number not confirmed: JLCPCB global sourcing of Lite-On LTST-C230KRKT "
-                      "(Digi-Key 160-1457-1-ND)",
-               "ff": "LCSC number not confirmed: JLCPCB global sourcing of Nexperia 74LVC1G79GV,125",
+LCSC_CHOOSE = {"ff": "LCSC number not confirmed: JLCPCB global sourcing of Nexperia 74LVC1G79GV,125",
                "conn": "LCSC number not confirmed: the maker buys JST S9B-XH-A (any JST distributor) and "
                        "solders it"}
 

@@ -72,7 +72,7 @@ PARTS = {
     "sr": ("Package_SO", "SOIC-16_3.9x9.9mm_P1.27mm", "74HC595D", "Nexperia 74HC595D,118", "C5947"),
     "inv": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G14", "UMW SN74LVC1G14DBVR", "C434069"),
     "led": ("LED_SMD", "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm", "RED_RM1206",
-            "Lite-On LTST-C230KRKT", ""),
+            "Lite-On LTST-C230KRKT", "C125107"),
     "r470": ("Resistor_SMD", "R_0603_1608Metric", "470R", "UNI-ROYAL 0603WAF4700T5E", "C23179"),
     "ff": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G79", "Nexperia 74LVC1G79GV,125", ""),
 }
@@ -93,9 +93,11 @@ SOURCING = {
     "sr": ("fab", "C5947", "CDFER/JLCPCB-Kicad-Library, tscircuit/jlcsearch"),
     "inv": ("fab", "C434069", "tscircuit/jlcsearch docs/generated/logic.md"),
     "r470": ("fab", "C23179", "CDFER/JLCPCB-Kicad-Library"),
-    "led": ("global", "Digi-Key 160-1457-1-ND",
-            "Lite-On LTST-C230KRKT (reverse-mount red 1206): Digi-Key number in two public BOMs; "
-            "no LCSC number found"),
+    "led": ("fab", "C125107",
+            "Lite-On LTST-C230KRKT (reverse-mount red 1206) = LCSC C125107 (extended) in two public "
+            "designs: a KiCad board generator's LCSC table ('checked against JLCPCB's parts list') and "
+            "a board's component file (LCSC/JLCPCB cache, reverse mount, extended); a third design's "
+            "'suggested' table gives C125107 to another LED, so check the number in the fab's BOM tool"),
     "ff": ("global", "Nexperia 74LVC1G79GV,125",
            "manufacturer part in a public KiCad schematic (74xGxx:74LVC1G79, SOT-23-5); no LCSC "
            "number found"),

@@ -154,9 +154,10 @@ def test_lcsc_numbers_are_confirmed_with_a_source_or_marked():
         for ref, r in b.items():
             if ref.endswith("." + key):
                 assert "unconfirmed" in r["shop"] or "not confirmed" in r["shop"], ref
-    # the buffer's number is confirmed now; the parts with none say how they reach the board
-    assert "LCSC C10429," in b["BT.buf"]["shop"]
-    assert "global sourcing" in b["BT.led"]["shop"] and "global sourcing" in b["BT.ff"]["shop"]
+    # the buffer's and the LED's numbers are confirmed now; the parts with none say how they reach
+    # the board
+    assert "LCSC C10429," in b["BT.buf"]["shop"] and "LCSC C125107," in b["BT.led"]["shop"]
+    assert "global sourcing" in b["BT.ff"]["shop"]
     assert b["BT.conn"]["shop"].startswith("the maker")
 
 

@@ -23,6 +23,11 @@ ESP_STRAPPING = {0, 2, 5, 12, 15}
 ESP_FLASH = {6, 7, 8, 9, 10, 11}
 ESP_USB_UART = {1, 3}
 ESP_INPUT_ONLY = {34, 35, 36, 37, 38, 39}
+# Pins with a level of their own before the firmware runs: the strapping pins, UART0, and GPIO14
+# (at reset the JTAG TMS input with the chip's weak pull-up, the ESP32 datasheet's IO MUX table as
+# quoted on esp32.com t=27794 and electronics.stackexchange 636980; widely listed with 5 and 15 as
+# "outputs a signal at boot").  The lights' /OE must stay still at power-up: none of these.
+ESP_BOOT_ACTIVE = {0, 1, 2, 3, 5, 12, 14, 15}
 ESP_GPIO = set(range(0, 34)) - {20, 24, 28, 29, 30, 31} | ESP_INPUT_ONLY
 
 KEYS = ["board", "mcu", "spi", "load_pin", "i2c", "led", "repl_pin", "uart", "watchdog_ms", "usb", "reserved_pins"]
@@ -38,6 +43,8 @@ def used_pins(p):
     out = [("spi.sck", p["spi"]["sck"]), ("spi.mosi", p["spi"]["mosi"]), ("spi.miso", p["spi"]["miso"]),
            ("load_pin", p["load_pin"]), ("led", p["led"]["pin"]), ("repl_pin", p["repl_pin"]),
            ("uart.tx", p["uart"]["tx"]), ("uart.rx", p["uart"]["rx"])]
+    if "lights_oe_pin" in p:
+        out.append(("lights_oe_pin", p["lights_oe_pin"]))
     for k, b in enumerate(p["i2c"]):
         out += [("i2c[%d].sda" % k, b["sda"]), ("i2c[%d].scl" % k, b["scl"])]
         if "well_led" in b:
@@ -49,7 +56,7 @@ def outputs(p):
     """pins that must be able to drive (not input-only)."""
     return [p["spi"]["sck"], p["spi"]["mosi"], p["load_pin"], p["led"]["pin"], p["uart"]["tx"]] + \
         [b["sda"] for b in p["i2c"]] + [b["scl"] for b in p["i2c"]] + \
-        [b["well_led"] for b in p["i2c"] if "well_led" in b]
+        [b["well_led"] for b in p["i2c"] if "well_led" in b] + [p["lights_oe_pin"]]
 
 
 @pytest.mark.parametrize("name", ["pico", "esp32"])
@@ -121,6 +128,15 @@ def test_esp32_avoids_strapping_flash_and_usb_pins():
     assert set(p["reserved_pins"]) >= ESP_STRAPPING | ESP_FLASH | ESP_USB_UART
     assert p["spi"]["id"] in (1, 2) and p["uart"]["id"] in (1, 2)   # UART0 is the USB link
     assert (p["usb"]["vid"], p["usb"]["pid"]) == (0x10C4, 0xEA60)
+
+
+def test_esp32_lights_off_pin_is_quiet_at_boot():
+    """/OE (LIGHTS_OFF) low for a moment would light the 74HC595s' random power-up bits: the pin
+    that drives it does nothing before the firmware runs, and the profile lists the pins that do."""
+    p = load("esp32")
+    assert set(p["boot_active_pins"]) >= ESP_BOOT_ACTIVE
+    assert p["lights_oe_pin"] not in p["boot_active_pins"]
+    assert p["lights_oe_pin"] not in ESP_INPUT_ONLY
 
 
 @pytest.mark.parametrize("name", ["pico", "esp32"])
