@@ -593,6 +593,7 @@ def _ground_pour(board, d):
     was loaded from a file, so the board goes through a temporary file first."""
     pcbnew = _pcbnew()
     import tempfile
+    import pcb_route
     w, h = d["size"]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "board.kicad_pcb")
@@ -613,8 +614,10 @@ def _ground_pour(board, d):
         z.SetPadConnection(pcbnew.ZONE_CONNECTION_THT_THERMAL)
         z.SetThermalReliefGap(mm(0.5))
         z.SetThermalReliefSpokeWidth(mm(0.5))
-        z.SetLocalClearance(mm(0.3))
-        z.SetMinThickness(mm(0.25))
+        # the board's own clearance and a 0.15 mm minimum width (every fab's 2-layer minimum is
+        # 0.127 mm): the pour squeezes between tracks 0.5 mm apart instead of breaking into islands
+        z.SetLocalClearance(mm(pcb_route.CLEAR))
+        z.SetMinThickness(mm(0.15))
         board.Add(z)
     pcbnew.ZONE_FILLER(board).Fill(board.Zones())
     return board
