@@ -909,7 +909,12 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
             isl[nn].extend(lst)
         aside.clear()
         for nn, pa, pb in again:
-            i, j = find(nn, pa[0]), find(nn, pb[0])
+            try:
+                i, j = find(nn, pa[0]), find(nn, pb[0])
+            except StopIteration:
+                # a pad whose island a later take-up rebuilt elsewhere: report it, do not crash
+                failures.append((nn, pa, pb))
+                continue
             if i != j:
                 join(nn, min(i, j), max(i, j), tries=5)
                 drain()
