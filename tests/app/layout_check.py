@@ -40,6 +40,10 @@ DEV_PATTERNS = (
     ("snake_case key", re.compile(r"(?<![\w/.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")),
     ("raw dict or list", re.compile(r"[{\[]\s*['\"][^'\"]*['\"]\s*[:,\]}]|[{\[]\s*(?:None|True|False)\b|\{\s*\}|\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")),
     ("file name", re.compile(r"(?<![\w])[\w.-]+\.(?:json|py|pyc|journal|kv|csv|sqlite|db|log|yaml|yml|toml|ini)(?![\w])")),
+    # "1 cards", "1 stars", "1 dice": a count of one said with a plural (issue 28 item 6)
+    ("wrong plural", re.compile(r"(?<![\w.,/-])1 (?:cards|stars|points|dice|tokens|coins|mints|resources|actions|"
+                                r"moves|areas|cities|units|plots|rounds|turns|players|spaces|buildings|"
+                                r"technologies|advances|wonders|steps|hammers)\b", re.I)),
 )
 
 
