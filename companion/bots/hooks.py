@@ -41,6 +41,8 @@ class GameHooks:
 
     #: score difference that makes a cut-off position worth about 73 % (the logistic's unit)
     scale = 5.0
+    #: the level's depth (decisions past the root) is multiplied by this for the game
+    depth_scale = 1.0
 
     def __init__(self, game):
         self.game = game
@@ -120,6 +122,10 @@ class GameHooks:
                     return opts[rng.randrange(len(opts))]
         opts = self.options(state, seat)
         return opts[rng.randrange(len(opts))] if opts else None
+
+    def rollout_option(self, state, seat, rng):
+        """The move of the search's continuation past its tree (default: uniformly random)."""
+        return self.random_option(state, seat, rng)
 
     # -- value -----------------------------------------------------------------------------
     def value(self, state, seat) -> float:
@@ -402,9 +408,37 @@ class CivCardGameHooks(GameHooks):
         return self.game.codec.fast("steal_card", player=option["player"], target=tgt,
                                     card=cards[rng.randrange(len(cards))])
 
+    #: the cut-off's worth of a resource in hand, and of a resource of income a turn while every
+    #: technology is still to buy (it falls as they are bought: the game ends with the last)
+    RESOURCE = 0.08
+    INCOME = 0.6
+    #: the continuation ends the purchase step with this chance at each of its moves
+    ROLLOUT_DONE = 0.35
+    depth_scale = 2.0
+
     def value(self, state, seat):
-        # VP, plus a little for what the resources in hand will buy
-        return super().value(state, seat) + 0.1 * sum(state.res[seat])
+        # VP (CC: population, technologies, wonders), what the resources in hand will buy, and
+        # the production that brings more: a resource held was valued like a VP (0.1 each) and the
+        # bot hoarded 90 hammers while random players bought population and plots
+        g = self.game
+        left = (len(state.tech_row) + len(state.tech_deck)) / max(1, len(g.techs))
+        income = sum(g.fixed_yield(state, seat)) + sum(p for _, p, _ in state.plots[seat])
+        return super().value(state, seat) + self.RESOURCE * sum(state.res[seat]) + self.INCOME * left * income
+
+    def rollout_option(self, state, seat, rng):
+        """The continuation's purchase step buys at random and ends (`done`) with a fixed chance
+        at each move: uniform over 30 to 100 purchases it almost never ended, so a move at the
+        root that bought something lost the turn's combat below the depth cut-off and ending the
+        step at once looked best (the bot bought nothing for 20 rounds). Bank trades are left to
+        the tree."""
+        g = self.game
+        if g.head(state) is None and state.step == "purchase" and not state.over:
+            done = g.codec.fast("done", player=seat)
+            if rng.random() < self.ROLLOUT_DONE:
+                return done
+            acts = [a for a in g.pseudo_legal_actions(state) if a.type not in ("done", "trade")]
+            return acts[rng.randrange(len(acts))] if acts else done
+        return self.random_option(state, seat, rng)
 
 
 HOOKS = {"civmint": CivMintHooks, "civ_quest": CivQuestHooks, "civ_builder": CivBuilderHooks,

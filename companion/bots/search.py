@@ -145,11 +145,11 @@ class Search:
         expanded = False
         while True:
             state, ok = self._settle_chance(state)
-            if not ok or g.is_over(state) or depth >= self.budget.depth:
+            if not ok or g.is_over(state) or depth >= self.budget.depth * h.depth_scale:
                 break
             who = h.decider(state)
-            if expanded:  # the continuation past the tree: random moves up to the depth limit
-                o = h.random_option(state, who, rng)
+            if expanded:  # the continuation past the tree: the game's playout moves up to the depth limit
+                o = h.rollout_option(state, who, rng)
                 if o is None:
                     break
                 state = self._play(state, o)
