@@ -170,6 +170,38 @@ def test_card_game_determinization_samples_other_hands_from_what_is_unplaced():
     assert len(hands) > 1  # sampled, not read
 
 
+#: Civ Builder's state as reviewed for fair play: hands, deck and discard are counts (the cards
+#: are physical; the app records declared melds), nothing names a card
+CIV_BUILDER_FIELDS = {"attrs", "chance_count", "civ", "deck", "discard", "end_reasons", "hand", "init_keys",
+                      "meld_attr", "melds", "order", "over", "queue", "reshuffles", "rolloff", "round", "rounds",
+                      "science_picks", "scoring", "seats", "setup_rolls", "setup_seat", "special_attr", "step",
+                      "table", "taken", "target", "turn", "vp", "vp_log"}
+
+
+def test_civ_builder_keeps_no_card_a_bot_could_read():
+    """Civ Builder's hidden cards are counts only: a bot's view is the public state (no hand of
+    any seat named), so there is nothing to drop or sample. A new field in the state fails here
+    until it is reviewed (a named hand would need observe/determinize like the Card Game's)."""
+    _, sess = new_session("civ_builder", seed=5)
+    rng = random.Random(5)
+    h = hooks_for(sess.game)
+    seen = 0
+    for _ in range(20):
+        advance(sess, rng, 4)
+        s = sess.state
+        if sess.game.is_over(s):
+            break
+        assert set(type(s).__slots__) == CIV_BUILDER_FIELDS
+        assert all(type(v) is int for v in s.hand.values())
+        assert type(s.deck) is int and type(s.discard) is int
+        who = h.decider(s)
+        if who is None:
+            continue
+        assert h.observe(s, who) is s and h.determinize(s, who, rng) is s
+        seen += 1
+    assert seen >= 5
+
+
 def _mint_works_with_a_secret_plan(seed=2):
     """A competitive Mint Works state where p2 holds an unbuilt Lotto plan and p1 decides."""
     m = get_module("mint_works")
