@@ -412,6 +412,8 @@ class CivCardGameHooks(GameHooks):
     #: technology is still to buy (it falls as they are bought: the game ends with the last)
     RESOURCE = 0.08
     INCOME = 0.6
+    #: within this many rounds of the round limit (CC-E3) income counts for the rounds left
+    INCOME_HORIZON = 10
     #: the continuation ends the purchase step with this chance at each of its moves
     ROLLOUT_DONE = 0.35
     depth_scale = 2.0
@@ -422,6 +424,9 @@ class CivCardGameHooks(GameHooks):
         # bot hoarded 90 hammers while random players bought population and plots
         g = self.game
         left = (len(state.tech_row) + len(state.tech_deck)) / max(1, len(g.techs))
+        limit = g.rules.get("round_limit")  # CC-E3: income is worth less in the last rounds
+        if limit:
+            left = min(left, max(0, limit - state.round) / self.INCOME_HORIZON)
         income = sum(g.fixed_yield(state, seat)) + sum(p for _, p, _ in state.plots[seat])
         return super().value(state, seat) + self.RESOURCE * sum(state.res[seat]) + self.INCOME * left * income
 

@@ -372,3 +372,22 @@ def test_a_bot_plays_solitaire_mint_works_against_the_card_ai():
     assert sess.game.is_over(sess.state) and ai_moves > 3
     with pytest.raises(BotError):
         tiny_bot("mint_works", 1).choose_state(sess.game, sess.state, "p2")
+
+
+def test_card_game_income_counts_only_for_the_rounds_left_before_the_round_limit():
+    """CC-E3 ends a game at the round limit: near it, production that pays in later rounds is
+    worth less to the bot's cut-off, resources and VP the same."""
+    _, sess = new_session("civ_card_game", seed=3)
+    h, rng = hooks_for(sess.game), random.Random(3)
+    while sess.state.round < 2:  # set-up played: the seats hold plots that produce
+        step_table(sess, h, rng)
+        sess.dispatch(rng.choice(sess.legal_actions()), "ui")
+    limit = sess.game.rules["round_limit"]
+    s = sess.state.copy()
+    s.round = 5
+    early = h.value(s, "p1")
+    s.round = limit - 1
+    late = h.value(s, "p1")
+    s.round = limit
+    last = h.value(s, "p1")
+    assert early > late > last  # the seat's plots produce: their worth falls with the rounds left
