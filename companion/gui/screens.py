@@ -692,18 +692,21 @@ class GameScreen(Screen):
         self.chance_button_text = "Let the app draw" if draw else "Roll virtual dice"
         self.dice_prompt = "" if (not dice or draw) else dice_words(dice, c.name)
         self.dice_count = dice["count"] if dice and not draw and dice["spec"] is not None and dice["count"] <= 2 else 0
-        self.prompt = view.prompt(c.game, c.state, c.setup, dice)
+        turn = c.bot_turn() if c.think_aside else None
+        self._thinking_for = turn[0] if turn else None
+        if turn:  # a bot's seat is to act: it thinks aside, the screen stays live; the game's
+            # prompt speaks to that seat's player, so the table is told to wait instead
+            self.prompt = (f"[b]The app is choosing {c.name(turn[0])}'s move...[/b]\n"
+                           "Wait a moment: the app then says what to do at the table.")
+            self._think_aside(c, turn)
+        else:
+            self.prompt = view.prompt(c.game, c.state, c.setup, dice)
         played = (snap.get("app_moves") or []) if c.setup.get("app_players") else []
         if played:  # what the app's bots did for their seats (a game words its own AI's moves)
             shown = played[-4:]
             more = f" (and {len(played) - len(shown)} before)" if len(played) > len(shown) else ""
             self.prompt = ("[color=9fd3ff][b]The app played[/b]" + more + ": " + "; ".join(shown)
                            + ". Do it at the table.[/color]\n" + self.prompt)
-        turn = c.bot_turn() if c.think_aside else None
-        self._thinking_for = turn[0] if turn else None
-        if turn:  # a bot's seat is to act: it thinks aside, the screen stays live
-            self.prompt = f"[b]The app is choosing {c.name(turn[0])}'s move...[/b]\n" + self.prompt
-            self._think_aside(c, turn)
         self.stepper_text = stepper_markup(c.game.flow, snap["step"], view)
         self.help_text = c.step_help(snap["step"]) if not snap["over"] else ""
         if new:

@@ -43,6 +43,7 @@ def scenario_bot_seat(app, drv):
             # choose for the bot's seat and refuses a tap until the move is made
             seen_thinking = True
             assert scr.bar_hint == f"The app is choosing {ctrl.name('p2')}'s move.", scr.bar_hint
+            assert "Wait a moment: the app then says what to do at the table." in scr.prompt, scr.prompt
             assert not drv.legal_buttons(scr) and scr._decision is None
             drv.wait_for(lambda: ctrl.game.actor(ctrl.state) != "p2" or ctrl.game.is_over(ctrl.state),
                          30, "the app's move")
