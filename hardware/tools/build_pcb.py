@@ -132,12 +132,24 @@ ROUTING_COSTS = {"track_board": (20.0, 1.3), "resource_board": (12.0, 1.6)}
 DEFAULT_COSTS = (8.0, 2.0)
 
 
+# Where a board with more than two registers puts its chips: "edge" (74HC165s in the label
+# column, 74HC595s in rows along the top and bottom edges: the committed resource board), "bands"
+# (each register's 74HC165 and 74HC595 side by side in the band between the lanes it serves, CLK,
+# LOAD, SRCLK and /OE laid as planned trunks first) or "bands-split" (a register within one lane:
+# its 74HC165 in the band above, its 74HC595 in the band below).  PCB_PLACEMENT overrides it.
+PLACEMENT = {"resource_board": "edge"}
+
+
+def placement(board):
+    return os.environ.get("PCB_PLACEMENT", PLACEMENT.get(board, "edge"))
+
+
 def routing_costs(board):
     via, cost_b = ROUTING_COSTS.get(board, DEFAULT_COSTS)
     return (float(os.environ.get("PCB_VIA_COST", via)), float(os.environ.get("PCB_COST_B", cost_b)))
 RAIL_W = 0.5        # the lanes' 3V3 and GND rails (signals 0.25 mm)
 RIP_BUDGET = int(os.environ.get("PCB_RIP_BUDGET", "150"))      # rip-ups per board (the router's retries, see _route_all)
-RIP_PER_NET = 4      # times one net may be taken up for others
+RIP_PER_NET = int(os.environ.get("PCB_RIP_PER_NET", "4"))      # times one net may be taken up for others
 LONG_MM, LONG_LIMIT = 60.0, 1500000    # connections longer than this (mm) search this many cells
 
 
@@ -322,7 +334,10 @@ def netlist_parts(d):
     # (register 1) its 74HC165, outputs towards the board edge; more registers: two rows along
     # the top and bottom edges, beyond the lanes (_edge_rows)
     narrow = R <= 2
-    if not narrow:
+    bands = not narrow and placement(d["board"]) != "edge"
+    if bands:
+        slots = _band_slots(d, R)
+    elif not narrow:
         sr_slots = _edge_rows(d, R)
     y_top, y_bot = (12.0, h - 12.0) if narrow else (10.0, h - 4.0)
     pitch = (y_bot - y_top) / R
@@ -335,6 +350,8 @@ def netlist_parts(d):
             cap = (25.5, cy, 90)
             sx, sy, urot = cx, (9.0 if r == 0 else round(h - 9.0, 2)), (90 if r == 0 else 270)
             scap = (25.5, sy, 90)
+        elif bands:
+            (cx, cy, rrot), cap, (sx, sy, urot), scap = slots[r]
         else:
             cx = col_b if (r % 2 == 1 or r == R - 1) else col_a
             cap = (cx + 7.0, cy, 90) if cx == col_a else (cx - 7.0, cy, 90)
@@ -344,7 +361,7 @@ def netlist_parts(d):
                 "10": "DATA_IN" if r == R - 1 else "Q%d" % (r + 1)}
         for letter, pin in REG_INPUT_PIN.items():
             pads[pin] = "IN%d%s" % (r, letter)
-        parts["U%d" % (r + 1)] = {"kind": "reg", "x": cx, "y": cy, "rot": 90, "pads": pads}
+        parts["U%d" % (r + 1)] = {"kind": "reg", "x": cx, "y": cy, "rot": rrot if bands else 90, "pads": pads}
         parts["C%d" % (r + 1)] = {"kind": "c100n", "x": cap[0], "y": cap[1], "rot": cap[2],
                                   "pads": {"1": "3V3", "2": "GND"}}
         # its 74HC595: outputs QA..QH light the positions read at inputs A..H; the chain runs
@@ -370,6 +387,8 @@ def netlist_parts(d):
         ux, uy = parts["U%d" % (r + 1)]["x"], parts["U%d" % (r + 1)]["y"]
         if narrow:
             xy, rot = (41.5, round(uy - 4.0 + 2.0 * k, 2)), 0
+        elif bands:
+            xy, rot = (round(ux - 10.5 - 3.2 * (k // 3), 2), round(uy - 2.0 + 2.0 * (k % 3), 2)), 0
         else:
             xy, rot = (round(ux - (10.0 if ux == col_b else 8.5), 2), round(uy - 5.0 + 2.0 * k, 2)), 0
         parts["R%d" % (b + 1)] = {"kind": "r10k", "x": xy[0], "y": xy[1], "rot": rot,
@@ -452,6 +471,118 @@ def _edge_rows(d, R):
         y = round(h - 7.0, 2)
         slots.append((x, y, 90, (round(x - 6.8, 2), y, 270)))
     return slots
+
+
+def _band_slots(d, R):
+    """Places of each register's 74HC165 and 74HC595 on a board with more than two registers:
+    [(reg (x, y), reg cap (x, y, rot), sr (x, y, rot), sr cap (x, y, rot))] per register.
+
+    Each pair lies in the band between two lanes (or above the first, below the last) beside the
+    spaces it serves, the two chips side by side with their pins facing the lanes: a register's
+    input and LED lines run a short way along the band instead of across the board to a column of
+    registers (which cost 3-6 vias a line), and only the chain, the clocks, LOAD and /OE travel
+    from band to band."""
+    w, h = d["size"]
+    lanes = d["lanes"]
+    ly = [pos[0][1] for pos in lanes]
+    # band j lies above lane j (j = len(lanes): below the last); the cells reach 1.5 mm above and
+    # 3.7 mm below their switch row, the chips (6.9 mm pin to pin) sit in the middle of the rest
+    tops = [3.0] + [y + 3.7 for y in ly]
+    bots = [y - 1.5 for y in ly] + [h - 1.0]
+    band_y = [round((a + b) / 2 * 4) / 4 for a, b in zip(tops, bots)]
+    want = []
+    for r in range(R):
+        mine = [(k, x) for k, pos in enumerate(lanes) for (x, y, b) in pos if b >> 3 == r]
+        if not mine:
+            mine = [(len(lanes) - 1, lanes[-1][-1][0])]
+        ks = sorted({k for k, _ in mine})
+        want.append((ks, sum(x for _, x in mine) / len(mine)))
+    if placement(d["board"]) == "bands-split":
+        return _band_slots_split(d, R, want, band_y, w)
+    load = {}
+    choice = []
+    for r, (ks, mx) in enumerate(want):
+        if len(ks) > 1:
+            j = ks[0] + 1                    # the band between its two lanes
+        else:
+            k = ks[0]
+            j = min((k, k + 1), key=lambda j: (load.get(j, 0), -j if k else j))
+        load[j] = load.get(j, 0) + 1
+        choice.append([j, mx])
+    PAIR = 31.0                              # a pair's width with its capacitors
+    lo, hi = 48.0 + PAIR / 2, w - 2.0 - PAIR / 2
+    for j in set(c[0] for c in choice):
+        mine = sorted((c for c in choice if c[0] == j), key=lambda c: c[1])
+        for c in mine:
+            c[1] = min(max(c[1], lo), hi)
+        for a, b in zip(mine, mine[1:]):
+            if b[1] - a[1] < PAIR:
+                b[1] = a[1] + PAIR
+        over = mine[-1][1] - hi
+        if over > 0:
+            for c in mine:
+                c[1] -= over
+    # each chip turns the side with pins 1-8 towards the lane that holds most of what those pins
+    # reach (74HC165: inputs H-E = the register's first four bits; 74HC595: QH-QB = its first seven)
+    # rotation 90 puts pins 1-8 on the upper side, 270 on the lower
+    def facing(r, j, nbits):
+        up = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
+                 if b >> 3 == r and (b & 7) < nbits and k < j)
+        down = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
+                   if b >> 3 == r and (b & 7) < nbits and k >= j)
+        return 90 if up >= down and j > 0 else 270
+    out = []
+    for r, (j, x) in enumerate(choice):
+        x, y = round(x * 4) / 4, band_y[j]
+        out.append(((x - 6.5, y, facing(r, j, 4)), (x - 13.5, y, 90), (x + 6.5, y, facing(r, j, 7)),
+                    (x + 13.5, y, 90)))
+    return out
+
+
+def _spread(items, lo, hi, width):
+    """items: [band, x, ...] lists; push apart along each band to `width`, inside lo..hi."""
+    for j in set(c[0] for c in items):
+        mine = sorted((c for c in items if c[0] == j), key=lambda c: c[1])
+        for c in mine:
+            c[1] = min(max(c[1], lo), hi)
+        for a, b in zip(mine, mine[1:]):
+            if b[1] - a[1] < width:
+                b[1] = a[1] + width
+        over = mine[-1][1] - hi
+        if over > 0:
+            for c in mine:
+                c[1] -= over
+
+
+def _band_slots_split(d, R, want, band_y, w):
+    """As _band_slots, but a register wholly in one lane has its 74HC165 in the band above that
+    lane and its 74HC595 in the band below (inputs one way, lights the other: half the chips per
+    band); a register spread over two lanes has both in the band between them."""
+    lanes = d["lanes"]
+    chips = []
+    for r, (ks, mx) in enumerate(want):
+        if len(ks) > 1:
+            jr = js = ks[0] + 1
+        else:
+            jr, js = ks[0], ks[0] + 1
+        chips.append([jr, mx - (6.5 if jr == js else 0), r, "reg"])
+        chips.append([js, mx + (6.5 if jr == js else 0), r, "sr"])
+    _spread(chips, 48.0 + 8.0, w - 2.0 - 10.0, 17.0)
+
+    def facing(r, j, nbits):
+        up = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
+                 if b >> 3 == r and (b & 7) < nbits and k < j)
+        down = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
+                   if b >> 3 == r and (b & 7) < nbits and k >= j)
+        return 90 if up >= down and j > 0 else 270
+    out = [[None] * 4 for _ in range(R)]
+    for j, x, r, kind in chips:
+        x, y = round(x * 4) / 4, band_y[j]
+        if kind == "reg":
+            out[r][0], out[r][1] = (x, y, facing(r, j, 4)), (x + 7.0, y, 90)
+        else:
+            out[r][2], out[r][3] = (x, y, facing(r, j, 7)), (x + 7.0, y, 90)
+    return [tuple(o) for o in out]
 
 
 def _led_net(b):
@@ -745,6 +876,13 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
             isl[nn].append({"cells": rt.segment_cells(0, x_from, yy, x1, yy),
                             "pts": [(x_from + i * 2.0, yy) for i in range(int((x1 - x_from) / 2) + 1)],
                             "pads": set(), "rail": True})
+    # planned trunks (registers in the bands, R > 2): CLK, LOAD, SRCLK and /OE laid before anything
+    # else, each down the free left column on the part side and along every band it serves on the
+    # top (a via where the two meet); the chips' pins join them by short stubs.  Searched one by one
+    # these nets walled each other (and the bands' chips) in.  Trunks are never taken up.
+    trunk_nets = set()
+    if d["registers"] > 2 and placement(d["board"]) != "edge":
+        trunk_nets = _lay_trunks(rt, d, parts, netid, isl, log)
     failures = []
     queue = []
     budget = [RIP_BUDGET]
@@ -789,7 +927,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
                 break
             L = isl[nn]
             pts = [pad_geo[p][1:3] for p in sorted(L[i]["pads"] | L[j]["pads"])]
-            victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"}
+            victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"} - trunk_nets
             # a net taken up again and again is left alone (two nets must not take turns forever)
             victims = {v for v in victims if ripped.get(v, 0) < RIP_PER_NET}
             if not victims:
@@ -862,6 +1000,18 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         pair("3V3", (cap, "1"), (hr, HALL_PINS["VDD"]))     # straight to the switch's pins
         pair("GND", (cap, "2"), (hr, HALL_PINS["GND"]))
     # 2. register area: decoupling at every IC, chains, buffer, inverter, series resistors, tail, data
+    # (with the registers in the bands beside their spaces, R > 2, the input and LED lines are short
+    # and go first, each register's lines together; the chain and the clocks, which travel from band
+    # to band, find their way round them afterwards)
+    local = bool(trunk_nets)
+
+    def lines():
+        for hr in order:
+            b = int(hr[1:]) - 1
+            connect(_in_net(b))
+            connect(_led_net(b))
+        for b in range(R * 8):
+            connect(_in_net(b))
     for r in range(R + 1):
         u, c = "U%d" % (r + 1), "C%d" % (r + 1)
         if r < R:
@@ -882,28 +1032,29 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     u, c = "U%d" % (2 * R + 3), "C%d" % (2 * R + 4)
     pair("3V3", (u, FF_PINS["VCC"]), (c, "1"))
     pair("GND", (u, FF_PINS["GND"]), (c, "2"))
+    chains = (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
+                                                  "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
+                                                  "CLK_BUF"]
+              + ["LQ%d" % r for r in range(1, R + 1)])
+    for nn in sorted(trunk_nets):       # the pins' stubs to their trunks, before the lines
+        connect(nn, cost_b=1.5)
+    if local:
+        lines()
     connect("SRCLK_DRV")
     connect("SRCLK", cost_b=1.5)
     connect(OE_NET, cost_b=1.5)        # like SRCLK: to every 74HC595, along the edge rows
-    for nn in (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
-                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
-                                                   "CLK_BUF"]
-               + ["LQ%d" % r for r in range(1, R + 1)]):
+    for nn in chains:
         connect(nn)
     for nn in ("CLK", "LOAD", OE_NET):
         connect(nn, cost_b=1.5)
     # 3. the input lines and the LED lines: per lane, nearest switch first; then the spare inputs
-    for hr in order:
-        b = int(hr[1:]) - 1
-        connect(_in_net(b))
-        connect(_led_net(b))
-    for b in range(R * 8):
-        connect(_in_net(b))
+    if not local:
+        lines()
     # 4. clocks and load, then power
     for nn in ("CLK", "LOAD", OE_NET, "SRCLK", "3V3", "GND"):
         connect(nn, cost_b=1.5)
     # 5. whatever failed: once more, taking up more of its neighbours
-    for _ in range(2):
+    for _ in range(int(os.environ.get("PCB_FINAL_PASSES", "2"))):
         again, failures[:] = list(failures), []
         for nn, lst in aside.items():
             isl[nn].extend(lst)
@@ -929,6 +1080,67 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     if failures:
         raise RuntimeError("routing failed on %d connection(s):\n  %s" % (len(failures), "\n  ".join(failures)))
     return len(rt.tracks)
+
+
+TRUNK_X0, TRUNK_PITCH = 30.0, 0.75      # the left column: one vertical trunk per net, part side
+
+
+def _lay_trunks(rt, d, parts, netid, isl, log):
+    """Lay CLK, LOAD, SRCLK and /OE as trunks: a vertical on the part side (B.Cu) in the free
+    column left of the lanes, from the first band to the last that needs the net, and a horizontal
+    on the top (F.Cu) along each band through the chips that need it (between their pin rows),
+    joined by a via.  Each net becomes one island of its net (the pins join it afterwards).
+    Returns the trunks' nets."""
+    import pcb_route
+    G = pcb_route.GRID
+    R = d["registers"]
+    nets = ("LOAD", "CLK", "SRCLK", OE_NET)
+    pins = {"LOAD": set(), "CLK": set(), "SRCLK": set(), OE_NET: set()}
+    bands = {}          # y -> {net: max x}
+    for r in range(R):
+        for ref, ns in (("U%d" % (r + 1), ("LOAD", "CLK")), ("U%d" % (R + 2 + r), ("LOAD", "SRCLK", OE_NET))):
+            p = parts[ref]
+            b = bands.setdefault(p["y"], {})
+            for nn in ns:
+                b[nn] = max(b.get(nn, 0.0), p["x"] + 5.0)
+    offs = {nn: -1.25 + 0.75 * i for i, nn in enumerate(nets)}
+    xs = {nn: TRUNK_X0 + TRUNK_PITCH * i for i, nn in enumerate(nets)}
+    blocked = []
+    for nn in nets:
+        nid = netid[nn]
+        ys = sorted(y for y, b in bands.items() if nn in b)
+        cells, pts = set(), []
+        x = xs[nn]
+        jys = [_snap(y + offs[nn]) for y in ys]
+
+        def free(cs, grid):
+            return all(grid[c[0], c[1], c[2]] in (pcb_route.FREE, nid) for c in cs)
+        for ya, yb in zip(jys, jys[1:]):
+            cs = rt.segment_cells(1, x, ya, x, yb)
+            if not free(cs, rt.towner):
+                blocked.append("%s column %.2f-%.2f" % (nn, ya, yb))
+            rt.add_segment(1, x, ya, x, yb, nid)
+            cells |= cs
+            pts += [(x, ya + k * 1.0) for k in range(int((yb - ya) / 1.0) + 1)]
+        for y, yy in zip(ys, jys):
+            x1 = _snap(bands[y][nn])
+            cs = rt.segment_cells(0, x, yy, x1, yy)
+            if not free(cs, rt.towner):
+                blocked.append("%s band %.2f" % (nn, yy))
+            rt.add_segment(0, x, yy, x1, yy, nid)
+            rt.rails.append(len(rt.tracks) - 1)
+            cells |= cs
+            pts += [(x + k * 1.0, yy) for k in range(int((x1 - x) / 1.0) + 1)]
+            if len(jys) > 1:
+                iy, ix = int(round(yy / G)), int(round(x / G))
+                if rt.vowner[0, iy, ix] not in (pcb_route.FREE, nid) or rt.vowner[1, iy, ix] not in (pcb_route.FREE, nid):
+                    blocked.append("%s via %.2f,%.2f" % (nn, x, yy))
+                rt.add_via(x, yy, nid)
+                cells |= {(0, iy, ix), (1, iy, ix)}
+        isl[nn].append({"cells": cells, "pts": pts, "pads": set(), "rail": True})
+    if blocked:
+        log("  trunks over other copper: " + "; ".join(blocked))
+    return set(nets)
 
 
 def _in_net(b):
