@@ -86,6 +86,7 @@ class GameController:
         self._history_state = None
         self.app_moves: list[str] = []  # the app's moves since the latest other action, in words
         self._bots = {}  # seat -> the bot the app plays it with (setup["app_players"])
+        self._bot_gave_up = None  # the position whose bot move failed: chosen by hand
         self.app_problem = ""  # why the app stopped playing a seat (plain words), or ""
         session.subscribe(self._on_session)
         self._play_app_seats()  # a new game the app starts, or a save closed before its move
@@ -263,7 +264,7 @@ class GameController:
         and returns the move or raises ValueError; hand its outcome to `play_thought` on the
         thread that owns this controller."""
         s = self.state
-        if self.game.is_over(s):
+        if self.game.is_over(s) or s is self._bot_gave_up:
             return None
         seat = self.game.actor(s)
         if seat is None or not self._is_bot_seat(seat):
@@ -275,20 +276,26 @@ class GameController:
         return seat, s, think
 
     def play_thought(self, seat, position, move=None, error=None) -> bool:
-        """Apply a bot's move searched aside (bot_turn). A position the game has left since (an
-        undo, a correction) makes it stale: nothing is applied (False). `error` is the search's
-        ValueError: said, and the players choose that seat's move by hand."""
+        """Apply a bot's move searched aside (bot_turn); True when it was. A position the game has
+        left since (an undo, a correction) makes it stale: nothing is applied. `error` (the
+        search's ValueError) or a move the rules refuse is said, and the players choose that
+        seat's move by hand: bot_turn offers no search for that position again."""
         if self.state is not position or self.game.actor(position) != seat:
             return False
         self.app_moves = []
+        played = False
         try:
             if error is not None:
                 self.app_problem = f"The app could not choose {self.name(seat)}'s move ({error}): choose it by hand."
-            elif self._play_app_move(seat, move):
+            else:
+                played = self._play_app_move(seat, move)
+            if played:
                 self._play_app_seats()
+            else:  # this position's move is the players' now (no endless retry)
+                self._bot_gave_up = position
         finally:
             self._changed()
-        return error is None
+        return played
 
     def check(self, action: dict) -> str | None:
         """Why `action` is not allowed now (the engine's message), or None when it is legal.

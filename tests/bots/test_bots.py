@@ -391,3 +391,39 @@ def test_card_game_income_counts_only_for_the_rounds_left_before_the_round_limit
     s.round = limit
     last = h.value(s, "p1")
     assert early > late > last  # the seat's plots produce: their worth falls with the rounds left
+
+
+def test_a_bot_thinks_aside_and_its_move_is_applied_only_where_it_was_searched(tmp_path):
+    """The app's screens search a bot's move off their thread (GameController.think_aside): the
+    move is journaled as the seat's ("app") when the game is still where it was searched; a
+    position the game has left is not played; a failed search is said once and that move is
+    the players' (no endless retry)."""
+    from companion.controller import GameController
+
+    c = GameController.new(str(tmp_path), ["Ana", "Ben"], ["blue", "green"], game="civ_quest", seed=5,
+                           app_players={"p2": "easy"}, think_aside=True)
+    rng = random.Random(5)
+    while c.bot_turn() is None:
+        if c.awaiting_dice():
+            c.roll_virtual()
+        else:
+            c.dispatch(rng.choice(c.legal_actions()), "ui")
+    seat, position, think = c.bot_turn()
+    assert seat == "p2" and c.game.actor(c.state) == "p2"  # nothing played inside dispatch
+    n = len(c.journal)
+    move = think()
+    assert not c.play_thought(seat, object(), move)  # another position: stale, nothing applied
+    assert len(c.journal) == n
+    assert c.play_thought(seat, position, move)
+    last = c.journal.entries(last=1)[-1]
+    assert last.source == "app" and last.action.get("player") == "p2" and c.app_moves
+    while c.bot_turn() is None:
+        if c.awaiting_dice():
+            c.roll_virtual()
+        else:
+            c.dispatch(rng.choice(c.legal_actions()), "ui")
+    seat, position, _ = c.bot_turn()
+    assert not c.play_thought(seat, position, error=ValueError("no move"))
+    assert "could not choose Ben's move (no move): choose it by hand" in c.app_problem
+    assert c.bot_turn() is None and c.game.actor(c.state) == "p2" and c.legal_actions()
+    c.close()
