@@ -33,6 +33,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 import zipfile
@@ -1467,6 +1468,22 @@ def main(argv):
                 ", ".join(s["id"] for s in d["strips"])))
         return 0
     os.makedirs(a.out, exist_ok=True)
+    names = [n for n in sorted(designs) if not a.board or n in a.board]
+    if len(names) > 1:
+        # each board in its own process: KiCad's footprint library cache, warm after the first
+        # board, changes the ids a later board's footprints get (the seeded generator runs
+        # differently), and the file lists footprints in id order: a board built after another
+        # came out in another order than built alone
+        spath = os.path.join(a.out, "summary.json")
+        if not a.board and os.path.exists(spath):
+            os.remove(spath)
+        bad = 0
+        for n in names:
+            cmd = [sys.executable, os.path.abspath(__file__), "--map", a.map, "--out", a.out, "--board", n]
+            cmd += ["--docs", a.docs] if a.docs else []
+            cmd += ["--parts", a.parts] if a.parts else []
+            bad = max(bad, subprocess.call(cmd))
+        return bad
     bad = 0
     summary = {}
     for name, d in sorted(designs.items()):
