@@ -86,8 +86,8 @@ class Sensing:
 
     def dice_usable(self, state, action_type) -> int:
         """How many one-die throws of the awaited roll the wells may answer at once: the rules
-        ask this roll and, with more than 1, as many one-die rolls right after it (Civ Builder's
-        set-up dice, read well 1 first). With 1, a second fresh die is said and not used."""
+        ask this roll and, with more than 1, as many one-die rolls right after it (a set-up's dice
+        thrown two at a time, read well 1 first). With 1, a second fresh die is said and not used."""
         return 1
 
     def value(self, state, counter_id) -> int:  # pragma: no cover - interface

@@ -285,8 +285,11 @@ class DiceFeeder:
             return []
         if need != 1:
             return list(range(min(need, self.n_wells)))
-        fresh = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
-        return fresh[:1] or [0]
+        return self._thrown()[:1] or [0]
+
+    def _thrown(self) -> list:
+        """The wells holding a throw not used yet (settled, crooked or still rolling), in order."""
+        return [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
 
     def propose(self, roll_action_type: str, usable: int = 1):
         """(action or None, message): the awaited roll from fresh settled dice, or why not yet.
@@ -296,7 +299,7 @@ class DiceFeeder:
         if roll is not None and roll.dice > self.n_wells:
             return None, f"This roll needs {roll.dice} dice; enter them by touch."
         if roll is not None and roll.dice == 1:
-            thrown = [w for w in sorted(self.fresh) if self.wells[w][0] in ("settled", "crooked", "rolling")]
+            thrown = self._thrown()
             if len(thrown) > max(1, usable):
                 return None, (f"{len(thrown)} dice are in the wells, but {roll.name} takes one die: "
                               "take the extra one out (or enter the value by touch).")

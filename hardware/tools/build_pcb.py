@@ -511,18 +511,7 @@ def _band_slots(d, R):
         load[j] = load.get(j, 0) + 1
         choice.append([j, mx])
     PAIR = 31.0                              # a pair's width with its capacitors
-    lo, hi = 48.0 + PAIR / 2, w - 2.0 - PAIR / 2
-    for j in set(c[0] for c in choice):
-        mine = sorted((c for c in choice if c[0] == j), key=lambda c: c[1])
-        for c in mine:
-            c[1] = min(max(c[1], lo), hi)
-        for a, b in zip(mine, mine[1:]):
-            if b[1] - a[1] < PAIR:
-                b[1] = a[1] + PAIR
-        over = mine[-1][1] - hi
-        if over > 0:
-            for c in mine:
-                c[1] -= over
+    _spread(choice, 48.0 + PAIR / 2, w - 2.0 - PAIR / 2, PAIR)
     # each chip turns the side with pins 1-8 towards the lane that holds most of what those pins
     # reach (74HC165: inputs H-E = the register's first four bits; 74HC595: QH-QB = its first seven)
     # rotation 90 puts pins 1-8 on the upper side, 270 on the lower

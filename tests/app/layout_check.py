@@ -117,30 +117,33 @@ def _past(r, clip):
     return " and ".join(s for s, p in (("sideways", past_x), ("up/down", past_y)) if p)
 
 
+def _id_in(node, widget):
+    """The id under which `node`'s kv rule names `widget`, or None."""
+    for name, ref in getattr(node, "ids", {}).items():
+        try:
+            target = ref.__self__
+        except (AttributeError, ReferenceError):
+            target = ref
+        if target is widget:
+            return name
+    return None
+
+
 def _describe(w):
     """Class name and, where a kv rule named it, owner.id (e.g. GameScreen.confirm)."""
     cls = type(w).__name__
     node = w.parent
     while node is not None and node is not node.parent:
-        for name, ref in getattr(node, "ids", {}).items():
-            try:
-                target = ref.__self__
-            except (AttributeError, ReferenceError):
-                target = ref
-            if target is w:
-                return f"{cls} {type(node).__name__}.{name}"
+        name = _id_in(node, w)
+        if name:
+            return f"{cls} {type(node).__name__}.{name}"
         node = node.parent
     # no id of its own: the nearest named widget around it
     inner, node = w, w.parent
     while node is not None and node is not node.parent:
-        if inner is not w:
-            for name, ref in getattr(node, "ids", {}).items():
-                try:
-                    target = ref.__self__
-                except (AttributeError, ReferenceError):
-                    target = ref
-                if target is inner:
-                    return f"{cls} in {type(inner).__name__} {type(node).__name__}.{name}"
+        name = _id_in(node, inner) if inner is not w else None
+        if name:
+            return f"{cls} in {type(inner).__name__} {type(node).__name__}.{name}"
         inner, node = node, node.parent
     parent = type(w.parent).__name__ if w.parent is not None else "-"
     screen = w.parent

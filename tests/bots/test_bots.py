@@ -403,12 +403,15 @@ def test_a_bot_thinks_aside_and_its_move_is_applied_only_where_it_was_searched(t
     c = GameController.new(str(tmp_path), ["Ana", "Ben"], ["blue", "green"], game="civ_quest", seed=5,
                            app_players={"p2": "easy"}, think_aside=True)
     rng = random.Random(5)
-    while c.bot_turn() is None:
-        if c.awaiting_dice():
-            c.roll_virtual()
-        else:
-            c.dispatch(rng.choice(c.legal_actions()), "ui")
-    seat, position, think = c.bot_turn()
+
+    def to_the_bots_turn():  # the players (and the dice) play at random until the bot is to act
+        while c.bot_turn() is None:
+            if c.awaiting_dice():
+                c.roll_virtual()
+            else:
+                c.dispatch(rng.choice(c.legal_actions()), "ui")
+        return c.bot_turn()
+    seat, position, think = to_the_bots_turn()
     assert seat == "p2" and c.game.actor(c.state) == "p2"  # nothing played inside dispatch
     n = len(c.journal)
     move = think()
@@ -417,12 +420,7 @@ def test_a_bot_thinks_aside_and_its_move_is_applied_only_where_it_was_searched(t
     assert c.play_thought(seat, position, move)
     last = c.journal.entries(last=1)[-1]
     assert last.source == "app" and last.action.get("player") == "p2" and c.app_moves
-    while c.bot_turn() is None:
-        if c.awaiting_dice():
-            c.roll_virtual()
-        else:
-            c.dispatch(rng.choice(c.legal_actions()), "ui")
-    seat, position, _ = c.bot_turn()
+    seat, position, _ = to_the_bots_turn()
     assert not c.play_thought(seat, position, error=ValueError("no move"))
     assert "could not choose Ben's move (no move): choose it by hand" in c.app_problem
     assert c.bot_turn() is None and c.game.actor(c.state) == "p2" and c.legal_actions()

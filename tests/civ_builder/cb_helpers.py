@@ -55,12 +55,13 @@ def to_step(s, step, rng=None):
     raise AssertionError(f"step {step} not reached (at {s.step})")
 
 
-def random_game(seed, players=None, check=None):
-    """A seeded random game to its end: (final state, actions, setup)."""
+def random_game(seed, players=None, check=None, setup=None):
+    """A seeded random game to its end: (final state, actions, setup). `check(state)` is called
+    after every action; `setup` replaces the default setup of `players` seats."""
     rng = random.Random(seed)
     dice = SeededDice(seed)
-    n = players or rng.randint(2, 5)
-    setup = GAME.default_setup(players=n)
+    if setup is None:
+        setup = GAME.default_setup(players=players or rng.randint(2, 5))
     s = GAME.initial_state(setup)
     actions = []
     while not s.over:

@@ -96,16 +96,10 @@ class CivCardView(GameView):
         return self._help.get(step, "")
 
     # ---------------------------------------------------------------- pickers
-    _moment = (None, None)  # the state and setup the shell last showed (see picks)
-
     def picks(self, game, action_type, state=None, setup=None):
         """The fields a player picks, in order. A card turned up is named from the cards that can
         still be in its deck, the question saying where it went at the table ("Which plot card did
-        you deal to Ben?"). The contract's picks() is given no state: until the shell passes it,
-        the question reads the moment the view last described (snapshot, prompt), which is the
-        one the shell builds the decision for; without one the question is general."""
-        if state is None:
-            state, setup = self._moment
+        you deal to Ben?") for the moment the shell passes; without one the question is general."""
         P = Pick
         if action_type == "turn_up":
             return (P("card", "card", self.turn_up_question(game, state, setup)),)
@@ -408,7 +402,6 @@ class CivCardView(GameView):
         return ""
 
     def prompt(self, game, state, setup, dice):
-        self._moment = (state, setup)
         if game.is_over(state):
             return self.result_text(game, state, setup)
         s = state
@@ -645,7 +638,6 @@ class CivCardView(GameView):
 
     def snapshot(self, game, state, setup):
         s = state
-        self._moment = (state, setup)
         out = {"cc_prices": [], "cc_combat": self.combat_lines(game, s, setup), "cc_purchase": {}}
         if s.over or s.step != "purchase":
             return out
