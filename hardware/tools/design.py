@@ -6,19 +6,18 @@ hardware/tools/build_map.py, build_docs.py and build_art.py.  Change the layout 
 the three scripts (hardware/README.md), commit the regenerated files.
 
 Decisions (see hardware/README.md "Design decisions"):
-- one physical *strip* (a small PCB or perfboard carrying its own 74HC165s) per printed
-  track: 4 development strips, 4 aspect strips, 2 resource boards (one per seat);
-- development and aspect strips: one register per lane (lane p1 first, then p2); the two
-  spare inputs of a 6-space aspect lane are tied to 3V3 (they read 1, "no magnet");
-- a resource board packs its 6 lanes x 11 spaces = 66 switches into 9 registers (72 inputs,
-  6 spare, tied to 3V3): a lane of 11 does not fit one register and one register per
-  11-space lane would cost 3 extra chips per board for nothing;
-- chain order (byte 0 = register nearest the MCU): development strips, aspect strips,
-  then resource board p1, resource board p2.  A build without resource boards is the same
-  chain cut after the aspect strips.
-- within a strip, lane L's space i sits on the strip's consecutive inputs in the order
-  H, G, F, ... A of register 0, then H.. of register 1 (chain bit index order), so
-  bits[i] = strip_first_bit + offset(L) + i.
+- ONE board design, the *strip board*: 2 rows of 16 sensed spots (a hall switch and a light
+  each), 4 x 74HC165 (register 0: row 0 spots 1-8, register 1: row 0 spots 9-16, registers 2
+  and 3 the same for row 1), 4 x 74HC595.  Every strip of the set is this board, fully
+  populated, so a set is one fab order with one set of fees (issue 32);
+- the map cuts a row into lanes: a row carries one lane of up to 16 spaces (a resource, 0-15:
+  Civ Quest's Idea and Resource Points fit) or two lanes of up to 8 (a development track of 8,
+  an aspect of 6) at spots 1 and 9; the spots no lane uses are spares (they read 1);
+- 10 strips for the full CivMint set: 2 development strips and 2 aspect strips (two tracks a
+  strip, row 0 = p1, row 1 = p2), then 3 resource strips per seat (one resource a row).  The
+  build without resources is the same chain cut after the aspect strips;
+- chain order (byte 0 = register nearest the MCU): the strips in that order; within a strip
+  spot c of row r is local bit 16 r + c (register (16 r + c) >> 3, input H first).
 """
 import os
 
@@ -29,20 +28,43 @@ SEATS = ["p1", "p2"]
 DEVELOPMENT = ["government", "economy", "technology", "culture"]
 ASPECT = ["population_size", "military_might", "economic_strength", "civilian_happiness"]
 RESOURCES = ["food", "wood", "stone", "metal", "money", "combat_power"]
-KIND_SPACES = {"development": 8, "aspect": 6, "resource": 11}
+# CivMint's resources run 0-10; their lanes take a whole row (0-15) so that the games with
+# longer counters (Civ Quest's points, 0-15) use the same spots: the overlay marks the rest unused
+KIND_SPACES = {"development": 8, "aspect": 6, "resource": 16}
 
 TRACKS = []  # list of (track, kind, spaces)
 for _kind, _tracks in (("development", DEVELOPMENT), ("aspect", ASPECT), ("resource", RESOURCES)):
     for _t in _tracks:
         TRACKS.append((_t, _kind, KIND_SPACES[_kind]))
 
-# ---- physical geometry (mm) ------------------------------------------------------------
+# ---- the strip board (mm; origin the top-left corner, the same on the PCB and the overlay) ---
+BOARD = "strip_board"
+ROWS, COLS = 2, 16    # sensed spots: 2 rows of 16
+REGISTERS = ROWS * COLS // 8
 PITCH = 16.0          # centre-to-centre distance of printed spaces (and of hall switches)
 SPACE = 14.0          # printed square side (token footprint area)
-MARGIN = 8.0          # strip border around the spaces
-LABEL_W = 34.0        # left column with the lane label (track name + seat)
-TITLE_H = 10.0        # title band at the top of each strip
-LANE_GAP = 6.0        # extra gap between lanes of a development/aspect strip
+MARGIN = 4.0          # strip border above the first row's labels
+LABEL_H = 7.0         # the band above a row with its lanes' names
+MID_H = 26.0          # between the rows' cells: the chips and connectors on the underside, the
+#                       strip's title and the second row's labels on the overlay
+EDGE_X = 12.0         # from the short edges to the first and last spot's centre
+STRIP_W = 2 * EDGE_X + (COLS - 1) * PITCH           # 264: fits A4 and US Letter landscape
+ROW_Y = (MARGIN + LABEL_H + PITCH / 2.0,
+         MARGIN + LABEL_H + PITCH + MID_H + PITCH / 2.0)
+STRIP_H = ROW_Y[1] + PITCH / 2.0 + 5.0               # 74
+TITLE_Y = ROW_Y[0] + PITCH / 2.0 + 9.0               # the title's baseline, in the middle band
+SEGMENT = 8           # a row carries two lanes of up to 8 at spots 1 and 9, or one of up to 16
+
+
+def spot_xy(row, col):
+    """Centre of spot `col` (0-15) of row `row` (0-1)."""
+    return EDGE_X + col * PITCH, ROW_Y[row]
+
+
+def spot_bit(row, col):
+    """The strip's local chain bit of a spot."""
+    return row * COLS + col
+
 
 # Resource value labels printed under the spaces; levels for the other kinds
 def space_label(kind, i):
@@ -51,60 +73,53 @@ def space_label(kind, i):
     return str(i + 1)
 
 
-# Two PCB designs: the *track board* (2 lanes x 8 positions, 2 x 74HC165) carries a
-# development strip, or an aspect strip with positions 7 and 8 of each lane left
-# unpopulated (their pull-ups make them read 1); the *resource board* (6 lanes x 11
-# positions, 9 x 74HC165) carries one seat's resource card.  Boards and overlays share
-# their outline and origin (top-left corner), so the coordinates below are both the
-# printed space centres and the hall-switch centres on the board.
-BOARD_POSITIONS = {"development": 8, "aspect": 8, "resource": 11}
-BOARD_OF_KIND = {"development": "track_board", "aspect": "track_board", "resource": "resource_board"}
-
-
-def _strip(sid, title, kind, lanes, registers, optional_group=None):
-    """lanes: list of (lane_id, track, seat). Geometry: lanes stacked top to bottom."""
+def _strip(sid, title, kind, rows, optional_group=None):
+    """rows: per row, its lanes [(lane_id, track, seat)]: one lane takes the row from spot 1, two
+    take spots 1 and 9."""
     n = KIND_SPACES[kind]
-    gap = 0.0 if kind == "resource" else LANE_GAP
-    w = MARGIN + LABEL_W + BOARD_POSITIONS[kind] * PITCH + MARGIN
-    h = MARGIN + TITLE_H + len(lanes) * PITCH + (len(lanes) - 1) * gap + MARGIN
     lane_geo = []
-    for k, (lid, track, seat) in enumerate(lanes):
-        x0 = MARGIN + LABEL_W + PITCH / 2.0
-        y0 = MARGIN + TITLE_H + k * (PITCH + gap) + PITCH / 2.0
-        lane_geo.append({"id": lid, "track": track, "seat": seat, "kind": kind, "spaces": n,
-                         "x0": x0, "y0": y0, "dx": PITCH, "dy": 0.0})
-    return {"id": sid, "title": title, "kind": kind, "board": BOARD_OF_KIND[kind],
-            "w": w, "h": h, "registers": registers,
+    for r, lanes in enumerate(rows):
+        if len(lanes) * max(n, SEGMENT) > COLS:
+            raise ValueError("row %d of strip %s: %d lanes of %d spaces do not fit %d spots"
+                             % (r, sid, len(lanes), n, COLS))
+        for k, (lid, track, seat) in enumerate(lanes):
+            x0, y0 = spot_xy(r, k * SEGMENT)
+            lane_geo.append({"id": lid, "track": track, "seat": seat, "kind": kind, "spaces": n,
+                             "row": r, "col": k * SEGMENT,
+                             "x0": x0, "y0": y0, "dx": PITCH, "dy": 0.0})
+    return {"id": sid, "title": title, "kind": kind, "board": BOARD,
+            "w": STRIP_W, "h": STRIP_H, "registers": REGISTERS,
             "lanes": lane_geo, "optional_group": optional_group}
 
 
+def _name(track):
+    return track.replace("_", " ").title()
+
+
 def strips(include_resources=True):
-    """Strips in chain order. Each strip knows its register count; first register is
-    assigned in that order."""
+    """Strips in chain order; each strip's lanes in map (wire) order: a track's p1 lane, then p2."""
     out = []
-    for t in DEVELOPMENT:
-        out.append(_strip("dev_" + t, t.replace("_", " ").title() + " (development)",
-                          "development", [(t + "." + s, t, s) for s in SEATS], 2))
-    for t in ASPECT:
-        out.append(_strip("aspect_" + t, t.replace("_", " ").title() + " (civilization aspect)",
-                          "aspect", [(t + "." + s, t, s) for s in SEATS], 2))
+    for kind, tracks, what in (("development", DEVELOPMENT, "development"),
+                               ("aspect", ASPECT, "civilization aspects")):
+        for a, b in zip(tracks[0::2], tracks[1::2]):
+            st = _strip("%s_%s_%s" % ("dev" if kind == "development" else kind, a, b),
+                        "%s and %s (%s)" % (_name(a), _name(b), what), kind,
+                        [[(t + "." + s, t, s) for t in (a, b)] for s in SEATS])
+            st["lanes"].sort(key=lambda ln: (ln["track"] != a, ln["seat"]))
+            out.append(st)
     if include_resources:
         for s in SEATS:
-            out.append(_strip("resources_" + s, "Resources " + s, "resource",
-                              [(t + "." + s, t, s) for t in RESOURCES], 9, "resources"))
+            for a, b in zip(RESOURCES[0::2], RESOURCES[1::2]):
+                out.append(_strip("resources_%s_%s_%s" % (s, a, b), "Resources %s: %s and %s"
+                                  % (s, _name(a), _name(b)), "resource",
+                                  [[(t + "." + s, t, s)] for t in (a, b)], "resources"))
     first = 0
     for st in out:
         st["first_register"] = first
         first += st["registers"]
         base = st["first_register"] * 8
-        used = 0
-        for k, lane in enumerate(st["lanes"]):
-            if st["kind"] == "resource":
-                off = used                      # packed
-            else:
-                off = k * 8                     # one register per lane
-            lane["bits"] = [base + off + i for i in range(lane["spaces"])]
-            used = off + lane["spaces"]
+        for lane in st["lanes"]:
+            lane["bits"] = [base + spot_bit(lane["row"], lane["col"] + i) for i in range(lane["spaces"])]
         all_bits = set(b for lane in st["lanes"] for b in lane["bits"])
         st["spare_bits"] = [b for b in range(base, base + st["registers"] * 8) if b not in all_bits]
     return out
