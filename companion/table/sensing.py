@@ -152,8 +152,34 @@ class Binding:
 
 
 def overlay_svg(title: str, binding: Binding, sensing_map: dict) -> str:
-    """A printable 1:1 overlay (mm) of every strip, each lane labelled with the game's counter and
-    each space with the value it means; lanes the game leaves free say "unused"."""
+    """A printable 1:1 overlay (mm) of every strip (the boards in chain order): each lane's counter
+    named above the lane's first space, each space with the value it means; a lane the game leaves
+    free is named "unused", and every spot without a value (a lane's spaces past the counter's
+    range, a free lane's, the spots no lane uses) is drawn dashed as "not used". Between a strip's
+    rows: which board it is, counted from the controller, and the strip's id."""
+    def strip_spots(strip, lanes) -> list:
+        """Every spot a strip's registers read, as (chain bit, x, y) in strip mm: the lanes give the
+        grid (a row per distinct lane y, registers * 8 / rows spots a row, local bit = row * spots +
+        spot, the lanes' step apart); a row no lane lies on cannot be placed and is left out."""
+        base = strip["first_register"] * 8
+        n = strip["registers"] * 8
+        rows = sorted({ln["at_mm"][1] for ln in lanes})
+        if not rows or n % len(rows):
+            return []
+        cols = n // len(rows)
+        origin = {}
+        for ln in lanes:
+            r = rows.index(ln["at_mm"][1])
+            col0 = ln["bits"][0] - base - r * cols
+            origin.setdefault(r, (ln["at_mm"][0] - col0 * ln["step_mm"][0], ln["step_mm"][0]))
+        return [(base + r * cols + c, origin[r][0] + c * origin[r][1], y)
+                for r, y in enumerate(rows) if r in origin for c in range(cols)]
+
+    def not_used(cx: float, cy: float) -> list:
+        return [f'<circle cx="{cx:g}" cy="{cy:g}" r="5" fill="none" stroke="#bbb" stroke-width="0.3" '
+                f'stroke-dasharray="1 1"/>',
+                f'<text x="{cx:g}" y="{cy + 0.6:g}" font-size="1.8" fill="#999" text-anchor="middle">not used</text>']
+
     strips = sensing_map["strips"]
     gap = 6.0
     width = max(s["size_mm"][0] for s in strips) + 2 * gap
@@ -166,23 +192,37 @@ def overlay_svg(title: str, binding: Binding, sensing_map: dict) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}mm" height="{height:g}mm" '
            f'viewBox="0 0 {width:g} {height:g}" font-family="sans-serif">',
            f'<text x="{gap:g}" y="{gap + 5:g}" font-size="6">{escape(title)}: board overlay (print at 100%)</text>']
-    for s in strips:
+    for n, s in enumerate(strips, 1):
         w, h = s["size_mm"]
-        out.append(f'<rect x="{gap:g}" y="{at[s["id"]]:g}" width="{w:g}" height="{h:g}" fill="none" '
+        top = at[s["id"]]
+        lanes = [ln for ln in sensing_map["lanes"] if ln["strip"] == s["id"]]
+        rows = sorted({ln["at_mm"][1] for ln in lanes}) or [h / 2]
+        mid = top + (rows[0] + rows[-1]) / 2 if len(rows) > 1 else top + h - 3
+        out.append(f'<rect x="{gap:g}" y="{top:g}" width="{w:g}" height="{h:g}" fill="none" '
                    f'stroke="black" stroke-width="0.3"/>')
-        out.append(f'<text x="{gap + 2:g}" y="{at[s["id"]] + 4:g}" font-size="3" fill="#777">{escape(s["id"])}</text>')
-    for ln in sensing_map["lanes"]:
-        x0, y0 = ln["at_mm"]
-        dx, dy = ln["step_mm"]
-        top = at[ln["strip"]]
-        c = binding.counter_of(ln["id"])
-        label = f"{c.name} ({c.seat})" if c is not None and c.seat else (c.name if c else "unused")
-        out.append(f'<text x="{gap + 2:g}" y="{top + y0 + 1.2:g}" font-size="3.2">{escape(label)}</text>')
-        for i in range(len(ln["bits"])):
-            cx, cy = gap + x0 + i * dx, top + y0 + i * dy
-            v = binding.value_at(ln["id"], i) if c is not None else None
-            out.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="5" fill="none" stroke="#999" stroke-width="0.3"/>')
-            if v is not None:
+        out.append(f'<text x="{gap + w / 2:g}" y="{mid + 3:g}" font-size="2.5" fill="#777" '
+                   f'text-anchor="middle">{escape(s["id"])}</text>')
+        out.append(f'<text x="{gap + w / 2:g}" y="{mid - 1:g}" font-size="4" text-anchor="middle">'
+                   f'{escape(title)}: board {n} of {len(strips)} from the controller</text>')
+        used = set()
+        for ln in lanes:
+            x0, y0 = ln["at_mm"]
+            dx, dy = ln["step_mm"]
+            c = binding.counter_of(ln["id"])
+            label = f"{c.name} ({c.seat})" if c is not None and c.seat else (c.name if c else "unused")
+            out.append(f'<text x="{gap + x0 - 5:g}" y="{top + y0 - abs(dx) / 2 - 1.2:g}" '
+                       f'font-size="3.2">{escape(label)}</text>')
+            for i, bit in enumerate(ln["bits"]):
+                used.add(bit)
+                cx, cy = gap + x0 + i * dx, top + y0 + i * dy
+                v = binding.value_at(ln["id"], i) if c is not None else None
+                if v is None:
+                    out += not_used(cx, cy)
+                    continue
+                out.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="5" fill="none" stroke="#999" stroke-width="0.3"/>')
                 out.append(f'<text x="{cx:g}" y="{cy + 1.2:g}" font-size="3.5" text-anchor="middle">{v}</text>')
+        for bit, x, yy in strip_spots(s, lanes):
+            if bit not in used:
+                out += not_used(gap + x, top + yy)
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -3,8 +3,11 @@
     python hardware/tools/build_art.py
 
 Writes hardware/artwork/:
-  strip_<strip id>.svg     one per strip of the full map: lanes, printed spaces, and a
-                           sensor mark (crosshair + circle) at every hall switch of the map.
+  strip_<strip id>.svg     one per strip of the full map (every strip is the one strip board,
+                           design.py): its title in the middle band, each lane's name above its
+                           first space, the printed spaces, a sensor mark (crosshair + circle)
+                           at every hall switch the map reads, the spots no lane uses drawn
+                           dashed as "not used".
                            Every mark is <g class="sensor" data-lane= data-space= data-bit=>
                            with a <circle cx cy> at the switch centre (strip coordinates,
                            origin = top-left corner of the strip, shared with the PCB).
@@ -69,39 +72,45 @@ def nice(track):
     return track.replace("_", " ").title()
 
 
+def strip_spots(strip):
+    """Every spot of a strip board as (row, col, local bit, x, y): design.spot_xy/spot_bit."""
+    return [(r, c, design.spot_bit(r, c)) + design.spot_xy(r, c)
+            for r in range(design.ROWS) for c in range(design.COLS)]
+
+
 def strip_svg(smap, strip):
+    """One strip at 1:1: its title in the middle band, each lane's name in the band above the
+    lane's first space, every space with its printed label and the hall switch's mark, and the
+    spots no lane uses drawn plainly as "not used" (no mark: no token is read there)."""
     w, h = strip["size_mm"]
     lanes = [l for l in smap["lanes"] if l["strip"] == strip["id"]]
+    titles = {s["id"]: s["title"] for s in design.strips()}
     out = svg_open(w, h, "CivMint sensing strip %s" % strip["id"])
     out.append('<rect class="outline" x="0" y="0" width="%s" height="%s" fill="white" stroke="black" stroke-width="0.3"/>'
                % (fmt(w), fmt(h)))
     out += corner_marks(w, h)
-    title = {"development": "%s - development track",
-             "aspect": "%s - civilization aspect",
-             "resource": "%s"}[strip["kind"]]
-    if strip["kind"] == "resource":
-        ttext = "Resources - seat %s" % lanes[0]["seat"]
-    else:
-        ttext = title % nice(lanes[0]["track"])
-    out.append('<text x="%s" y="%s" font-size="5" font-weight="bold" %s>%s</text>' % (
-        fmt(design.MARGIN), fmt(design.MARGIN + 5), FONT, esc(ttext)))
-    out.append('<text x="%s" y="%s" font-size="2.2" text-anchor="end" %s>strip %s, registers %d-%d, chain bits %d-%d</text>' % (
-        fmt(w - design.MARGIN), fmt(design.MARGIN + 4.5), FONT, strip["id"], strip["first_register"],
-        strip["first_register"] + strip["registers"] - 1, strip["first_register"] * 8,
-        (strip["first_register"] + strip["registers"]) * 8 - 1))
+    out.append('<text class="title" x="%s" y="%s" font-size="5" font-weight="bold" text-anchor="middle" %s>%s</text>'
+               % (fmt(w / 2), fmt(design.TITLE_Y), FONT, esc(titles.get(strip["id"], strip["id"]))))
+    base = strip["first_register"] * 8
+    out.append('<text x="%s" y="%s" font-size="2.2" text-anchor="middle" %s>strip %s, registers %d-%d, chain bits %d-%d</text>' % (
+        fmt(w / 2), fmt(design.TITLE_Y + 4.5), FONT, strip["id"], strip["first_register"],
+        strip["first_register"] + strip["registers"] - 1, base, base + strip["registers"] * 8 - 1))
     half = design.SPACE / 2.0
+    used = set()
     for lane in lanes:
         x0, y0 = lane["at_mm"]
         dx, dy = lane["step_mm"]
-        label = nice(lane["track"]) if strip["kind"] == "resource" else "Seat " + lane["seat"]
+        n = len(lane["bits"])
+        label = "%s - seat %s" % (nice(lane["track"]), lane["seat"])
         out.append('<g class="lane" data-lane="%s">' % lane["id"])
-        out.append('<text x="%s" y="%s" font-size="3.6" %s>%s</text>' % (
-            fmt(design.MARGIN), fmt(y0 + 1.2), FONT, esc(label)))
-        out.append('<text x="%s" y="%s" font-size="2" fill="#555" %s>%s</text>' % (
-            fmt(design.MARGIN), fmt(y0 + 4.2), FONT, esc(lane["id"])))
+        out.append('<text class="lane-label" x="%s" y="%s" font-size="3.6" %s>%s</text>' % (
+            fmt(x0 - half), fmt(y0 - design.PITCH / 2.0 - 1.2), FONT, esc(label)))
+        out.append('<text x="%s" y="%s" font-size="2" fill="#555" text-anchor="end" %s>%s</text>' % (
+            fmt(x0 + (n - 1) * dx + half), fmt(y0 - design.PITCH / 2.0 - 1.2), FONT, esc(lane["id"])))
         for i, bit in enumerate(lane["bits"]):
             cx = x0 + i * dx
             cy = y0 + i * dy
+            used.add(bit - base)
             out.append('<rect class="space" x="%s" y="%s" width="%s" height="%s" rx="1.5" fill="none" stroke="black" stroke-width="0.35"/>'
                        % (fmt(cx - half), fmt(cy - half), fmt(design.SPACE), fmt(design.SPACE)))
             out.append('<text x="%s" y="%s" font-size="2.6" %s>%s</text>' % (
@@ -112,7 +121,17 @@ def strip_svg(smap, strip):
                 fmt(cx - 2), fmt(cy), fmt(cx), fmt(cy - 2)))
             out.append('</g>')
         out.append('</g>')
-    out += scale_bar(design.MARGIN, h - 2.5)
+    for r, c, local, x, y in strip_spots(strip):
+        if local in used:
+            continue
+        out.append('<g class="spare" data-bit="%d">' % (base + local))
+        out.append('<rect class="spare-space" x="%s" y="%s" width="%s" height="%s" rx="1.5" fill="none" stroke="#aaa" '
+                   'stroke-width="0.25" stroke-dasharray="1 1"/>'
+                   % (fmt(x - half), fmt(y - half), fmt(design.SPACE), fmt(design.SPACE)))
+        out.append('<text x="%s" y="%s" font-size="2.2" fill="#888" text-anchor="middle" %s>not used</text>'
+                   % (fmt(x), fmt(y + 0.8), FONT))
+        out.append('</g>')
+    out += scale_bar(design.MARGIN, design.TITLE_Y + 8.5)
     out.append('</svg>')
     return "\n".join(out) + "\n"
 
@@ -220,7 +239,18 @@ def outputs(map_path=None):
 
 def main(argv):
     os.makedirs(ART, exist_ok=True)
-    return design.write_or_check(outputs(), argv, 'build_art.py')
+    outs = outputs()
+    bad = design.write_or_check(outs, argv, 'build_art.py')
+    # a strip the map no longer has (the old track and resource boards) leaves no artwork behind
+    for fn in sorted(set(f for f in os.listdir(ART) if f.startswith("strip_"))
+                     - {os.path.basename(p) for p in outs}):
+        if "--check" in argv:
+            print("stale: hardware/artwork/%s is no longer generated" % fn)
+            bad = 1
+        else:
+            os.remove(os.path.join(ART, fn))
+            print("removed", os.path.join(ART, fn))
+    return bad
 
 
 if __name__ == "__main__":

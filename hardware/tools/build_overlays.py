@@ -8,11 +8,13 @@ labelled by the game's counter on it and each space by the value it means, so on
 serves every game (docs/games.md). Games come from the app's registry; each is drawn for two
 players (or the nearest count the game allows).
 
-That sheet is 238 x 832 mm, for a print shop.  A home printer prints
-hardware/overlays/pages/<game>_<nn>_<strip>.svg: one page per strip, 279.4 x 210 mm (the width of
-US Letter, the height of A4: landscape on either), the strip at 1:1 inside a 6.5 mm margin that
-printers leave unprinted, with corner marks at the strip's outline and a 100 mm scale bar to
-check the print.  A strip that does not fit that printable area is refused, naming it.
+That sheet is one long column of strips, for a print shop.  A home printer prints
+hardware/overlays/pages/<game>_<nn>_<strip>.svg: one page per strip (nn = the board's place in the
+chain, counted from the controller), 279.4 x 210 mm (the width of US Letter, the height of A4:
+landscape on either), the strip at 1:1 inside a 6.5 mm margin that printers leave unprinted, with
+marks carrying the strip's sides on above and below its outline and a 100 mm scale bar to check
+the print; every mark and word of the page lies inside that margin.  A strip that does not fit
+that printable area is refused, naming it.
 """
 import json
 import os
@@ -68,22 +70,24 @@ def pages(title, sheet, game):
             if m and y0 - 0.01 <= float(m.group(1)) <= y0 + h + 0.01:
                 keep.append(ln)
         sx, sy = dx + x0, dy + y0           # the strip's top-left corner on the page
-        marks = "".join('<path d="M %s %s h %s M %s %s v %s" stroke="black" stroke-width="0.2" fill="none"/>\n'
-                        % (_f(cx + ox), _f(cy), _f(hx), _f(cx), _f(cy + oy), _f(vy))
-                        for cx, cy, ox, oy, hx, vy in (
-                            (sx, sy, -6, -6, 4, 4), (sx + w, sy, 2, -6, 4, 4),
-                            (sx, sy + h, -6, 2, 4, 4), (sx + w, sy + h, 2, 2, 4, 4)))
+        # corner marks: the strip's side edges carried on 5 mm above and below its outline (a strip
+        # as wide as the board leaves no room beside it inside the margin), to cut along
+        marks = "".join('<path class="corner" d="M %s %s v 5 M %s %s v 5" stroke="black" stroke-width="0.2" '
+                        'fill="none"/>\n' % (_f(cx), _f(sy - 6), _f(cx), _f(sy + h + 1))
+                        for cx in (sx, sx + w))
         bar_x, bar_y = PAGE_MARGIN + 2, PAGE_MARGIN + 9
         page = ('<svg xmlns="http://www.w3.org/2000/svg" width="%smm" height="%smm" viewBox="0 0 %s %s" '
                 'font-family="sans-serif">\n' % (_f(PAGE_W), _f(PAGE_H), _f(PAGE_W), _f(PAGE_H))
-                + '<text x="%s" y="%s" font-size="4">%s: strip %s (page %d of %d). Print at 100 %%, no '
-                  'scaling; A4 or US Letter, landscape.</text>\n'
-                % (_f(PAGE_MARGIN + 2), _f(PAGE_MARGIN + 4), _esc(title), _esc(sid), n, len(strips))
+                + '<text x="%s" y="%s" font-size="4">%s: page %d of %d, for board %d from the controller</text>\n'
+                % (_f(PAGE_MARGIN + 2), _f(PAGE_MARGIN + 4), _esc(title), n, len(strips), n)
                 + '<path class="scale" d="M %s %s h 100 M %s %s v 2 M %s %s v 2" stroke="black" '
                   'stroke-width="0.3"/>\n' % (_f(bar_x), _f(bar_y), _f(bar_x), _f(bar_y - 1),
                                               _f(bar_x + 100), _f(bar_y - 1))
-                + '<text x="%s" y="%s" font-size="2.5">100 mm: measure it; cut along the outline, the '
-                  'corner marks meet the board\'s corners</text>\n' % (_f(bar_x + 103), _f(bar_y + 1))
+                + '<text x="%s" y="%s" font-size="2.5">100 mm: measure it before you cut</text>\n'
+                % (_f(bar_x + 103), _f(bar_y + 1))
+                + '<text x="%s" y="%s" font-size="3">Print at 100 %%, no scaling; A4 or US Letter, landscape. '
+                  'Cut along the outline (the marks above and below carry its sides on) and lay it on '
+                  'the board, edge on edge.</text>\n' % (_f(sx), _f(sy + h + 12))
                 + marks
                 + '<g transform="translate(%s %s)">\n%s\n</g>\n</svg>\n' % (_f(dx), _f(dy), "\n".join(keep)))
         out["%s_%02d_%s.svg" % (game, n, sid)] = page

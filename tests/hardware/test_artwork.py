@@ -145,3 +145,35 @@ def test_well_template_pieces_are_the_design_dimensions():
     # the clear inside holds the die; the old template glued 5 mm walls inside a 22 mm square
     assert design.WELL_INNER - design.DIE_SIZE >= 4
     assert all(ok for _, ok in design.well_checks()), design.well_checks()
+
+
+def test_one_board_lanes_named_above_their_first_space_title_between_the_rows_spares_not_used():
+    """Every strip is the one strip board (issue 32): each lane's name sits in the band above its
+    first space (there is no label column), the strip's title in the middle band between the rows,
+    and every spot no lane uses is drawn as "not used", without a sensor mark."""
+    doc = read_json(FULL)
+    for s in doc["strips"]:
+        root = parse(os.path.join(ART, "strip_%s.svg" % s["id"]))
+        assert s["board"] == design.BOARD and s["registers"] == design.REGISTERS
+        lanes = {g.get("data-lane"): g for g in root.iter(SVG + "g") if g.get("class") == "lane"}
+        for lane in (ln for ln in doc["lanes"] if ln["strip"] == s["id"]):
+            label = [t for t in lanes[lane["id"]].iter(SVG + "text") if t.get("class") == "lane-label"]
+            assert len(label) == 1 and label[0].text.startswith(lane["track"].replace("_", " ").title())
+            x0, y0 = lane["at_mm"]
+            assert abs(float(label[0].get("x")) - (x0 - design.SPACE / 2)) < 0.01        # over space 0
+            assert y0 - design.PITCH / 2 - design.LABEL_H < float(label[0].get("y")) < y0 - design.SPACE / 2
+        title = [t for t in root.iter(SVG + "text") if t.get("class") == "title"]
+        assert len(title) == 1 and float(title[0].get("y")) == design.TITLE_Y
+        assert design.ROW_Y[0] + design.SPACE / 2 < design.TITLE_Y < design.ROW_Y[1] - design.PITCH / 2 - design.LABEL_H
+        spares = [g for g in root.iter(SVG + "g") if g.get("class") == "spare"]
+        want = [b for b in doc["chain"]["spare_bits"]
+                if s["first_register"] * 8 <= b < (s["first_register"] + s["registers"]) * 8]
+        assert sorted(int(g.get("data-bit")) for g in spares) == want
+        for g in spares:
+            assert [t.text for t in g.iter(SVG + "text")] == ["not used"]
+            assert not list(g.iter(SVG + "circle"))
+        # the board's every spot is drawn once: the lanes' spaces and the spares
+        spaces = [r for r in root.iter(SVG + "rect") if r.get("class") in ("space", "spare-space")]
+        assert len(spaces) == design.ROWS * design.COLS
+        assert {(float(r.get("x")) + design.SPACE / 2, float(r.get("y")) + design.SPACE / 2) for r in spaces} == {
+            design.spot_xy(r, c) for r in range(design.ROWS) for c in range(design.COLS)}

@@ -50,6 +50,40 @@ def test_every_page_fits_a4_and_letter_and_keeps_its_content_inside_the_margins(
         assert MARGIN <= min(xs) and max(xs) <= w - MARGIN, fn
         assert MARGIN <= min(ys) and max(ys) <= h - MARGIN, fn
         assert "Print at 100 %" in text and 'class="scale" d="M' in text and " h 100 " in text
+        # and everything outside the strip too: the title, the scale bar, the words, the marks
+        head, tail = text.split("<g transform", 1)[0], text.rsplit("</g>", 1)[1]
+        px = _num("x", head + tail) + [float(v) for v in re.findall(r'd="M ([-\d.]+) ', head + tail)]
+        py = _num("y", head + tail) + [float(v) for v in re.findall(r'd="M [-\d.]+ ([-\d.]+)', head + tail)]
+        assert MARGIN <= min(px) and max(px) <= w - MARGIN, fn
+        assert MARGIN <= min(py) and max(py) <= h - MARGIN, fn
+        # the marks carry the strip's sides on: they stand on its outline's x
+        rect = re.search(r'<rect x="([-\d.]+)" y="[-\d.]+" width="([\d.]+)"', body)
+        left, right = float(rect.group(1)) + dx, float(rect.group(1)) + float(rect.group(2)) + dx
+        corners = sorted({float(v) for v in re.findall(r'class="corner" d="M ([-\d.]+) ', text)})
+        assert [round(v, 3) for v in corners] == [round(left, 3), round(right, 3)], fn
+
+
+def test_every_spot_of_every_board_is_on_its_page_with_a_value_or_not_used():
+    """A page shows all the board's spots (registers x 8): each one either prints the value it
+    means in that game or says "not used"; the page names the board by its place in the chain."""
+    import json
+    with open(os.path.join(HW, "sensor_map.json")) as f:
+        doc = json.load(f)
+    for fn in sorted(os.listdir(PAGES)):
+        n = int(re.search(r"_(\d\d)_", fn).group(1))
+        strip = doc["strips"][n - 1]
+        assert fn.endswith("_%s.svg" % strip["id"]), fn
+        text = open(os.path.join(PAGES, fn)).read()
+        assert "page %d of %d, for board %d from the controller" % (n, len(doc["strips"]), n) in text
+        body = text.split("<g transform", 1)[1]
+        circles = _sheet_circles(body)
+        assert len(circles) == strip["registers"] * 8, fn
+        marks = re.findall(r'<circle cx="([-\d.]+)" cy="([-\d.]+)" r="5"[^>]*/>\n<text [^>]*>([^<]+)</text>', body)
+        assert len(marks) == len(circles), fn
+        for cx, cy, words in marks:
+            assert words == "not used" or re.fullmatch(r"-?\d+", words), (fn, cx, cy, words)
+        dashed = len(re.findall(r'r="5"[^>]*stroke-dasharray', body))
+        assert dashed == sum(1 for _, _, wd in marks if wd == "not used"), fn
 
 
 def test_every_space_of_the_sheet_is_on_exactly_one_page_at_one_to_one():
@@ -66,7 +100,7 @@ def test_every_space_of_the_sheet_is_on_exactly_one_page_at_one_to_one():
             for c in _sheet_circles(body):
                 assert x0 <= c[0] <= x0 + w and y0 <= c[1] <= y0 + h, (fn, c)
                 got.append(c)
-            assert fn.endswith(re.search(r'fill="#777">([^<]+)<', body).group(1) + ".svg")
+            assert fn.endswith(re.search(r'fill="#777"[^>]*>([^<]+)<', body).group(1) + ".svg")
         assert sorted(got) == want, game
 
 
@@ -78,5 +112,8 @@ def test_a_strip_no_page_can_hold_is_refused_naming_it():
     with pytest.raises(bo.OverlayError) as e:
         bo.pages("Test", sheet, "test_game")
     assert "strip 'long_strip' (300 x 64 mm) does not fit" in str(e.value)
+    # the strip board itself fits: 264 x 74 mm
+    sheet_ok = sheet.replace('width="300"', 'width="264"').replace('height="64"', 'height="74"')
+    assert list(bo.pages("Test", sheet_ok, "test_game")) == ["test_game_01_long_strip.svg"]
     ok = sheet.replace('width="300"', 'width="178"')
     assert list(bo.pages("Test", ok, "test_game")) == ["test_game_01_long_strip.svg"]
