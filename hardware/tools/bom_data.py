@@ -65,6 +65,11 @@ SPARE_RATE = 0.10        # spares of the maker's own small parts (cables, wires,
 TAX_RATE = 0.20          # import VAT / duty on goods + shipping: estimate (EU/UK VAT ~20 %; US
                          # tariffs and de-minimis rules vary): check your country's rules
 KIT_GOALS = {"dice": 30.0, "full": 150.0}   # landed, US$ (issue 32)
+# The cheapest hall switch seen listed (tscircuit/jlcsearch docs/generated/magnetic_sensors.md, "Hall
+# Switches": HAL2041SO, SOT-23, LCSC 22400320, min_q_price US$0.0458): only a lead for the goal
+# section's what-if; its operate/release points were not read, so it is not on the board.
+HALL_LEAD = ("HAL2041SO, LCSC C22400320, US$0.046 in tscircuit/jlcsearch docs/generated/magnetic_sensors.md",
+             0.046)
 SHIPPING = [  # (ref, what, US$, basis)
     ("SH1", "JLCPCB boards, economy/global standard shipping, one parcel", 15.00, "estimate"),
     ("SH2", "Raspberry Pi reseller shipping (controller)", 5.00, "estimate"),

@@ -48,13 +48,15 @@ def profile(name):
 
 
 def counts(smap):
+    """What a build holds. `sensors`: the spaces the map's lanes read; `positions`: the spots the
+    boards carry (every board fully populated: a hall switch and a light on each, spares too)."""
     strips = smap["strips"]
     return {
         "sensors": sum(len(l["bits"]) for l in smap["lanes"]),
+        "positions": sum(s["registers"] * 8 for s in strips),
         "registers": smap["chain"]["registers"],
         "boards": len(strips),
-        "track_boards": sum(1 for s in strips if s["board"] == "track_board"),
-        "resource_boards": sum(1 for s in strips if s["board"] == "resource_board"),
+        "designs": len({s["board"] for s in strips}),
         "tokens": len(smap["lanes"]),
         "wells": len(smap["wells"]),
         "lanes": len(smap["lanes"]),
@@ -78,7 +80,7 @@ def sensor_map_md():
     own = owner_table(m)
     out = [HEADER, "# Sensor map (CivMint)\n\n"]
     out.append("Source of truth: `hardware/sensor_map.json` (full build) and `hardware/sensor_map_no_resources.json` "
-               "(build without the two resource boards). Both are written by `hardware/tools/build_map.py` from "
+               "(build without the resource strips). Both are written by `hardware/tools/build_map.py` from "
                "`hardware/tools/design.py`; never edit them by hand.\n\n")
     out.append("| build | map file | lanes | hall switches | 74HC165 registers | chain bytes per scan | spare inputs | boards |\n|---|---|---|---|---|---|---|---|\n")
     out.append("| full | `sensor_map.json` | %d | %d | %d | %d | %d | %d |\n" % (
@@ -89,10 +91,11 @@ def sensor_map_md():
                "Chain bit `b` is byte `b >> 3`, mask `0x80 >> (b & 7)` of the buffer filled by one `spi.readinto(buf)` "
                "after the load pulse. Byte 0 is register 0, the 74HC165 whose QH drives the MCU's MISO (the first "
                "register of the first board); the MSB of a byte is that register's input H, the LSB input A. "
-               "Hall switches are open-drain, active low: a magnet pulls its bit to 0. Spare inputs have their "
-               "pull-up only and read 1. The SER input of the last register of every board has a 10 kOhm pull-down, "
+               "Hall switches are open-drain, active low: a magnet pulls its bit to 0. Spare inputs (spots no "
+               "lane uses) have their switch and pull-up like the others but no token, so they read 1. The SER input of the last register of every board has a 10 kOhm pull-down, "
                "so reading past the end of the chain gives 0x00 bytes (`chain.tail_level` = 0). A real register never "
-               "reads 0x00 (at most one token per lane, at most two lanes per register, spares read 1). A scan reads "
+               "reads 0x00 (each register's inputs belong to one lane at most, with one token at most, and spares "
+               "read 1). A scan reads "
                "`registers + 1` bytes (the last one must be the 0x00 tail byte); the self-test reads `registers + 4` "
                "bytes and takes the start of the trailing run of 0x00 bytes as the chain length.\n\n")
     out.append("## Chain order (boards, registers)\n\n"
@@ -111,7 +114,8 @@ def sensor_map_md():
             k, l["id"], l["track"], l["seat"], l["kind"], len(l["bits"]), l["strip"], " ".join(str(b) for b in l["bits"])))
     out.append("\n## Every position\n\n"
                "Printed label: development/aspect levels are printed 1..n (position index 0 = level 1); resources are "
-               "printed with their value 0..10 (position index = value). x/y: centre of the printed space and of the "
+               "printed with their value 0..15 (position index = value; each game's overlay prints the values it "
+               "uses and marks the rest not used). x/y: centre of the printed space and of the "
                "hall switch, mm from the top-left corner of the strip (same origin on the PCB and on the overlay).\n\n"
                "| lane id | position | printed | chain bit | register | input | byte | mask | x mm | y mm |\n|---|---|---|---|---|---|---|---|---|---|\n")
     for l in m["lanes"]:
@@ -137,7 +141,9 @@ def sensor_map_md():
             else:
                 cells.append("-")
         out.append("| %d | `%s` | %s |\n" % (reg, strip_of[reg], " | ".join(cells)))
-    out.append("\nCell `lane/position`; `spare (1)`: no switch, pull-up only, reads 1.\n\n")
+    out.append("\nCell `lane/position`; `spare (1)`: a spot no lane uses. The board carries its switch and "
+               "light like any other (every board is fully populated), but no token is placed there, so it "
+               "reads 1; the firmware ignores it.\n\n")
     out.append("## Dice wells\n\n| well index | id | I2C bus (profile `i2c[bus]`) | sensor | address | accepted ID register (0x12) values |\n|---|---|---|---|---|---|\n")
     for k, w in enumerate(m["wells"]):
         out.append("| %d | `%s` | %d | %s | 0x%02X | %s |\n" % (
@@ -266,9 +272,11 @@ def pins_md():
                "| 1 SH/LD | LOAD (from the Schmitt buffer) |\n| 2 CLK | CLK (from the Schmitt buffer, through 100 Ohm at its output) |\n| 15 CLK INH | GND |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
                "| 9 QH | register 0: UP pin 6 (towards the controller); register k > 0: SER of register k-1 |\n| 7 /QH | not connected |\n"
                "| 10 SER | register k: QH of register k+1; the board's last register: DOWN pin 6 and 10 kOhm to GND |\n"
-               "| 11-14, 3-6 (A-H) | hall switch outputs + 10 kOhm pull-up each (unpopulated positions: pull-up only) |\n\n"
+               "| 11-14, 3-6 (A-H) | hall switch outputs + 10 kOhm pull-up each (every spot of every board) |\n\n"
                "Register k of a board (k = 0 nearest the UP connector) is chain register `first_register + k` "
-               "(table in `sensor_map.md`). The 74HC165 pins: A=11, B=12, C=13, D=14, E=3, F=4, G=5, H=6.\n\n"
+               "(table in `sensor_map.md`): registers 0 and 1 read the top row's spots 1-8 and 9-16, registers 2 "
+               "and 3 the bottom row's (local bit = 16 x row + spot - 1, input H first). The 74HC165 pins: A=11, "
+               "B=12, C=13, D=14, E=3, F=4, G=5, H=6.\n\n"
                "Hall switch %s (SC59): pin 1 VDD (3V3), pin 2 OUTPUT (to the register input), pin 3 GND; "
                "the fab solders it on the underside of the board, centred on the space's x/y, like every "
                "other part: seen from below, its marking faces you; the token's field reaches it through "
@@ -281,7 +289,7 @@ def pins_md():
                "| 11 SRCLK | the board's buffered CLK inverted by the 74LVC1G14 (samples on the CLK's falling edge) |\n"
                "| 12 RCLK | the board's buffered LOAD (the same net as the 74HC165 SH/LD: its rising edge latches the lights) |\n"
                "| 13 /OE | LIGHTS_OFF (chain pins 1 and 9, 10 kOhm to 3V3 on every board) |\n| 10 /SRCLR | 3V3 |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
-               "| 15, 1-7 (QA, QB-QH) | output QX lights the position read at input X of register k: QX -> 470 Ohm -> LED anode, cathode to GND (unpopulated positions: no LED, no resistor) |\n\n"
+               "| 15, 1-7 (QA, QB-QH) | output QX lights the position read at input X of register k: QX -> 470 Ohm -> LED anode, cathode to GND (every spot of every board) |\n\n"
                "74LVC1G14 (SN74LVC1G14DBVR, SOT-23-5), one per board: pin 2 A = buffered CLK, pin 4 Y = every "
                "74HC595 SRCLK, pin 5 VCC 3V3 with 100 nF, pin 3 GND, pin 1 not connected. LED: red 1206 reverse "
                "mount on the underside over its hole, inside the space's printed cell beside the switch.\n\n"
@@ -388,7 +396,7 @@ POWER = [
     ("hall switch %s, average (micropower, sampled)" % bom_data.PCB_PARTS["hall"][2], 0.040,
      "up to 40 uA average (the AH1806 datasheet as BerkeleyHCI/PolymorphicBlocks quotes it; "
      "Diodes' AH18xx switches give 24 uW at 3 V typ., 8 uA): the worst case counted; "
-     "wake-up pulses are absorbed by the 100 nF per register"),
+     "wake-up pulses are absorbed by the 100 nF beside each switch"),
     ("pull-up of a switch that sees a magnet (3.3 V / 10 kOhm)", 0.33, "one per token on the board"),
     ("74HC165 quiescent", 0.002, "plus ~0.4 mA each while clocking at 1 MHz, a few % of the time"),
     ("TCS34725 active (ADC on)", 0.235, "datasheet typ."),
@@ -416,9 +424,10 @@ def netlist_rows(board):
 
 
 def dark_figures(smap):
-    """From the committed netlists and the map: per board design, the 74HC595s whose /OE is on
-    LIGHTS_OFF, that net's pull-ups to 3V3, and the LEDs; and over the map's boards, how many LEDs
-    a random power-up image could light if /OE were not held high."""
+    """From the committed netlists and the map: per board, the 74HC595s whose /OE is on LIGHTS_OFF,
+    that net's pull-ups to 3V3, and the LEDs (every LED of the netlist: the boards are fully
+    populated, spare spots too); summed over the map's boards, how many LEDs a random power-up
+    image could light if /OE were not held high."""
     doc = smap if isinstance(smap, dict) else None
     out = {"boards": 0, "leds_all": 0, "sr": 0, "sr_on_oe": 0, "oe_pullups": 0}
     for s in (doc or {}).get("strips", []):
@@ -432,7 +441,7 @@ def dark_figures(smap):
         out["sr"] += len(srs)
         out["sr_on_oe"] += len([u for u in srs if (u, "13") in oe])
         out["oe_pullups"] += len(pull_ok)
-        out["leds_all"] += sum(len(l["bits"]) for l in doc["lanes"] if l["strip"] == s["id"])
+        out["leds_all"] += len({r for r, p in part.items() if p == bom_data.PCB_PARTS["led"][2]})
     return out
 
 
@@ -445,7 +454,7 @@ def power_3v3_rows(c):
     """(item, count, mA each, note) of the 3V3 rail, each with its own count."""
     clocked = CLOCK_MA * CLOCK_DUTY
     return [
-        (POWER[0][0], c["sensors"], POWER[0][1], POWER[0][2]),
+        (POWER[0][0], c["positions"], POWER[0][1], POWER[0][2] + "; every spot of every board has one"),
         (POWER[1][0], c["tokens"], POWER[1][1], POWER[1][2]),
         (POWER[2][0], c["registers"], POWER[2][1] + clocked, "incl. clocking duty ~5 %"),
         ("74HC595 quiescent (guidance lights, one per 74HC165)", c["registers"], POWER[2][1] + clocked,
@@ -474,7 +483,7 @@ def power_5v_rows(c):
 def power_md():
     out = [HEADER, "# Power budget (worst realistic case)\n\n"]
     for title, smap, doc in (("full build", full_map(), load_json(os.path.join(HW, "sensor_map.json"))),
-                             ("build without resource boards", reduced_map(),
+                             ("build without resource strips", reduced_map(),
                               load_json(os.path.join(HW, "sensor_map_no_resources.json")))):
         c = counts(smap)
         out.append("## %s\n\n### 3V3 rail\n\n| consumer | count | mA each | mA total | note |\n|---|---|---|---|---|\n" % title)
@@ -529,24 +538,27 @@ def dark_md(doc, tot):
 
 
 # ---------------------------------------------------------------------- BOM
-BUILDS = [("full", "full set (with resource boards)", "full"),
-          ("no_resources", "without resource boards", "reduced")]
+BUILDS = [("full", "full set (with the resource strips)", "full"),
+          ("no_resources", "without the resource strips", "reduced")]
 JLC_LOTS = (5, 10, 15, 20, 25, 30, 50)  # board quantities JLCPCB offers for small orders
+LIGHT_KEYS = ("sr", "inv", "ff", "led", "r470")  # the guidance lights' board parts (bom_data.ONBOARD_PRICES)
 
 
 def board_designs(smap):
-    """Per PCB design: boards, positions and registers per board, size (from the map's strips)."""
+    """Per PCB design: boards, positions and registers per board, size (from the map's strips).
+    A map whose strips are not all one design is refused, naming them: a set is one order."""
     out = {}
-    lanes_of = {}
-    for l in smap["lanes"]:
-        lanes_of.setdefault(l["strip"], []).append(l)
     for st in smap["strips"]:
-        d = out.setdefault(st["board"], {"boards": 0, "positions": 0, "registers": 0,
-                                         "size_mm": st["size_mm"]})
+        d = out.setdefault(st["board"], {"boards": 0, "positions": st["registers"] * 8,
+                                         "registers": st["registers"], "size_mm": st["size_mm"]})
+        if (st["registers"], st["size_mm"]) != (d["registers"], d["size_mm"]):
+            raise SystemExit("strip %s: %d registers, %s mm, but board %s has %d registers, %s mm"
+                             % (st["id"], st["registers"], st["size_mm"], st["board"], d["registers"],
+                                d["size_mm"]))
         d["boards"] += 1
-        d["positions"] = max(d["positions"],
-                             len(lanes_of[st["id"]]) * design.BOARD_POSITIONS[st["kind"]])
-        d["registers"] = max(d["registers"], st["registers"])
+    if len(out) != 1:
+        raise SystemExit("the map's strips need %d board designs (%s): the set is one order of one "
+                         "design (issue 32)" % (len(out), ", ".join(sorted(out))))
     return out
 
 
@@ -562,18 +574,31 @@ def pcb_price(lot, size_mm):
     return round(bom_data.PCB_BASE_USD + bom_data.PCB_USD_PER_CM2 * area, 2)
 
 
-def bom_lines(smap):
+def per_board(name, without=()):
+    """Parts per board, less the kinds in `without` (the lights: also the 100 nF beside each of
+    their chips), for the what-if lines of the goal section."""
+    per = dict(bom_data.onboard_per_board(name))
+    if without:
+        chips = sum(per.get(k, 0) for k in without if k in ("sr", "inv", "ff"))
+        per = {k: q for k, q in per.items() if k not in without}
+        per["c100n"] = per.get("c100n", 0) - chips
+    return per
+
+
+def bom_lines(smap, without=(), prices=None):
     """Every line of one build: (ref, category, item, part, shop, unit US$, basis, qty, notes).
-    Board lines and JLCPCB's fees are worked out per design from the parts on it."""
+    The board lines and JLCPCB's fees are worked out from the parts on the one design: one order,
+    one setup fee and stencil, one loading fee per unique extended part. `without` and `prices`
+    (key -> unit US$) only serve the what-ifs of the goal section."""
     c = counts(smap)
     a = bom_data.ASSEMBLY
     lines = []
-    for k, (name, d) in enumerate(sorted(board_designs(smap).items(), reverse=True)):
-        tag = "B" + name[0].upper()  # BT track_board, BR resource_board
+    for name, d in board_designs(smap).items():
+        tag = "BS"   # the strip board
         n = d["boards"]
         lot = jlc_lot(n)
         w, h = d["size_mm"]
-        per = bom_data.onboard_per_board(name)
+        per = per_board(name, without)
         lines.append((tag + ".PCB", "board", "%s PCB, 2-layer FR-4 1.6 mm HASL, %g x %g mm, lot of %d "
                       "(%d used)" % (name, w, h, lot, n), "hardware/pcb/%s" % name, "JLCPCB",
                       pcb_price(lot, (w, h)), "estimate", 1,
@@ -584,6 +609,7 @@ def bom_lines(smap):
         extended = 0
         for key, q in sorted(per.items()):
             item, mpn, lcsc, unit, basis, cls, joints, tht = bom_data.ONBOARD[key]
+            unit = (prices or {}).get(key, unit)
             if cls == "maker":
                 pass                       # soldered by the maker: no JLCPCB joint or fee
             elif tht:
@@ -597,11 +623,11 @@ def bom_lines(smap):
             lines.append(("%s.%s" % (tag, key), "board part", item, mpn, shop,
                           unit, basis, q * n, "%d per board x %d boards" % (q, n)))
         lines.append((tag + ".SET", "assembly", "%s assembly: setup fee + stencil" % name, "-", "JLCPCB",
-                      a["setup_usd"] + a["stencil_usd"], "rule", 1, "per order"))
+                      a["setup_usd"] + a["stencil_usd"], "rule", 1, "one order for every board"))
         lines.append((tag + ".SMT", "assembly", "%s assembly: SMT joints" % name, "-", "JLCPCB",
                       a["smt_joint_usd"], "rule", smt_joints, "%d boards" % n))
         lines.append((tag + ".EXT", "assembly", "%s assembly: extended-part loading fee" % name, "-",
-                      "JLCPCB", a["extended_part_usd"], "rule", extended, "unique extended parts"))
+                      "JLCPCB", a["extended_part_usd"], "rule", extended, "unique extended parts, once per order"))
         lines.append((tag + ".MAN", "assembly", "%s assembly: hand-soldering fee" % name, "-",
                       "JLCPCB", a["manual_fee_usd"], "rule", 1 if hand_joints else 0, "per order"))
         lines.append((tag + ".MJ", "assembly", "%s assembly: hand-soldered joints (connectors)" % name,
@@ -615,13 +641,13 @@ def bom_lines(smap):
     return lines
 
 
-def bom_rows():
+def bom_rows(without=(), prices=None):
     """Rows with a quantity per build (0 where a build lacks the line), and the totals."""
     per_build = {}
     order = []
     for bid, _, which in BUILDS:
         smap = full_map() if which == "full" else reduced_map()
-        for ln in bom_lines(smap):
+        for ln in bom_lines(smap, without, prices):
             if ln[0] not in per_build:
                 per_build[ln[0]] = {"line": ln, "qty": {}}
                 order.append(ln[0])
@@ -659,22 +685,26 @@ def bom_csv():
     return buf.getvalue()
 
 
-LIGHT_KEYS = ("sr", "inv", "ff", "led", "r470")  # the guidance lights' board parts (bom_data.ONBOARD_PRICES)
-
-
 def bom_md():
     rows, totals = bom_rows()
     cf, cr = counts(full_map()), counts(reduced_map())
+    (name, d), = board_designs(full_map()).items()
     out = [HEADER, "# Bill of materials - two-player CivMint set\n\n"]
-    out.append("Counts from the sensor maps: full set %d sensed positions (each a hall switch and a guidance "
-               "light), %d x 74HC165 and as many 74HC595 (the lights, on the same chain), %d boards (%d track "
-               "boards, %d resource boards), %d tokens, %d dice wells; without resource boards %d positions, "
-               "%d x 74HC165 and 74HC595, %d boards, %d tokens. The board parts are counted from the generated "
-               "boards (`pcb/<board>_bom.csv`; the aspect strips take the track board's full population).\n\n"
-               % (cf["sensors"], cf["registers"], cf["boards"], cf["track_boards"], cf["resource_boards"],
-                  cf["tokens"], cf["wells"], cr["sensors"], cr["registers"], cr["boards"], cr["tokens"]))
-    out.append("## Totals\n\n| build | boards, assembly, board parts | everything else | shipping | total US$ | goal US$%.0f |\n"
-               "|---|---|---|---|---|---|\n" % bom_data.BUDGET_USD)
+    out.append("One board design, the strip board (`pcb/%s`, %g x %g mm: 2 rows of 16 spots, a hall switch "
+               "and a guidance light at every spot, %d x 74HC165 and %d x 74HC595), serves every strip. Every "
+               "board is fully populated, so the whole set is one JLCPCB order: one setup fee, one stencil, "
+               "one loading fee per extended part.\n\n"
+               "Counts from the sensor maps: the full set is %d boards, %d positions and as many lights (%d "
+               "of them read by the map's lanes, %d spare), %d x 74HC165 and as many 74HC595, %d tokens, %d "
+               "dice wells; without the resource strips %d boards, %d positions and lights, %d x 74HC165 and "
+               "74HC595, %d tokens. The parts per board are counted from the generated board "
+               "(`pcb/%s_bom.csv`).\n\n"
+               % (name, d["size_mm"][0], d["size_mm"][1], d["registers"], d["registers"],
+                  cf["boards"], cf["positions"], cf["sensors"], cf["positions"] - cf["sensors"],
+                  cf["registers"], cf["tokens"], cf["wells"], cr["boards"], cr["positions"],
+                  cr["registers"], cr["tokens"], name))
+    out.append("## Totals of the lines\n\n| build | boards, assembly, board parts | everything else | shipping | "
+               "total US$ | against US$%.0f |\n|---|---|---|---|---|---|\n" % bom_data.BUDGET_USD)
     for bid, title, _ in BUILDS:
         t = totals[bid]
         boards = bom_parts(rows, bid, lambda r: r["ref"].startswith("B"))
@@ -683,15 +713,18 @@ def bom_md():
         verdict = "met" if t <= bom_data.BUDGET_USD else "**missed by %.2f**" % (t - bom_data.BUDGET_USD)
         out.append("| %s | %.2f | %.2f | %.2f | %.2f | %s |\n" % (title, boards, rest, ship, t, verdict))
     out.append("\nThese totals are the lines only; what each kit costs at the door (minimum charges, "
-               "spares, tax and duty) is in \"Kits a maker can choose\".\n")
+               "spares, tax and duty) is in \"Kits a maker can choose\", and the goals are judged on that.\n")
     out.append("\nEvery total is the sum of the lines below (computed by `tools/build_docs.py` from "
-               "`tools/bom_data.py`, the generated boards and the sensor maps; `tests/hardware/test_bom.py` "
+               "`tools/bom_data.py`, the generated board and the sensor maps; `tests/hardware/test_bom.py` "
                "adds them up again).\n\n")
     out.append("## Where the prices come from (%s)\n\n" % bom_data.PRICED_ON)
     n_rule = sum(1 for r in rows if r["basis"] == "rule")
+    n_listed = sum(1 for r in rows if r["basis"] == "listed")
     n_est = sum(1 for r in rows if r["basis"] == "estimate")
     n_prior = sum(1 for r in rows if r["basis"] == "prior")
     out.append("- **rule** (%d lines): JLCPCB's published assembly prices: %s.\n" % (n_rule, bom_data.ASSEMBLY_SOURCE))
+    out.append("- **listed** (%d lines): the price a cited parts-library snapshot lists (sourced, not a "
+               "live quote).\n" % n_listed)
     out.append("- **estimate** (%d lines): the authors' estimate of the shop's price at the quantity bought, "
                "reviewed %s. No part price, no bare-board price and no shipping rate could be looked up "
                "(no live shop or price list was reachable): bare boards use US$%.2f + US$%.3f per cm2 ordered, "
@@ -711,11 +744,11 @@ def bom_md():
     out.append("\nNot confirmed (match them in JLCPCB's BOM tool before ordering):\n\n")
     for key in sorted(set(bom_data.LCSC_UNCONFIRMED) | set(bom_data.LCSC_CHOOSE)):
         out.append("- %s: %s\n" % (bom_data.PCB_PARTS[key][3], bom_data.ONBOARD[key][2]))
-    out.append("\nHow the board lines are worked out, per design: the parts per board "
-               "(`bom_data.onboard_per_board`, from `pcb/<board>_bom.csv`) x boards; SMT joints = pins of "
-               "every machine-placed part; the 9-pin connectors are hand-soldered (through-hole); one "
-               "extended-part fee per unique extended part; one setup fee and stencil per design (both "
-               "strip kinds of the track board share one population).\n\n")
+    out.append("\nHow the board lines are worked out: the parts per board (`bom_data.onboard_per_board`, "
+               "from `pcb/%s_bom.csv`) x boards; SMT joints = pins of every machine-placed part; the 9-pin "
+               "connectors are soldered by the maker (through-hole, thermal-relief pads); one extended-part "
+               "fee per unique extended part and one setup fee and stencil for the whole order, since every "
+               "board is the same design with the same parts.\n\n" % name)
     out.append(kits_md(rows))
     out.append(_bom_goal(rows, totals))
     head = "| ref | item | part | shop | unit US$ | basis |" + "".join(" qty %s | ext %s |" % (b, b) for b, _, _ in BUILDS) + " notes |\n"
@@ -736,29 +769,31 @@ KITS = [
     ("dice", "Dice kit: the controller, both dice wells, the USB cable",
      "`docs/assembly.md` sections 3 (controller carrier, without the chain connector) and 4-5 (dice "
      "wells); flash (`README.md`); the app reads the dice, every track stays on the tablet"),
-    ("track", "Track kit: the dice kit, the 8 track boards (development and aspect tracks, with their "
+    ("track", "Track kit: the dice kit and the 4 track strips (development and aspect tracks, with their "
      "guidance lights), cables, magnets, feet",
-     "the dice kit, then the chain connector on the carrier, the track boards' connectors (18 joints "
-     "a board), the overlays (`overlays/pages/`), the chain (`assembly.md` section 6); resources stay "
-     "on the tablet"),
-    ("full", "Full set with lights: the track kit and both resource boards",
-     "the track kit, then the two resource boards at the end of the chain (`assembly.md` section 6)"),
+     "the dice kit, then the chain connector on the carrier, each board's two connectors (18 joints a "
+     "board), the feet, the overlays (`overlays/pages/`, pages 1-4), the chain (`assembly.md` sections "
+     "2 and 6); resources stay on the tablet"),
+    ("full", "Full set with lights: the track kit and the 6 resource strips",
+     "the track kit's steps for all 10 boards (one order), the 6 resource strips at the end of the "
+     "chain (`assembly.md` section 6)"),
 ]
 DICE_REFS = ("MCU1", "K1", "K4", "K3", "K5", "S1", "W2", "D1", "L1", "K2", "SH2", "SH3")
 
 
 def kit_qty(r, kit):
     """Quantity of a line in a kit: the dice kit is the controller and wells lines of the track
-    kit; the track kit is the build without resource boards; the full set the full build."""
+    kit; the track kit is the build without the resource strips; the full set the full build."""
     if kit == "dice":
         return r["qty"]["no_resources"] if r["ref"] in DICE_REFS else 0
     return r["qty"]["no_resources" if kit == "track" else "full"]
 
 
-def kit_landed(rows, kit):
+def kit_landed(rows, kit, tax=None):
     """Landed cost of a kit: [(what, US$, basis)] and the total.  Goods and shipping from the
     lines; the fab's minimum charge per part line (MOQ + attrition), spares of the maker's small
     parts, and import tax/duty on top."""
+    tax_rate = bom_data.TAX_RATE if tax is None else tax
     goods = ship = moq = spares = 0.0
     for r in rows:
         q = kit_qty(r, kit)
@@ -774,7 +809,7 @@ def kit_landed(rows, kit):
             moq += round(r["unit_usd"] * (billed - q), 2)
         elif r["category"] in ("cable", "wells", "case", "token") and r["unit_usd"] < 5:
             spares += ext * bom_data.SPARE_RATE
-    tax = (goods + moq + spares + ship) * bom_data.TAX_RATE
+    tax = (goods + moq + spares + ship) * tax_rate
     out = [("parts, boards and fab fees (the lines)", round(goods, 2), "lines: rule, listed or estimate"),
            ("fab minimum charge and wastage per part line (at least %d, +%d)" % (bom_data.MOQ_PARTS,
                                                                              bom_data.ATTRITION),
@@ -782,7 +817,7 @@ def kit_landed(rows, kit):
            ("spares of the maker's small parts (%d %%)" % round(bom_data.SPARE_RATE * 100), round(spares, 2),
             "estimate"),
            ("shipping", round(ship, 2), "estimate"),
-           ("import tax and duty (%d %% of the above)" % round(bom_data.TAX_RATE * 100), round(tax, 2),
+           ("import tax and duty (%d %% of the above)" % round(tax_rate * 100), round(tax, 2),
             "estimate: EU/UK VAT ~20 %; other countries differ")]
     return out, round(sum(v for _, v, _ in out), 2)
 
@@ -813,18 +848,18 @@ def kits_md(rows):
             out.append("| %s | %.2f | %s |\n" % (what, v, basis))
         out.append("| **landed, %s kit** | **%.2f** | |\n\n" % (kit, total))
     d, f = kit_landed(rows, "dice")[1], kit_landed(rows, "full")[1]
+    dice_goal, full_goal = bom_data.KIT_GOALS["dice"], bom_data.KIT_GOALS["full"]
     owned = round(sum(round(r["unit_usd"] * kit_qty(r, "dice"), 2) for r in rows
                       if r["ref"] in ("MCU1", "K3", "K5")), 2)
     one_shop = kit_landed([r for r in rows if r["ref"] != "SH2"], "dice")[1]
-    dice_goal, full_goal = bom_data.KIT_GOALS["dice"], bom_data.KIT_GOALS["full"]
-    why = ("The dice kit's cost is the controller, two sensor modules and shipping from two shops, then "
-           "tax. Bought from one shop (the Pico with the modules, one parcel) it would land at about "
-           "US$%.2f%s; a maker who already owns a Pico, a USB cable and an OTG adapter saves US$%.2f of "
-           "the lines more. The full set stays far above US$%.0f: its boards, two assembly orders and the "
-           "244 lights' parts cost more than the goal before shipping and tax; reaching it needs one strip "
-           "design (one set of fees), fewer extended parts and a cheaper hall switch (see the levers "
-           "below), not trimming small parts."
-           % (one_shop, " (within the goal)" if one_shop <= dice_goal else "", owned, full_goal))
+    owned_landed = kit_landed([r for r in rows if r["ref"] not in ("MCU1", "K3", "K5")], "dice")[1]
+    why = ("The dice kit is the controller, two sensor modules and shipping from two shops, then tax%s: "
+           "bought from one shop (the Pico with the modules, one parcel) it lands at US$%.2f (%s), and a "
+           "maker who already owns a Pico, a USB cable and an OTG adapter (US$%.2f of the lines) lands at "
+           "US$%.2f. The full set's gap and what would close it: \"The goals\" below."
+           % ("" if d <= dice_goal else " (US$%.2f over)" % (d - dice_goal), one_shop,
+              "within the goal" if one_shop <= dice_goal else "still US$%.2f over" % (one_shop - dice_goal),
+              owned, owned_landed))
     out.append("Against the goals: the dice kit lands at **US$%.2f** (goal US$%.0f: %s) and the full set "
                "with lights at **US$%.2f** (goal US$%.0f: %s). %s\n\n"
                % (d, dice_goal, "met" if d <= dice_goal else "not met",
@@ -832,117 +867,101 @@ def kits_md(rows):
     return "".join(out)
 
 
-def _lights_cost(rows, bid):
-    """What the guidance lights add to a build (US$): their parts, the 100 nF at each 74HC595 and
-    74LVC1G14, their SMT joints and the loading fees of their extended parts, per design."""
-    a = bom_data.ASSEMBLY
-    by_ref = {r["ref"]: r for r in rows}
-    total = 0.0
-    for tag in sorted({r["ref"].split(".")[0] for r in rows if r["ref"].startswith("B") and "." in r["ref"]}):
-        q = lambda k: by_ref[tag + "." + k]["qty"][bid] if tag + "." + k in by_ref else 0  # noqa: E731
-        if not q("PCB"):
-            continue
-        for k in LIGHT_KEYS:
-            if k not in bom_data.ONBOARD:
-                continue
-            unit, cls, joints = bom_data.ONBOARD[k][3], bom_data.ONBOARD[k][5], bom_data.ONBOARD[k][6]
-            total += q(k) * unit + q(k) * joints * a["smt_joint_usd"]
-            if cls in bom_data.FEE_CLASSES and q(k):
-                total += a["extended_part_usd"]
-        caps = q("sr") + q("inv") + q("ff")
-        total += caps * (bom_data.ONBOARD["c100n"][3] + bom_data.ONBOARD["c100n"][6] * a["smt_joint_usd"])
-    return round(total, 2)
+def what_ifs(rows):
+    """The full set's landed cost under each change the lines allow (US$, recomputed through the
+    same lines and kit_landed): [(change, landed, saving)]."""
+    base = kit_landed(rows, "full")[1]
+    hall_led = {k: 0.0 for k in ("hall", "led")}
+    cases = [
+        ("the guidance lights left off every board (no 74HC595s, LEDs, their resistors, inverters, "
+         "flip-flops and 100 nF; the same design, one order)", kit_landed(bom_rows(without=LIGHT_KEYS)[0], "full")[1]),
+        ("hall switches and LEDs free (the bound: what no cheaper part can beat)",
+         kit_landed(bom_rows(prices=hall_led)[0], "full")[1]),
+        ("no import tax or duty (a country without it at this value)", kit_landed(rows, "full", tax=0.0)[1]),
+        ("shipping in one parcel (SH1 only)",
+         kit_landed([r for r in rows if r["ref"] not in ("SH2", "SH3")], "full")[1]),
+        ("hall switches at US$%.3f, the cheapest hall switch seen listed (%s; its magnetic figures are "
+         "not checked against the token's field)" % (bom_data.HALL_LEAD[1], bom_data.HALL_LEAD[0]),
+         kit_landed(bom_rows(prices={"hall": bom_data.HALL_LEAD[1]})[0], "full")[1]),
+    ]
+    return [(what, v, round(base - v, 2)) for what, v in cases]
 
 
-def bom_levers(rows, totals):
-    """Savings (US$) the lines allow, per build: what it would take to reach the goal."""
-    out = {}
-    for bid, _, _ in BUILDS:
-        p = lambda pred: bom_parts(rows, bid, pred)  # noqa: E731
-        hand = p(lambda r: r["ref"].endswith(".MAN") or r["ref"].endswith(".MJ"))
-        second = p(lambda r: r["ref"].startswith("BR.") and r["ref"][3:] in ("SET", "EXT"))
-        ship = p(lambda r: r["category"] == "shipping")
-        hall = p(lambda r: r["ref"].endswith(".hall"))
-        out[bid] = {"hand": hand, "second_design": second, "lights": _lights_cost(rows, bid),
-                    "shipping": ship, "hall": hall}
-    return out
-
-
-def p_ext(rows, bid="full"):
-    return bom_parts(rows, bid, lambda r: r["ref"].endswith(".EXT"))
+def break_even(rows, keys=("hall", "led"), kit="full"):
+    """The one unit price (US$) for every part in `keys` at which the kit lands at its goal, or None
+    if even free parts miss it (landed cost is linear in that price)."""
+    goal = bom_data.KIT_GOALS[kit]
+    at0 = kit_landed(bom_rows(prices={k: 0.0 for k in keys})[0], kit)[1]
+    at1 = kit_landed(bom_rows(prices={k: 1.0 for k in keys})[0], kit)[1]
+    if at0 > goal:
+        return None
+    return round((goal - at0) / (at1 - at0), 3)
 
 
 def _bom_goal(rows, totals):
-    """What each build costs against the goal, and what would reach it (from the lines)."""
-    goal = bom_data.BUDGET_USD
-    lv = bom_levers(rows, totals)
-    out = ["## The US$%.0f goal\n\n" % goal]
-    t, tr = totals["full"], totals["no_resources"]
-    out.append("The goal: the full set with guidance lights for US$%.0f landed (issue 32; it was US$100 for "
-               "the lines alone). On these prices the lines of the full set with "
-               "guidance lights come to **US$%.2f** (%s) and of the set without resource boards to "
-               "**US$%.2f** (%s), before minimum charges, spares, tax and duty (\"Kits a maker can choose\").\n\n"
-               % (goal, t, "met" if t <= goal else "US$%.2f over" % (t - goal),
-                  tr, "met" if tr <= goal else "US$%.2f over" % (tr - goal)))
-    f, r = lv["full"], lv["no_resources"]
-    best_full = round(t - f["hand"] - f["second_design"], 2)
-    best_red = round(tr - r["hand"], 2)
-    out.append("What moves the total (worked out from the lines):\n\n")
-    a = bom_data.ASSEMBLY
-
-    def jlc_hand(bid):
-        conns = sum(x["qty"][bid] for x in rows if x["ref"].endswith(".conn"))
-        orders = sum(1 for x in rows if x["ref"].endswith(".PCB") and x["qty"][bid])
-        return round(orders * a["manual_fee_usd"] + conns * 9 * a["manual_joint_usd"], 2)
-    out.append("- The 9-pin chain connectors are soldered by the maker (through-hole, 9 joints each, "
-               "thermal-relief pads): JLCPCB's hand-soldering would add US$%.2f (full) / US$%.2f (without "
-               "resource boards).\n" % (jlc_hand("full"), jlc_hand("no_resources")))
-    out.append("- One board design for every strip (a 2-lane x 11-position strip serving the development, "
-               "aspect and resource tracks) pays JLCPCB's per-order fees once: saves up to US$%.2f "
-               "(setup, stencil and extended-part fees of the second order), less the "
-               "larger boards.\n" % f["second_design"])
-    out.append("- The guidance lights add US$%.2f to the full set and US$%.2f without resource boards "
-               "(74HC595s, 74LVC1G14s, 74LVC1G79s, LEDs, 470 Ohm resistors, their 100 nF, their joints and the "
-               "loading fees of their extended parts): leaving them out would not reach the goal either.\n"
-               % (f["lights"], r["lights"]))
-    ext = [x for x in rows if x["ref"].endswith(".EXT") and x["qty"]["full"]]
-    out.append("- JLCPCB's loading fee for extended parts is US$%.2f of the full set (%s): each extended "
-               "part replaced by one from JLCPCB's basic library saves US$%.2f per board design it is "
-               "on.\n" % (p_ext(rows), ", ".join("%d on the %s" % (x["qty"]["full"], x["item"].split(" ")[0])
-                                                  for x in ext), bom_data.ASSEMBLY["extended_part_usd"]))
-    out.append("- Shipping is US$%.2f of estimates; a JLCPCB coupon or a parcel shared with other "
-               "orders changes the total more than any small part.\n\n" % f["shipping"])
-    gap = round(best_full - goal, 2)
-    out.append("With both savings the full set would be about US$%.2f and the set without resource "
-               "boards about US$%.2f: %s.\n\n"
-               % (best_full, best_red,
-                  "the reduced set then meets the goal" if best_red <= goal else "neither meets the goal"))
+    """The kits against the goals, and what would close each gap (from the lines)."""
+    goal = bom_data.KIT_GOALS["full"]
+    out = ["## The goals\n\n"]
+    d = kit_landed(rows, "dice")[1]
+    tr = kit_landed(rows, "track")[1]
+    f = kit_landed(rows, "full")[1]
+    out.append("Issue 32 sets two goals, landed: the dice kit at most US$%.0f, the full set with lights at "
+               "most US$%.0f. On these prices the dice kit lands at US$%.2f (%s), the track kit at US$%.2f "
+               "(no goal of its own; %s even the full set's goal) and the full set at **US$%.2f: %s**.\n\n"
+               % (bom_data.KIT_GOALS["dice"], goal, d,
+                  "met" if d <= bom_data.KIT_GOALS["dice"] else "missed by US$%.2f" % (d - bom_data.KIT_GOALS["dice"]),
+                  tr, "within" if tr <= goal else "above", f,
+                  "met" if f <= goal else "missed by US$%.2f" % (f - goal)))
     p = lambda pred: bom_parts(rows, "full", pred)  # noqa: E731
     fees = p(lambda x: x["category"] == "assembly")
     pcbs = p(lambda x: x["ref"].endswith(".PCB"))
-    others = round(p(lambda x: x["category"] == "board part") - f["hall"], 2)
+    hall = p(lambda x: x["ref"].endswith(".hall"))
+    led = p(lambda x: x["ref"].endswith(".led"))
+    others = round(p(lambda x: x["category"] == "board part") - hall - led, 2)
     rest = p(lambda x: not x["ref"].startswith("B") and x["category"] != "shipping")
-    out.append("Where the full set's US$%.2f goes: bare boards US$%.2f, JLCPCB's assembly fees and "
-               "joints US$%.2f, hall switches US$%.2f, the other board parts (registers, lights, "
-               "buffers, connectors, passives) US$%.2f, controller, wells, cables, magnets and feet "
-               "US$%.2f, shipping US$%.2f.\n\n" % (t, pcbs, fees, f["hall"], others, rest, f["shipping"]))
-    if gap > 0:
-        short = round(gap - f["hall"] - f["shipping"], 2)
-        out.append("What it would take: after both savings the full set is still US$%.2f over. %s\n\n"
-                   % (gap, ("Free hall switches and free shipping together (US$%.2f) would not close "
-                            "it (US$%.2f would remain): US$%.0f for the full set with guidance lights "
-                            "needs prices well under these estimates (a shop coupon, a cheaper board "
-                            "and assembly quote) or a smaller design (fewer, larger boards: one order, "
-                            "one set of fees); trimming the small parts cannot do it."
-                            % (f["hall"] + f["shipping"], short, goal)) if short > 0 else
-                           ("It would take a cheaper switch than the %s (the %d of them are "
-                            "US$%.2f) together with a shop coupon or cheaper shipping; trimming the "
-                            "small parts cannot do it."
-                            % (bom_data.PCB_PARTS["hall"][2],
-                               sum(x["qty"]["full"] for x in rows if x["ref"].endswith(".hall")),
-                               f["hall"]))))
+    ship = p(lambda x: x["category"] == "shipping")
+    n_pos = sum(x["qty"]["full"] for x in rows if x["ref"].endswith(".hall"))
+    out.append("Before minimum charges, spares, tax and duty, the lines come to US$%.2f for the full set and "
+               "US$%.2f without the resource strips.\n\n" % (totals["full"], totals["no_resources"]))
+    out.append("Where the full set's lines (US$%.2f) go: bare boards US$%.2f, JLCPCB's assembly fees and "
+               "joints US$%.2f (one order), %d hall switches US$%.2f, %d LEDs US$%.2f, the other board parts "
+               "(registers, buffers, connectors, passives) US$%.2f, controller, wells, cables, magnets and "
+               "feet US$%.2f, shipping US$%.2f. Import tax and the fab's minimum charges come on top "
+               "(\"Kits a maker can choose\").\n\n"
+               % (totals["full"], pcbs, fees, n_pos, hall, n_pos, led, others, rest, ship))
+    if f > goal:
+        out.append("What each change would do to the full set's landed US$%.2f (recomputed through the same "
+                   "lines):\n\n| change | landed US$ | saves US$ |\n|---|---|---|\n" % f)
+        cases = what_ifs(rows)
+        for what, v, save in cases:
+            out.append("| %s | %.2f | %.2f |\n" % (what, v, save))
+        be = break_even(rows)
+        unit = (bom_data.ONBOARD["hall"][3], bom_data.ONBOARD["led"][3])
+        out.append("\n")
+        if be is None:
+            out.append("No single change closes the gap of US$%.2f: even free hall switches and LEDs leave "
+                       "the set above US$%.0f. " % (f - goal, goal))
+        else:
+            out.append("Hall switches and LEDs would have to cost at most US$%.3f each (now US$%.2f and "
+                       "US$%.2f, estimates) for the full set to land at US$%.0f with everything else as it "
+                       "is. " % (be, unit[0], unit[1], goal))
+        lead = bom_rows(prices={"hall": bom_data.HALL_LEAD[1]})[0]
+        lead_one = kit_landed([r for r in lead if r["ref"] not in ("SH2", "SH3")], "full")[1]
+        dark = kit_landed([r for r in bom_rows(without=LIGHT_KEYS, prices={"hall": bom_data.HALL_LEAD[1]})[0]
+                           if r["ref"] not in ("SH2", "SH3")], "full")[1]
+        out.append("With lights, the cheaper switch and one parcel together the full set would land at "
+                   "US$%.2f (%s); without lights, with both, at US$%.2f (%s). What would close the gap: "
+                   "first the prices of the %d hall switches and %d LEDs, the biggest lines and both "
+                   "estimates (re-price them in the BOM tool; a switch or LED from JLCPCB's basic library "
+                   "would also drop a loading fee of US$%.2f), and a cheaper switch only once its operate "
+                   "and release points are checked against the token's field (`tests/hardware/test_magnet.py`). "
+                   "Until then the choice is the maker's: the track kit (US$%.2f) keeps resources on the "
+                   "tablet; the lights can be left off the same board. Trimming the small parts cannot do "
+                   "it.\n\n" % (lead_one, "met" if lead_one <= goal else "US$%.2f over" % (lead_one - goal),
+                                 dark, "met" if dark <= goal else "US$%.2f over" % (dark - goal),
+                                 n_pos, n_pos, bom_data.ASSEMBLY["extended_part_usd"], tr))
     else:
-        out.append("The full set then meets the goal.\n\n")
+        out.append("The full set meets the goal.\n\n")
     return "".join(out)
 
 
@@ -1040,24 +1059,23 @@ def _pcb_module():
 def pcb_parts_block():
     """pcb.md's parts table: every kind of board part, how it reaches the board, its number and
     where that number was read (build_pcb.SOURCING), and how many each board carries (the
-    committed assembly BOMs)."""
+    committed assembly BOM of each board design of the map: the one strip board)."""
     bp = _pcb_module()
+    boards = sorted({s["board"] for s in full_map()["strips"]})
     counts = {}
-    for tag in ("track_board", "track_board_aspect", "resource_board"):
-        import csv as _csv
+    for tag in boards:
         with open(os.path.join(HW, "pcb", tag + "_bom.csv"), newline="") as f:
-            for r in _csv.DictReader(f):
+            for r in csv.DictReader(f):
                 counts[(tag, r["Manufacturer Part"])] = int(r["Quantity"])
     route_words = {"fab": "fab (LCSC stock)", "global": "fab, global sourcing", "hand": "maker solders"}
-    out = ["| part | footprint (KiCad) | manufacturer part | route | number | track board | track board, "
-           "aspect | resource board |\n|---|---|---|---|---|---|---|---|\n"]
+    out = ["| part | footprint (KiCad) | manufacturer part | route | number | %s |\n|---|---|---|---|---|%s\n"
+           % (" | ".join("per %s" % b.replace("_", " ") for b in boards), "---|" * len(boards))]
     for kind in bp.PARTS:
         lib, fpn, value, mpn, _ = bp.PARTS[kind]
         route, number, source = bp.SOURCING[kind]
-        out.append("| %s | `%s:%s` | %s | %s | %s | %d | %d | %d |\n"
+        out.append("| %s | `%s:%s` | %s | %s | %s | %s |\n"
                    % (value, lib, fpn, mpn, route_words[route], number,
-                      counts.get(("track_board", mpn), 0), counts.get(("track_board_aspect", mpn), 0),
-                      counts.get(("resource_board", mpn), 0)))
+                      " | ".join("%d" % counts.get((b, mpn), 0) for b in boards)))
     out.append("\nWhere each number was read:\n\n")
     for kind in bp.PARTS:
         route, number, source = bp.SOURCING[kind]

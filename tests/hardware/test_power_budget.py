@@ -35,7 +35,7 @@ def tables():
     return out
 
 
-@pytest.mark.parametrize("title,path", [("full build", FULL), ("build without resource boards", REDUCED)])
+@pytest.mark.parametrize("title,path", [("full build", FULL), ("build without resource strips", REDUCED)])
 def test_the_lights_are_on_the_3v3_table_with_their_own_counts(title, path):
     t = tables()[title]
     v3, v5 = t["3V3 rail"], t["5 V (USB VBUS) rail"]
@@ -48,6 +48,8 @@ def test_the_lights_are_on_the_3v3_table_with_their_own_counts(title, path):
     assert lit[2] == round(ma, 3) == round(build_docs.light_ma(), 3) == 2.553
     assert 2.5 <= lit[2] <= 2.8 and lit[3] <= 23.0           # <= 8 lit x ~2.5-2.8 mA
     assert rows["74HC595 quiescent"][1] == m.chain_registers  # one per 74HC165
+    hall = [r for r in v3 if r[0].startswith("hall switch")]
+    assert len(hall) == 1 and hall[0][1] == m.chain_registers * 8   # a switch at every spot, spares too
     assert rows["74HC165 quiescent"][1] == m.chain_registers
     assert rows["74LVC1G14 clock inverter"][1] == len(doc["strips"])  # one per board
     assert rows["74LVC1G79 lock-up flip-flop"][1] == len(doc["strips"])  # one per board
@@ -91,7 +93,7 @@ def test_docs_firmware_and_the_budget_agree_on_the_lights_current():
     assert wire.MAX_LIT * build_docs.light_ma() <= float(bound.group(1))
 
 
-@pytest.mark.parametrize("title,path", [("full build", FULL), ("build without resource boards", REDUCED)])
+@pytest.mark.parametrize("title,path", [("full build", FULL), ("build without resource strips", REDUCED)])
 def test_the_lights_stay_dark_while_the_firmware_is_not_scanning(title, path):
     """Issue 32: from the committed netlists, every 74HC595's /OE is on LIGHTS_OFF with a pull-up
     per board, so power-up, the REPL jumper and a crash draw no LED current; the table says so
@@ -103,8 +105,9 @@ def test_the_lights_stay_dark_while_the_firmware_is_not_scanning(title, path):
     m = sensormap.load(path)
     f = build_docs.dark_figures(doc)
     assert f["sr_on_oe"] == f["sr"] == m.chain_registers and f["oe_pullups"] == len(doc["strips"])
-    assert f["leds_all"] == m.n_sensors()
-    worst = m.n_sensors() * build_docs.light_ma()
+    # every board is fully populated: an LED at every spot its registers read, spares too
+    assert f["leds_all"] == m.chain_registers * 8 > m.n_sensors()
+    worst = f["leds_all"] * build_docs.light_ma()
     assert "%d of %d 74HC595s have /OE on LIGHTS_OFF" % (f["sr"], f["sr"]) in dark
     assert "up to %.0f mA on 3V3" % worst in dark
     total = tables()[title]["3V3 rail total"]

@@ -28,24 +28,26 @@ def refused(doc):
 # ---------------------------------------------------------------- the real maps
 def test_full_map_counts_and_ids():
     m = sensormap.load(FULL)
-    assert m.chain_registers == 34
-    assert m.n_sensors() == 4 * 2 * 8 + 4 * 2 * 6 + 6 * 2 * 11 == 244
+    assert m.chain_registers == 40                  # 10 strip boards of 4 registers
+    assert m.n_sensors() == 4 * 2 * 8 + 4 * 2 * 6 + 6 * 2 * 16 == 304
     expected = set("%s.%s" % (t, s) for t in DEV + ASPECT + RES for s in SEATS)
     assert set(m.lane_ids) == expected and m.n_lanes == 28
     assert m.well_ids == ["well0", "well1"] and m.n_wells == 2
     assert m.well_buses == [0, 1]
     for k, lid in enumerate(m.lane_ids):
         track = lid.split(".")[0]
-        n = 8 if track in DEV else 6 if track in ASPECT else 11
+        n = 8 if track in DEV else 6 if track in ASPECT else 16
         assert m.n_spaces(k) == n, lid
         assert isinstance(m.lane_byte[k], bytes) and isinstance(m.lane_mask[k], bytes)
 
 
 def test_the_loader_keeps_where_each_strip_starts():
     m = sensormap.load(FULL)
-    assert m.strip_starts == [0, 2, 4, 6, 8, 10, 12, 14, 16, 25]
-    assert m.strip_ids[8:] == ["resources_p1", "resources_p2"] and len(m.strip_ids) == 10
-    assert sensormap.load(REDUCED).strip_starts == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert m.strip_starts == [0, 4, 8, 12, 16, 20, 24, 28, 32, 36]
+    assert m.strip_ids[4:] == ["resources_%s_%s" % (s, pair) for s in SEATS
+                               for pair in ("food_wood", "stone_metal", "money_combat_power")]
+    assert len(m.strip_ids) == 10
+    assert sensormap.load(REDUCED).strip_starts == [0, 4, 8, 12]
     doc = read_json(FULL)
     del doc["strips"]
     m = sensormap.parse(dumps(doc))  # a map without strips: still a map
@@ -121,7 +123,7 @@ def test_bit_names():
     assert m.bit_location(15) == "register 1 input A"
     spare = m.spare_bits[0]
     assert m.bit_name(spare).startswith("spare bit %d" % spare)
-    assert "beyond the chain" in m.bit_name(34 * 8)
+    assert "beyond the chain" in m.bit_name(40 * 8)
     for k in range(m.n_lanes):
         for i, b in enumerate(m.lane_bits(k)):
             assert m.bit_name(b) == "%s space %d" % (m.lane_ids[k], i)
@@ -195,7 +197,7 @@ def test_long_lane_is_refused(reduced_doc):
 
 
 def test_more_bits_than_the_chain_is_refused(full_doc):
-    lane_of(full_doc, "combat_power.p2")["bits"][10] = 34 * 8
+    lane_of(full_doc, "combat_power.p2")["bits"][10] = 40 * 8
     msg = refused(full_doc)
     assert "combat_power.p2" in msg and "space 10" in msg and "beyond the chain" in msg
 

@@ -142,11 +142,13 @@ def test_every_field_of_the_wrong_type_is_refused_with_a_message_never_a_crash()
     ("top", "variant", 12, "'variant' is not a string"),
     ("top", "strips", {"a": 1}, "'strips' is not a list"),
     ("strip", "id", 7, "strips[1] id is not a string"),
-    ("strip", "id", "dev_government", "strip 'dev_government' (strips[1]): duplicate strip id (also strips[0])"),
-    ("strip", "first_register", "2", "strip 'dev_economy' (strips[1]): first_register '2' is not a register"),
-    ("strip", "first_register", 34, "first_register 34 is not a register of the chain (0..33)"),
-    ("strip", "first_register", 0, "strip 'dev_economy' (strips[1]): first_register 0 is also where strip "
-     "'dev_government' starts"),
+    ("strip", "id", "dev_government_economy", "strip 'dev_government_economy' (strips[1]): duplicate strip id "
+     "(also strips[0])"),
+    ("strip", "first_register", "4", "strip 'dev_technology_culture' (strips[1]): first_register '4' is not a "
+     "register"),
+    ("strip", "first_register", 40, "first_register 40 is not a register of the chain (0..39)"),
+    ("strip", "first_register", 0, "strip 'dev_technology_culture' (strips[1]): first_register 0 is also where "
+     "strip 'dev_government_economy' starts"),
 ])
 def test_wrong_types_name_the_entry(where, key, value, words):
     doc = read_json(FULL)
