@@ -12,15 +12,14 @@ PRICED_ON is the date the estimates were last reviewed. The reference library ha
 assembly FAQ but no live price list, so no part price could be looked up: re-price every
 "estimate" line in the shop's cart before ordering (bom.md says so).
 
-Boards: one JLCPCB order per board design (track_board, resource_board), every part on the
-underside, assembled by JLCPCB: SMD parts by machine (one of them, the 74LVC1G79, bought first
-through JLCPCB's global sourcing: no LCSC number was confirmed); the two
-9-pin chain connectors are soldered by the maker (through-hole, thermal-relief pads). The guidance lights are board parts like any other (one 74HC595 per
-74HC165 on the same chain, a reverse-mount LED and a 470 Ohm resistor per sensed position, a
-74LVC1G14 clock inverter per board). One population per design: the aspect strips get all 16
-switches and lights of a track board too (their positions 7-8 are never reached by a token),
-which is cheaper than a second assembly order (a setup fee, a stencil and the extended-part fees
-again).
+Boards: one board design, the strip board, for every strip; every board fully populated, so the
+whole set is one JLCPCB order (one setup fee, one stencil, one loading fee per extended part).
+Every part on the underside, placed by JLCPCB (one of them, the 74LVC1G79, bought first through
+JLCPCB's global sourcing: no LCSC number was confirmed); the two 9-pin chain connectors are
+soldered by the maker (through-hole, thermal-relief pads). The guidance lights are board parts
+like any other (one 74HC595 per 74HC165 on the same chain, a reverse-mount LED and a 470 Ohm
+resistor at every spot, a 74LVC1G14 clock inverter and a lock-up flip-flop per board). The spots
+no lane uses get their switch and light too: a second population would be a second order.
 """
 import csv
 import importlib.util
