@@ -22,7 +22,8 @@ commit per scan, the rest in the following ones (docs/firmware.md, "The worst sc
 
 Chain health, checked every scan without allocation: the tail byte after the chain must be
 the tail level, and the spare inputs (tied to the spare level) must read it. When the tail
-byte is wrong or the last register with spare inputs reads none of them right for
+byte is wrong, the chain's last register reads the tail byte (no real register does: at most
+two lanes, one token each) or the last register with spare inputs reads none of them right for
 ``stable_scans`` scans, ``chain_suspect`` is set and commits are frozen (a missing board
 would otherwise read as a lane full of tokens); the board then measures the chain length.
 
@@ -320,6 +321,10 @@ class TrackScanner:
         """Tail byte and spare inputs; a spare register is looked at only when it changed
         (rc from scan), the verdict of the last one is kept."""
         bad = buf[self.nreg] != self.tail_byte
+        # a real register never reads 0x00 (at most two lanes, one token each): a last register
+        # reading it is the tail of a shorter chain (a strip with no spare input left to tell)
+        if self.tail_byte == 0 and self.nreg and buf[self.nreg - 1] == 0:
+            bad = True
         sr = self.spare_reg
         rc = self.reg_changed
         last = len(sr) - 1

@@ -68,7 +68,7 @@ def scenario_versions_and_virtual_controls(app, drv):
     assert "food.p1" not in scr.v_lane_ids and "Food (seat 1)" in scr.v_lane_ids
     ids.v_lane.text = scr.lane_words("food.p1")
     drv.pump(1)
-    assert scr.v_spaces == [str(i) for i in range(11)]
+    assert scr.v_spaces == [str(i) for i in range(16)]
     ids.v_space.text = "2"
     drv.press(ids.v_place)
     drv.wait_for(lambda: app.board.lanes().get("food.p1") == 2, 5, "the placed token through the link")

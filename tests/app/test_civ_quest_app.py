@@ -24,8 +24,10 @@ def scenario_civ_quest_played_with_dice_from_the_wells(app, drv):
     assert app.root.current == "game"
     ctrl, scr = app.ctrl, app.root.get_screen("game")
     assert ctrl.module.id == "civ_quest" and ctrl.state.max_rounds == 1
-    # IP and RP need 16-space lanes: said once, in plain words
-    assert "Not on the board" in scr.message and "Idea Points (Ana)" in scr.message
+    # IP and RP sit on the seats' 16-space resource lanes (0-15): nothing is left on the tablet
+    assert "Not on the board" not in scr.message
+    assert scr._sync.binding.lane_of == {"ip.p1": "food.p1", "rp.p1": "wood.p1",
+                                         "ip.p2": "food.p2", "rp.p2": "wood.p2"}
     assert "cq_map" in scr.tab_buttons
     rng = random.Random(5)
     seen_prompts = set()

@@ -26,15 +26,15 @@ class ScoredRace(RaceToTen):
 
 
 class ToySensing(Sensing):
-    """A banked total per player (0..15: no lane of the board is long enough, so it stays on the
-    tablet) and the turn roll, read from one dice well."""
+    """A banked total per player (0..20: no lane of the board is long enough (16 spaces), so it
+    stays on the tablet) and the turn roll, read from one dice well."""
     rolls = (Roll("roll", "Turn roll", 1, ("die",)),)
 
     def counters(self, setup):
-        return [Counter(f"banked.{seat}", "Banked", seat, 0, 15) for seat in sorted(setup["players"])]
+        return [Counter(f"banked.{seat}", "Banked", seat, 0, 20) for seat in sorted(setup["players"])]
 
     def value(self, state, counter_id):
-        return min(15, state.scores[counter_id.split(".")[1]])
+        return min(20, state.scores[counter_id.split(".")[1]])
 
     def correction(self, counter_id, value):
         return None

@@ -24,7 +24,7 @@ def test_boot_snapshot_hash_and_boot_report(tmp_path):
     r.run_until(lambda: r.of("SELF_TEST"), 500)
     st = r.of("SELF_TEST")[0]
     assert st["trigger"] == wire.TEST_AT_BOOT
-    assert st["registers"] == 34
+    assert st["registers"] == r.smap.chain_registers == 40
     assert faults_of(st) == [(wire.FAULT_CAL_DEFAULTS, 0, 0)]
 
 
@@ -88,7 +88,7 @@ def test_self_test_finds_injected_faults(tmp_path):
     assert st["trigger"] == wire.TEST_ON_COMMAND
     assert (wire.FAULT_SENSOR_MISSING, 0, 0) in f
     assert (wire.FAULT_SENSOR_ID, 1, 0x77) in f
-    assert (wire.FAULT_CHAIN_LENGTH, 34, 30) in f
+    assert (wire.FAULT_CHAIN_LENGTH, r.smap.chain_registers, 30) in f
     assert st["registers"] == 30
     assert any(c == wire.FAULT_BIT_STUCK and i == 70 for c, i, v in f)
     assert r.smap.bit_name(70).startswith("spare bit 70")
@@ -113,24 +113,36 @@ def test_stuck_lane_bit_found_after_the_token_moved_on(tmp_path):
 
 
 def test_longer_chain_and_unplugged_chain(tmp_path):
-    r = Rig(tmp_path, setup=lambda w: w.set_chain_registers(40))
+    n = 40  # the full map's chain
+    r = Rig(tmp_path, setup=lambda w: w.set_chain_registers(n + 6))
+    assert r.smap.chain_registers == n
     st = r.board.self_test(wire.TEST_ON_COMMAND)
-    assert (wire.FAULT_CHAIN_LENGTH, 34, 0xFFFF) in faults_of(st)
-    r.world.set_chain_registers(36)
-    assert (wire.FAULT_CHAIN_LENGTH, 34, 36) in faults_of(r.board.self_test(1))
-    r.world.set_chain_registers(34)
+    assert (wire.FAULT_CHAIN_LENGTH, n, 0xFFFF) in faults_of(st)
+    r.world.set_chain_registers(n + 2)
+    assert (wire.FAULT_CHAIN_LENGTH, n, n + 2) in faults_of(r.board.self_test(1))
+    r.world.set_chain_registers(n)
     assert not [f for f in faults_of(r.board.self_test(1)) if f[0] == wire.FAULT_CHAIN_LENGTH]
 
 
 def test_missing_resource_board_freezes_lanes_and_reports(tmp_path):
     r = Rig(tmp_path)
     r.clear()
-    r.world.set_chain_registers(16)  # the resource boards are unplugged
+    r.world.set_chain_registers(16)  # the resource strips are unplugged (they have no spare input)
     r.tick(300)
     assert not r.of("TRACK_CHANGE")  # no phantom "every space occupied"
     st = r.of("SELF_TEST")
     assert st and st[-1]["trigger"] == 2
-    assert (wire.FAULT_CHAIN_LENGTH, 34, 16) in faults_of(st[-1])
+    assert (wire.FAULT_CHAIN_LENGTH, 40, 16) in faults_of(st[-1])
+
+
+def test_a_missing_last_strip_is_seen_though_it_has_no_spare_input(tmp_path):
+    r = Rig(tmp_path)
+    r.clear()
+    r.world.set_chain_registers(36)  # the last resource strip unplugged: every other spare reads right
+    r.tick(300)
+    assert not r.of("TRACK_CHANGE")
+    st = r.of("SELF_TEST")
+    assert st and (wire.FAULT_CHAIN_LENGTH, 40, 36) in faults_of(st[-1])
 
 
 def test_sensor_lost_at_run_time_is_reported_and_recovers(tmp_path):

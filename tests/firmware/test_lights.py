@@ -139,7 +139,7 @@ def test_a_lit_positions_led_is_the_output_of_the_same_letter_on_the_register_th
     rig = Rig(tmp_path)
     smap = rig.smap
     every = [(k, i) for k in range(smap.n_lanes) for i in range(smap.n_spaces(k))]
-    assert len(every) == smap.n_sensors() == 244
+    assert len(every) == smap.n_sensors() == 304
     for n in range(0, len(every), wire.MAX_LIT):
         group = every[n:n + wire.MAX_LIT]
         _lights(rig, group)
@@ -239,12 +239,12 @@ def test_bad_lights_commands_are_answered_and_change_nothing(tmp_path):
     # lane past the map, position past the lane: ERROR bad_argument naming it, set unchanged
     _lights(rig, [(k, 5), (rig.smap.n_lanes, 0)])
     _settle(rig)
-    _lights(rig, [(k, 11)])
+    _lights(rig, [(k, rig.smap.n_spaces(k))])
     _settle(rig)
     errs = rig.of("ERROR")
     assert [e["code"] for e in errs] == [wire.E_BAD_ARGUMENT, wire.E_BAD_ARGUMENT]
     assert all(e["ref_type"] == wire.CMD_LIGHTS for e in errs)
-    assert "lane %d" % rig.smap.n_lanes in errs[0]["detail"] and "positions 0-10" in errs[1]["detail"]
+    assert "lane %d" % rig.smap.n_lanes in errs[0]["detail"] and "positions 0-15" in errs[1]["detail"]
     assert rig.world.lit_positions() == {(k, 4)}
     # nine lights (over MAX_LIT): the tablet's encoder refuses them, so send the frame raw
     rig.clear()

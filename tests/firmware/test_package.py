@@ -145,18 +145,18 @@ def _map_file(tmp_path, doc, name="map.json"):
 def test_deploy_takes_a_map_of_any_chain_length_with_the_lights_fitted(tmp_path):
     """The lights' 74HC595s ride the chain, one per register: no map is refused for them. A map
     of another game 132 registers long (33 lanes of 32 spaces: past the 8 HT16K33s one I2C bus
-    held, which the old check refused) and the CivMint map with its two resource boards drawn as
-    one 18-register strip both pass with the lights fitted."""
+    held, which the old check refused) and the CivMint map with its last strip's lanes drawn on
+    the strip before it (one 8-register strip) both pass with the lights fitted."""
     big = _map_file(tmp_path, long_chain_map())
     with open(firmware_package.profile_path("pico"), encoding="utf-8") as f:
         assert "lights" not in json.load(f)  # absent = fitted
     assert firmware_package.check("pico", big).chain_registers == 132
     with open(os.path.join(ROOT, "hardware", "sensor_map.json"), encoding="utf-8") as f:
         m = json.load(f)
-    assert [s["id"] for s in m["strips"]][-2:] == ["resources_p1", "resources_p2"]
+    assert [s["id"] for s in m["strips"]][-2:] == ["resources_p2_stone_metal", "resources_p2_money_combat_power"]
     del m["strips"][-1]
     long_strip = _map_file(tmp_path, m, "strip.json")
-    assert firmware_package.check("esp32", long_strip).chain_registers == 34
+    assert firmware_package.check("esp32", long_strip).chain_registers == 40
     assert firmware_package.build("pico", long_strip, str(tmp_path / "o"), mpy=False)
 
 

@@ -1,6 +1,6 @@
 """Civ Builder on the board: no counters, only rolls (register CB-H1). Every count the game keeps
-is either unbounded (attributes, VP reach 40+) or longer than the board's longest lane (11 spaces;
-a hand reaches 13 cards), and all of them follow from declarations the companion already records.
+is either unbounded (attributes, VP reach 40+) or, like a hand (up to 13 cards, which a 16-space
+lane would hold), never in doubt: all of them follow from declarations the companion already records.
 The dice wells fill the setup rolls, both wells at once (well 1 the awaited attribute, well 2 the
 same player's next, each named in the Log: "Ana: Science, 1 die"), and the initiative roll-offs one die at a
 time."""

@@ -1,6 +1,6 @@
 """What Civ Quest asks of the board: every roll from the dice wells, and the pad's Idea and
-Resource Points as counters (0..15: they need lanes of 16 spaces, which today's board does not
-have, so they stay on the tablet and the dashboard says so; CQ-R10 in the register)."""
+Resource Points as counters (0..15) on the seat's 16-space resource lanes (CQ-R10 in the
+register); a board without such lanes leaves them on the tablet and the dashboard says so."""
 from __future__ import annotations
 
 from companion.table.sensing import Counter, Roll, Sensing
@@ -15,7 +15,7 @@ class CivQuestSensing(Sensing):
     def counters(self, setup):
         out = []
         for seat in sorted(setup["players"], key=lambda s: (len(s), s)):
-            # the rules keep IP and RP on each player's pad: no token to place (CQ-R10)
+            # the rules keep IP and RP on a pad: a token only where a lane holds them (CQ-R10)
             out.append(Counter(f"ip.{seat}", "Idea Points", seat, 0, 15, kind="resource", on_pad=True))
             out.append(Counter(f"rp.{seat}", "Resource Points", seat, 0, 15, kind="resource", on_pad=True))
         return out

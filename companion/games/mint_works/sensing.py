@@ -1,11 +1,11 @@
-"""Mint Works on the board: each player's Mints in hand, 0..10, on a resource lane of the seat
-(the 11-space Money lane first). Mint Works has no dice, so no rolls. Seats beyond the board's
+"""Mint Works on the board: each player's Mints in hand, 0..15, on a resource lane of the seat
+(the 16-space Money lane first). Mint Works has no dice, so no rolls. Seats beyond the board's
 two (p3, p4) and Mort's unlimited Mints stay on the tablet (MW-R12)."""
 from __future__ import annotations
 
 from companion.table.sensing import Counter, Sensing
 
-HIGH = 10  # the board's resource lanes have 11 spaces (0..10)
+HIGH = 15  # the board's resource lanes have 16 spaces (0..15)
 
 
 class MintWorksSensing(Sensing):
