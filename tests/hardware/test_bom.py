@@ -244,3 +244,20 @@ def test_the_feet_clear_the_connector_everywhere():
     assert "feet of at least %g mm" % bom_data.FOOT_MIN_MM in pcb and "BOM F1, %g mm" % bom_data.FOOT_MM in pcb
     assert "feet (BOM F1, %g mm tall)" % bom_data.FOOT_MM in guide
     assert "12 x 3 mm" not in b["F1"]["item"]
+
+
+def test_a_map_needing_a_second_board_design_is_refused_naming_it():
+    """Issue 32: one design, one order. A strip on another board (or the strip board with another
+    size) would need a second order with its own fees: the BOM generator refuses it, naming it."""
+    doc = build_docs.load_json(FULL)
+    assert list(build_docs.board_designs(doc)) == [design.BOARD]
+    odd = build_docs.load_json(FULL)
+    odd["strips"][5]["board"] = "other_board"
+    with pytest.raises(SystemExit) as e:
+        build_docs.board_designs(odd)
+    assert "2 board designs" in str(e.value) and "other_board" in str(e.value)
+    odd = build_docs.load_json(FULL)
+    odd["strips"][2]["size_mm"] = [178.0, 64.0]
+    with pytest.raises(SystemExit) as e:
+        build_docs.board_designs(odd)
+    assert "strip %s" % odd["strips"][2]["id"] in str(e.value)
