@@ -704,7 +704,7 @@ def bom_md():
                   cf["registers"], cf["tokens"], cf["wells"], cr["boards"], cr["positions"],
                   cr["registers"], cr["tokens"], name))
     out.append("## Totals of the lines\n\n| build | boards, assembly, board parts | everything else | shipping | "
-               "total US$ | against US$%.0f |\n|---|---|---|---|---|---|\n" % bom_data.BUDGET_USD)
+               "total US$ | lines against US$%.0f (the goal is judged landed, below) |\n|---|---|---|---|---|---|\n" % bom_data.BUDGET_USD)
     for bid, title, _ in BUILDS:
         t = totals[bid]
         boards = bom_parts(rows, bid, lambda r: r["ref"].startswith("B"))
