@@ -162,6 +162,8 @@ def scenario_the_table_fits_the_window(app, drv):
     assert strip.spaces == 16
     if Window.width < 600:
         assert food.stacked and strip.rows == 2 and strip.cols == 8
+    name = food.children[-1]
+    assert name.width >= (Window.width - dp(60) if food.stacked else dp(199)), name.width  # the name on one line
     sv = table.parent.parent
     sv.scroll_to(food, padding=dp(40), animate=False)
     drv.pump(3)
