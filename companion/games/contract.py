@@ -257,7 +257,8 @@ class GameView:
         words: whose piece, what, where), `kind` ("die", "track", "card", ...) and, for a counter
         the board may sense, its `lane` id. The dashboard lists them until done ("Do this at the
         table"). The default: every counter of the game's sensing whose value changed
-        ("Ben - Mints: 3 -> 5: move the token."), with its `counter` id; nothing without one."""
+        ("Ben - Mints: 3 -> 5: move the token."; a counter kept on a pad: "note it on the pad"),
+        with its `counter` id; nothing without one."""
         sensing = getattr(self, "sensing", None)
         if sensing is None:
             return []
@@ -266,8 +267,10 @@ class GameView:
             v0, v1 = sensing.value(before, c.id), sensing.value(after, c.id)
             if v0 != v1:
                 who = f"{self.name(setup, c.seat)} - " if c.seat else ""
+                # a pad value: the pad; where the board holds it, the sensed lane's own row says "move"
+                todo = "note it on the pad" if c.on_pad else "move the token"
                 out.append({"text": f"{who}{c.name}: {sensing.value_text(c.id, v0)} -> "
-                                    f"{sensing.value_text(c.id, v1)}: move the token.",
+                                    f"{sensing.value_text(c.id, v1)}: {todo}.",
                              "kind": "track", "lane": c.lane, "counter": c.id})
         return out
 

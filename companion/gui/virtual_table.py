@@ -35,9 +35,13 @@ def lane_label(lane_id: str, track: str | None, seat: str | None, counter_name=N
 
 
 class LaneStrip(Widget):
-    """One track: its spaces in a row, the tokens on them, the lit space."""
+    """One track: its spaces in a row (or, on a narrow screen, in lines of `per_line` spaces read
+    left to right, top to bottom), the tokens on them, the lit space."""
     lane = StringProperty("")
     spaces = NumericProperty(1)
+    per_line = NumericProperty(0)   # spaces per line; 0: all on one line
+    cols = NumericProperty(1)       # spaces on a line and lines, as drawn (from the two above)
+    rows = NumericProperty(1)
     tokens = ListProperty([])       # positions holding a token
     lit = ListProperty([])          # positions whose light is on
     colour = ListProperty([0.8, 0.8, 0.8, 1])
@@ -47,29 +51,52 @@ class LaneStrip(Widget):
         super().__init__(**kw)
         self._down = None
         self.bind(pos=self._draw, size=self._draw, tokens=self._draw, lit=self._draw, spaces=self._draw,
-                  colour=self._draw)
+                  colour=self._draw, per_line=self._draw)
+        self.bind(spaces=self._shape, per_line=self._shape)
+        self._shape()
+
+    def _shape(self, *_):
+        self.cols, self.rows = self.line_length(), self.lines()
+
+    def line_length(self) -> int:
+        n = max(1, int(self.spaces))
+        return min(n, int(self.per_line)) if self.per_line else n
+
+    def lines(self) -> int:
+        return -(-max(1, int(self.spaces)) // self.line_length())
 
     def cell_width(self) -> float:
-        return self.width / max(1, int(self.spaces))
+        return self.width / self.line_length()
 
-    def space_at(self, x) -> int | None:
-        i = int((x - self.x) // self.cell_width())
-        return i if 0 <= i < int(self.spaces) else None
+    def cell_height(self) -> float:
+        return self.height / self.lines()
+
+    def cell_origin(self, i):
+        """Bottom-left corner of space i."""
+        line, col = divmod(i, self.line_length())
+        return self.x + col * self.cell_width(), self.top - (line + 1) * self.cell_height()
+
+    def space_at(self, x, y=None) -> int | None:
+        col = int((x - self.x) // self.cell_width())
+        line = 0 if y is None else int((self.top - y) // self.cell_height())
+        i = line * self.line_length() + col
+        return i if 0 <= col < self.line_length() and 0 <= line and i < int(self.spaces) else None
 
     def _draw(self, *_):
         self.canvas.clear()
-        w, pad = self.cell_width(), dp(3)
+        w, h, pad = self.cell_width(), self.cell_height(), dp(3)
         with self.canvas:
             for i in range(int(self.spaces)):
-                x = self.x + i * w
+                x, y = self.cell_origin(i)
                 Color(*(LIGHT if i in self.lit else SPACE))
-                Rectangle(pos=(x + pad, self.y + pad), size=(w - 2 * pad, self.height - 2 * pad))
+                Rectangle(pos=(x + pad, y + pad), size=(w - 2 * pad, h - 2 * pad))
                 Color(*SPACE_EDGE)
-                Line(rectangle=(x + pad, self.y + pad, w - 2 * pad, self.height - 2 * pad), width=1)
+                Line(rectangle=(x + pad, y + pad, w - 2 * pad, h - 2 * pad), width=1)
             for i in self.tokens:
                 if 0 <= i < int(self.spaces):
-                    r = min(w, self.height) / 2 - dp(7)
-                    cx, cy = self.x + i * w + w / 2, self.y + self.height / 2
+                    r = min(w, h) / 2 - dp(7)
+                    x, y = self.cell_origin(i)
+                    cx, cy = x + w / 2, y + h / 2
                     Color(0, 0, 0, 0.6)
                     Ellipse(pos=(cx - r - dp(1.5), cy - r - dp(1.5)), size=(2 * r + dp(3), 2 * r + dp(3)))
                     Color(*self.colour)
@@ -78,7 +105,7 @@ class LaneStrip(Widget):
     def on_touch_down(self, touch):
         if not self.collide_point(*touch.pos):
             return False
-        self._down = self.space_at(touch.x)
+        self._down = self.space_at(touch.x, touch.y)
         touch.grab(self)
         return True
 
@@ -86,7 +113,8 @@ class LaneStrip(Widget):
         if touch.grab_current is not self:
             return False
         touch.ungrab(self)
-        start, end = self._down, self.space_at(touch.x) if self.collide_point(*touch.pos) else None
+        start = self._down
+        end = self.space_at(touch.x, touch.y) if self.collide_point(*touch.pos) else None
         self._down = None
         if self.view is not None and start is not None:
             self.view.space_gesture(self.lane, start, end)
@@ -94,11 +122,14 @@ class LaneStrip(Widget):
 
 
 class LaneRow(BoxLayout):
-    """A track's name and its strip (spaces of one width on every track, so they line up)."""
+    """A track's name and its strip (spaces of one width on every track, so they line up); on a
+    narrow screen the name sits above the strip and a long strip wraps (`per_line`)."""
     lane = StringProperty("")
     label = StringProperty("")
     colour = ListProperty([0.8, 0.8, 0.8, 1])
     cell = NumericProperty(dp(56))
+    stacked = BooleanProperty(False)
+    per_line = NumericProperty(0)
 
 
 class DieWell(Widget):
@@ -143,11 +174,24 @@ class VirtualTable(BoxLayout):
     model = ObjectProperty(None, allownone=True)
     message = StringProperty("")
     cell = NumericProperty(dp(56))   # one space: at least 48 dp (a finger), at most 64 dp
+    stacked = BooleanProperty(False)  # names above the strips (too narrow for them beside)
+    per_line = NumericProperty(0)     # spaces per line of a strip; 0: one line
     LABEL_W = dp(200)
+    MIN_CELL, MIN_CELL_NARROW, MAX_CELL = dp(48), dp(44), dp(64)
 
     def on_width(self, *_):
         most = max((int(s.spaces) for s in getattr(self, "_strips", {}).values()), default=8)
-        self.cell = max(dp(48), min(dp(64), (self.width - self.LABEL_W - dp(12)) / most))
+        room = self.width - dp(24)
+        if self.LABEL_W + most * self.MIN_CELL <= room:
+            self.stacked, self.per_line = False, 0
+            self.cell = min(self.MAX_CELL, (room - self.LABEL_W) / most)
+            return
+        # a phone, a small tablet: the names go above; a strip longer than the width wraps
+        self.stacked = True
+        lines = -(-most * self.MIN_CELL_NARROW // max(1.0, room))
+        per_line = -(-most // max(1, int(lines)))
+        self.per_line = 0 if per_line >= most else per_line
+        self.cell = min(self.MAX_CELL, room / per_line)
 
     def on_model(self, *_):
         self.rebuild()
@@ -161,8 +205,8 @@ class VirtualTable(BoxLayout):
             return
         for lane, label, spaces, colour in m.lanes():
             row = LaneRow(lane=lane, label=label, colour=colour)
-            row.cell = self.cell
-            self.bind(cell=row.setter("cell"))
+            row.cell, row.stacked, row.per_line = self.cell, self.stacked, self.per_line
+            self.bind(cell=row.setter("cell"), stacked=row.setter("stacked"), per_line=row.setter("per_line"))
             strip = row.ids.strip
             strip.view, strip.spaces, strip.colour, strip.lane = self, spaces, colour, lane
             box.add_widget(row)

@@ -43,12 +43,13 @@ HW = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 # ---- what each board design holds (the generator refuses maps beyond it) ------------------
+import design     # noqa: E402  (hardware/tools/design.py: the strip board's grid)
+
 BOARD_CAPACITY = {
-    # board: (lanes, positions per lane, registers)
-    "track_board": (2, 8, 2),
-    "resource_board": (6, 11, 9),
+    # board: (lanes per strip, positions per lane, registers)
+    design.BOARD: (design.ROWS * design.COLS // design.SEGMENT, design.COLS, design.REGISTERS),
 }
-EDGE_KEEP = 4.0      # a hall switch centre must be at least this far inside its board outline
+BOARD_SIZE = {design.BOARD: (design.STRIP_W, design.STRIP_H)}
 
 # ---- chain connector (UP and DOWN identical; pin p meets pin 10-p on a reversed cable) --------
 CONNECTOR_PINS = 9
@@ -126,23 +127,11 @@ HALL_CAP_BASE = 101               # C<101 + b>: the 100 nF of the switch on loca
 LETTERS = "HGFEDCBA"       # local bit b of a board -> register b >> 3, input LETTERS[b & 7]
 
 OFFSET = (20.0, 20.0)   # where the board's top-left corner sits on the KiCad page, mm
-# The router's costs per board design: a via costs this many grid steps, a step on the part side
-# (B.Cu) this much (the top: 1).  Dear vias keep the vias per signal net low where the board has
-# room (the track board); the crowded resource board routed completely with 12 and 1.6 (20 and 1.3 left 3-4 LED lines unrouted).
-ROUTING_COSTS = {"track_board": (20.0, 1.3), "resource_board": (12.0, 1.6)}
+# The router's costs: a via costs this many grid steps, a step on the part side (B.Cu) this much
+# (the top: 1).  Dear vias keep the vias per signal net low (the old 2 x 8 track board reached 1.60
+# vias per signal net with 20 and 1.3).  PCB_VIA_COST and PCB_COST_B override them for trials.
+ROUTING_COSTS = {design.BOARD: (20.0, 1.3)}
 DEFAULT_COSTS = (8.0, 2.0)
-
-
-# Where a board with more than two registers puts its chips: "edge" (74HC165s in the label
-# column, 74HC595s in rows along the top and bottom edges: the committed resource board), "bands"
-# (each register's 74HC165 and 74HC595 side by side in the band between the lanes it serves, CLK,
-# LOAD, SRCLK and /OE laid as planned trunks first) or "bands-split" (a register within one lane:
-# its 74HC165 in the band above, its 74HC595 in the band below).  PCB_PLACEMENT overrides it.
-PLACEMENT = {"resource_board": "edge"}
-
-
-def placement(board):
-    return os.environ.get("PCB_PLACEMENT", PLACEMENT.get(board, "edge"))
 
 
 def routing_costs(board):
@@ -152,6 +141,9 @@ RAIL_W = 0.5        # the lanes' 3V3 and GND rails (signals 0.25 mm)
 RIP_BUDGET = int(os.environ.get("PCB_RIP_BUDGET", "150"))      # rip-ups per board (the router's retries, see _route_all)
 RIP_PER_NET = int(os.environ.get("PCB_RIP_PER_NET", "4"))      # times one net may be taken up for others
 LONG_MM, LONG_LIMIT = 60.0, 1500000    # connections longer than this (mm) search this many cells
+# route the input and LED lines (the bulk) before the chains and clocks (which then find their way
+# round them) or after
+LINES_FIRST = os.environ.get("PCB_LINES_FIRST", "1") == "1"
 
 
 class MapError(Exception):
@@ -189,11 +181,13 @@ def lcsc_number(kind):
 
 
 def designs_from_map(doc):
-    """Validate the map against what the boards hold; return {board: design}.
+    """Validate the map against the board's fixed grid; return {board: design}.
 
-    design = {"board", "size", "registers", "lanes": [{"positions": [(x, y, local_bit)]}],
-              "strips": [{"id", "first_register", "populated": set of (lane, i)}]}
-    Raises MapError naming the offending entry."""
+    design = {"board", "size", "registers", "lanes": the board's rows [[(x, y, local_bit)]] (every
+              spot, populated on every strip), "strips": [{"id", "first_register", "populated"}]}
+    A lane's spaces must sit on the board's spots (design.spot_xy), each read by that spot's own
+    local bit (design.spot_bit); strips may cut the rows into lanes differently (one fab order:
+    every board carries all its spots).  Raises MapError naming the offending entry."""
     strips = doc.get("strips") or []
     lanes = doc.get("lanes") or []
     if not strips:
@@ -226,64 +220,62 @@ def designs_from_map(doc):
     for s in strips:
         board = s["board"]
         cap_lanes, cap_pos, cap_regs = BOARD_CAPACITY[board]
-        w, h = s["size_mm"]
-        if s["registers"] > cap_regs:
-            raise MapError("strip '%s': %d registers, a %s holds %d" % (s["id"], s["registers"], board, cap_regs))
+        grid = board_grid(board)
+        spot_at = {(x, y): (r, c, b) for r, row in enumerate(grid) for c, (x, y, b) in enumerate(row)}
+        if tuple(s["size_mm"]) != BOARD_SIZE[board]:
+            raise MapError("strip '%s': %s x %s mm, a %s is %s x %s mm" % ((s["id"],) + tuple(s["size_mm"])
+                                                                            + (board,) + BOARD_SIZE[board]))
+        if s["registers"] != cap_regs:
+            raise MapError("strip '%s': %d registers, a %s has %d" % (s["id"], s["registers"], board, cap_regs))
         my = by_strip[s["id"]]
         if len(my) > cap_lanes:
             raise MapError("strip '%s': %d lanes, a %s holds %d" % (s["id"], len(my), board, cap_lanes))
         lo, hi = s["first_register"] * 8, (s["first_register"] + s["registers"]) * 8
-        lane_pos = []
-        for k, lane in enumerate(my):
+        used = {}
+        for lane in my:
             bits = lane["bits"]
             if len(bits) > cap_pos:
                 raise MapError("lane '%s' (strip '%s'): %d positions, a %s holds %d per lane"
                                % (lane["id"], s["id"], len(bits), board, cap_pos))
             (x0, y0), (dx, dy) = lane["at_mm"], lane["step_mm"]
-            pos = []
             for i, b in enumerate(bits):
                 if not lo <= b < hi:
                     other = owner_of_register.get(b >> 3, "no board")
                     raise MapError("lane '%s' position %d: bit %d is read by register %d on '%s', not on its "
                                    "own strip '%s' (registers %d-%d): a lane cannot cross boards without a wire"
                                    % (lane["id"], i + 1, b, b >> 3, other, s["id"], lo // 8, hi // 8 - 1))
-                x, y = x0 + i * dx, y0 + i * dy
-                if not (EDGE_KEEP <= x <= w - EDGE_KEEP and EDGE_KEEP <= y <= h - EDGE_KEEP):
-                    raise MapError("lane '%s' position %d at (%.1f, %.1f) mm lies off its board '%s' "
-                                   "(%.0f x %.0f mm): a lane cannot cross boards without a wire"
-                                   % (lane["id"], i + 1, x, y, s["id"], w, h))
-                pos.append((round(x, 3), round(y, 3), b - lo))
-            lane_pos.append(pos)
+                x, y = round(x0 + i * dx, 3), round(y0 + i * dy, 3)
+                spot = spot_at.get((x, y))
+                if spot is None:
+                    raise MapError("lane '%s' position %d at (%.1f, %.1f) mm is not on a spot of the %s "
+                                   "(strip '%s'): its spots are %d rows of %d at %g mm"
+                                   % (lane["id"], i + 1, x, y, board, s["id"], len(grid), len(grid[0]),
+                                      grid[0][1][0] - grid[0][0][0]))
+                r, c, own = spot
+                if b - lo != own:
+                    raise MapError("lane '%s' position %d: the spot at (%.1f, %.1f) mm (row %d, spot %d of "
+                                   "strip '%s') is read by local bit %d, the map gives bit %d (local %d)"
+                                   % (lane["id"], i + 1, x, y, r + 1, c + 1, s["id"], own, b, b - lo))
+                if own in used:
+                    raise MapError("lane '%s' position %d and %s share the spot at (%.1f, %.1f) mm of strip '%s'"
+                                   % (lane["id"], i + 1, used[own], x, y, s["id"]))
+                used[own] = "lane '%s' position %d" % (lane["id"], i + 1)
         d = designs.get(board)
         if d is None:
-            d = designs[board] = {"board": board, "size": (w, h), "registers": s["registers"],
-                                  "lanes": [list(p) for p in lane_pos], "strips": [], "ref_strip": s["id"]}
-        else:
-            ref = d["ref_strip"]
-            if (w, h) != d["size"] or s["registers"] != d["registers"] or len(lane_pos) != len(d["lanes"]):
-                raise MapError("strip '%s' differs from strip '%s' (both a %s): size, registers or lane count"
-                               % (s["id"], ref, board))
-            for k, pos in enumerate(lane_pos):
-                have = d["lanes"][k]
-                for i, p in enumerate(pos):
-                    if i < len(have):
-                        if have[i] != p:
-                            raise MapError("lane '%s' position %d (strip '%s') is at %s on the %s, strip '%s' "
-                                           "puts that position at %s" % (my[k]["id"], i + 1, s["id"], p[:2],
-                                                                        board, ref, have[i][:2]))
-                    else:
-                        have.append(p)
+            d = designs[board] = {"board": board, "size": BOARD_SIZE[board], "registers": cap_regs,
+                                  "lanes": [list(row) for row in grid], "strips": []}
+        # every board is fully populated: the spots no lane uses are spares (their switch reads no
+        # magnet: 1), so every strip is the same board, one BOM, one fab order
         d["strips"].append({"id": s["id"], "first_register": s["first_register"],
-                            "populated": set((k, i) for k, pos in enumerate(lane_pos) for i in range(len(pos)))})
-    for board, d in designs.items():
-        used = {}
-        for k, pos in enumerate(d["lanes"]):
-            for i, (x, y, b) in enumerate(pos):
-                if b in used:
-                    raise MapError("%s: lane %d position %d and lane %d position %d share input %d"
-                                   % (board, used[b][0] + 1, used[b][1] + 1, k + 1, i + 1, b))
-                used[b] = (k, i)
+                            "populated": set((r, c) for r, row in enumerate(grid) for c in range(len(row)))})
     return designs
+
+
+def board_grid(board):
+    """A board design's spots: per row [(x, y, local_bit)] (design.spot_xy, design.spot_bit)."""
+    assert board == design.BOARD
+    return [[tuple(round(v, 3) for v in design.spot_xy(r, c)) + (design.spot_bit(r, c),)
+             for c in range(design.COLS)] for r in range(design.ROWS)]
 
 
 # ============================================================================================
@@ -299,70 +291,53 @@ def netlist_parts(d):
     buffer's, C<R+2> the bulk 10 uF, C<2R+3> the inverter's, C<2R+4> the flip-flop's;
     R<n+1>..R<n+8> the buffer's, the chain's and the lights' resistors, R<2n+9> SRCLK's,
     R<2n+10> the buffered CLK's series resistor, R<2n+11> the /OE pull-up (LIGHTS_OFF);
-    C<101+b> the 100 nF of the switch on input b."""
+    C<101+b> the 100 nF of the switch on input b.
+
+    Where (the strip board, hardware/docs/pcb.md): a cell per spot along each row; the chips in
+    the middle band, each register's 74HC165 and 74HC595 side by side under the centre of the 8
+    spots they serve (row 0's in the band's upper half, row 1's in its lower half); J1 (UP) at
+    the left short edge and J2 (DOWN) at the right, both in the band and opening outwards; the
+    buffer, inverter and their resistors beside J1, the lock-up flip-flop at the chain's end
+    beside J2."""
     parts = {}
     R = d["registers"]
     n = R * 8
     w, h = d["size"]
     # hall switches and their pull-ups: H<n>/R<n>, n = local input bit + 1; beside each switch its
     # LED (over its hole, inside the printed cell) and the LED's 470 Ohm from the 595 output
-    used_bits = {}
+    spots = {}
     for k, pos in enumerate(d["lanes"]):
         for i, (x, y, b) in enumerate(pos):
-            used_bits[b] = (k, i, x, y)
+            spots[b] = (k, i, x, y)
+    if sorted(spots) != list(range(n)):
+        raise MapError("%s: its spots must be read by local bits 0-%d, one each" % (d["board"], n - 1))
     for b in range(n):
         net = _in_net(b)
-        if b in used_bits:
-            k, i, x, y = used_bits[b]
-            parts["H%d" % (b + 1)] = {"kind": "hall", "x": x, "y": y, "rot": 0, "lane": k, "pos": i,
-                                      "pads": {HALL_PINS["VDD"]: "3V3", HALL_PINS["OUT"]: net,
-                                               HALL_PINS["GND"]: "GND"}}
-            parts["R%d" % (b + 1)] = {"kind": "r10k", "x": x + PULLUP_DX, "y": y, "rot": 90,
-                                      "pads": {"1": net, "2": "3V3"}}
-            parts["D%d" % (b + 1)] = {"kind": "led", "x": round(x + LED_DX, 3), "y": round(y + LED_DY, 3),
+        k, i, x, y = spots[b]
+        parts["H%d" % (b + 1)] = {"kind": "hall", "x": x, "y": y, "rot": 0, "lane": k, "pos": i,
+                                  "pads": {HALL_PINS["VDD"]: "3V3", HALL_PINS["OUT"]: net,
+                                           HALL_PINS["GND"]: "GND"}}
+        parts["R%d" % (b + 1)] = {"kind": "r10k", "x": x + PULLUP_DX, "y": y, "rot": 90,
+                                  "pads": {"1": net, "2": "3V3"}}
+        parts["D%d" % (b + 1)] = {"kind": "led", "x": round(x + LED_DX, 3), "y": round(y + LED_DY, 3),
+                                  "rot": 0, "lane": k, "pos": i,
+                                  "pads": {LED_PINS["K"]: "GND", LED_PINS["A"]: _anode_net(b)}}
+        parts["R%d" % (n + 9 + b)] = {"kind": "r470", "x": round(x + LR_DX, 3), "y": round(y + LR_DY, 3),
                                       "rot": 0, "lane": k, "pos": i,
-                                      "pads": {LED_PINS["K"]: "GND", LED_PINS["A"]: _anode_net(b)}}
-            parts["R%d" % (n + 9 + b)] = {"kind": "r470", "x": round(x + LR_DX, 3), "y": round(y + LR_DY, 3),
-                                          "rot": 0, "lane": k, "pos": i,
-                                          "pads": {"1": _led_net(b), "2": _anode_net(b)}}
-            # the switch's own 100 nF (the AH1806 wakes for a few microseconds every ~75 ms:
-            # its supply spike is met here, not over the lane's rails), just below the switch
-            parts["C%d" % (HALL_CAP_BASE + b)] = {"kind": "c100n", "x": round(x + HCAP_DX, 3),
-                                                  "y": round(y + HCAP_DY, 3), "rot": 0, "lane": k, "pos": i,
-                                                  "pads": {"1": "3V3", "2": "GND"}}
-    # registers in the label column, register 0 at the top; more than two registers go in two
-    # staggered columns.  The 74HC595s: up to two registers, each above (register 0) or below
-    # (register 1) its 74HC165, outputs towards the board edge; more registers: two rows along
-    # the top and bottom edges, beyond the lanes (_edge_rows)
-    narrow = R <= 2
-    bands = not narrow and placement(d["board"]) != "edge"
-    if bands:
-        slots = _band_slots(d, R)
-    elif not narrow:
-        sr_slots = _edge_rows(d, R)
-    y_top, y_bot = (12.0, h - 12.0) if narrow else (10.0, h - 4.0)
-    pitch = (y_bot - y_top) / R
-    spare = []
-    col_a, col_b = 26.5, 39.0
+                                      "pads": {"1": _led_net(b), "2": _anode_net(b)}}
+        # the switch's own 100 nF (the AH1806 wakes for a few microseconds every ~75 ms:
+        # its supply spike is met here, not over the row's rails), just below the switch
+        parts["C%d" % (HALL_CAP_BASE + b)] = {"kind": "c100n", "x": round(x + HCAP_DX, 3),
+                                              "y": round(y + HCAP_DY, 3), "rot": 0, "lane": k, "pos": i,
+                                              "pads": {"1": "3V3", "2": "GND"}}
     for r in range(R):
-        cy = round(y_top + (r + 0.5) * pitch, 2)
-        if narrow:
-            cx = 33.0
-            cap = (25.5, cy, 90)
-            sx, sy, urot = cx, (9.0 if r == 0 else round(h - 9.0, 2)), (90 if r == 0 else 270)
-            scap = (25.5, sy, 90)
-        elif bands:
-            (cx, cy, rrot), cap, (sx, sy, urot), scap = slots[r]
-        else:
-            cx = col_b if (r % 2 == 1 or r == R - 1) else col_a
-            cap = (cx + 7.0, cy, 90) if cx == col_a else (cx - 7.0, cy, 90)
-            sx, sy, urot, scap = sr_slots[r]
+        (cx, cy, rrot), cap, (sx, sy, urot), scap = _register_slot(d, r)
         pads = {"1": "LOAD", "2": "CLK", "15": "GND", "16": "3V3", "8": "GND", "7": None,
                 "9": "QH0" if r == 0 else "Q%d" % r,
                 "10": "DATA_IN" if r == R - 1 else "Q%d" % (r + 1)}
         for letter, pin in REG_INPUT_PIN.items():
             pads[pin] = "IN%d%s" % (r, letter)
-        parts["U%d" % (r + 1)] = {"kind": "reg", "x": cx, "y": cy, "rot": rrot if bands else 90, "pads": pads}
+        parts["U%d" % (r + 1)] = {"kind": "reg", "x": cx, "y": cy, "rot": rrot, "pads": pads}
         parts["C%d" % (r + 1)] = {"kind": "c100n", "x": cap[0], "y": cap[1], "rot": cap[2],
                                   "pads": {"1": "3V3", "2": "GND"}}
         # its 74HC595: outputs QA..QH light the positions read at inputs A..H; the chain runs
@@ -372,207 +347,90 @@ def netlist_parts(d):
               SR_PINS["SRCLK"]: "SRCLK", SR_PINS["RCLK"]: "LOAD",
               SR_PINS["SER"]: "LIGHT_IN" if r == 0 else "LQ%d" % r, SR_PINS["QH'"]: "LQ%d" % (r + 1)}
         for letter, pin in SR_OUTPUT_PIN.items():
-            b = r * 8 + LETTERS.index(letter)
-            sp[pin] = _led_net(b) if b in used_bits else None
+            sp[pin] = _led_net(r * 8 + LETTERS.index(letter))
         parts["U%d" % (R + 2 + r)] = {"kind": "sr", "x": sx, "y": sy, "rot": urot, "pads": sp}
         parts["C%d" % (R + 3 + r)] = {"kind": "c100n", "x": scap[0], "y": scap[1], "rot": scap[2],
                                       "pads": {"1": "3V3", "2": "GND"}}
-        for j in range(8):
-            b = r * 8 + j
-            if b not in used_bits:
-                spare.append(b)
-    # spare inputs: a pull-up each, in a row beside (or left of) their register
-    for m, b in enumerate(spare):
-        r = b >> 3
-        k = sum(1 for c in spare[:m] if c >> 3 == r)
-        ux, uy = parts["U%d" % (r + 1)]["x"], parts["U%d" % (r + 1)]["y"]
-        if narrow:
-            xy, rot = (41.5, round(uy - 4.0 + 2.0 * k, 2)), 0
-        elif bands:
-            xy, rot = (round(ux - 10.5 - 3.2 * (k // 3), 2), round(uy - 2.0 + 2.0 * (k % 3), 2)), 0
-        else:
-            xy, rot = (round(ux - (10.0 if ux == col_b else 8.5), 2), round(uy - 5.0 + 2.0 * k, 2)), 0
-        parts["R%d" % (b + 1)] = {"kind": "r10k", "x": xy[0], "y": xy[1], "rot": rot,
-                                  "pads": {"1": _in_net(b), "2": "3V3"}}
-    # connectors: UP (towards the controller) and DOWN, on the left edge, opening outwards
-    conn_x = 10.2
-    parts["J1"] = {"kind": "conn", "x": conn_x, "y": 6.0, "rot": 0, "pads": {}}
-    parts["J2"] = {"kind": "conn", "x": conn_x, "y": 36.0, "rot": 0, "pads": {}}
+    # connectors: UP (towards the controller) at the left short edge, DOWN at the right, both in the
+    # middle band, opening outwards (the pin row CONN_X in from the edge, its top pin at CONN_Y)
+    parts["J1"] = {"kind": "conn", "x": CONN_X, "y": CONN_Y, "rot": 0, "side": "left", "pads": {}}
+    parts["J2"] = {"kind": "conn", "x": round(w - CONN_X, 3), "y": CONN_Y, "rot": 0, "side": "right", "pads": {}}
     for p, sig in PINOUT.items():
         up = {"CLK": "CLK_IN", "LOAD": "LOAD_IN", "DATA": "DATA_UP", "LIGHT": "LIGHT_IN", "OE": OE_NET}.get(sig, sig)
         down = {"CLK": "CLK_OUT", "LOAD": "LOAD_OUT", "DATA": "DATA_IN", "LIGHT": "LIGHT_OUT", "OE": OE_NET}.get(sig, sig)
         parts["J1"]["pads"][str(p)] = up
         parts["J2"]["pads"][str(p)] = down
+
+    def put(ref, kind, key, pads):
+        x, y, rot = GLUE[key]
+        parts[ref] = {"kind": kind, "x": x if x >= 0 else round(w + x, 3), "y": y, "rot": rot, "pads": pads}
     # Schmitt buffer for CLK and LOAD, its decoupling, series resistors, tail pull-down, bulk
-    bx, by = (19.5 if narrow else 16.5), 30.0
-    parts["U%d" % (R + 1)] = {"kind": "buf", "x": bx, "y": by, "rot": 0,
-                              "pads": {"1": "CLK_IN", "2": "GND", "3": "LOAD_IN", "4": "LOAD",
-                                       "5": "3V3", "6": "CLK_BUF"}}
-    # the buffered clock reaches 9 non-Schmitt 74HC165 clock inputs (~18 cm on the resource
-    # board): 100 Ohm at the buffer's output damps the ringing that could clock one twice
-    parts["R%d" % (2 * n + 10)] = {"kind": "r100", "x": bx + 3.5, "y": by + 1.0, "rot": 90,
-                                   "pads": {"1": "CLK_BUF", "2": "CLK"}}
+    put("U%d" % (R + 1), "buf", "buf", {"1": "CLK_IN", "2": "GND", "3": "LOAD_IN", "4": "LOAD",
+                                         "5": "3V3", "6": "CLK_BUF"})
+    # the buffered clock reaches the 74HC165s' non-Schmitt clock inputs over ~25 cm of track: 100 Ohm
+    # at the buffer's output damps the ringing that could clock one twice
+    put("R%d" % (2 * n + 10), "r100", "clk_r", {"1": "CLK_BUF", "2": "CLK"})
     # the lights' /OE (cable pins 1 and 9): pulled up, so every LED is dark until the firmware
     # drives it low after its first latched frame (hardware/docs/pcb.md, "Guidance lights")
-    parts["R%d" % (2 * n + 11)] = {"kind": "r10k", "x": bx, "y": 20.0, "rot": 0,
-                                   "pads": {"1": OE_NET, "2": "3V3"}}
-    parts["C%d" % (R + 1)] = {"kind": "c100n", "x": bx, "y": by - 4.0, "rot": 0, "pads": {"1": "3V3", "2": "GND"}}
-    parts["C%d" % (R + 2)] = {"kind": "c10u", "x": bx, "y": 8.0, "rot": 0, "pads": {"1": "3V3", "2": "GND"}}
-    parts["R%d" % (n + 1)] = {"kind": "r100", "x": bx, "y": by + 6.0, "rot": 0, "pads": {"1": "CLK_BUF", "2": "CLK_OUT"}}
-    parts["R%d" % (n + 2)] = {"kind": "r100", "x": bx, "y": by + 9.0, "rot": 0, "pads": {"1": "LOAD", "2": "LOAD_OUT"}}
-    parts["R%d" % (n + 3)] = {"kind": "r100", "x": bx, "y": 13.0, "rot": 0, "pads": {"1": "QH0", "2": "DATA_UP"}}
-    parts["R%d" % (n + 4)] = {"kind": "r10k", "x": bx, "y": by + 15.0, "rot": 0, "pads": {"1": "DATA_IN", "2": "GND"}}
+    put("R%d" % (2 * n + 11), "r10k", "oe_pull", {"1": OE_NET, "2": "3V3"})
+    put("C%d" % (R + 1), "c100n", "buf_c", {"1": "3V3", "2": "GND"})
+    put("C%d" % (R + 2), "c10u", "bulk", {"1": "3V3", "2": "GND"})
+    put("R%d" % (n + 1), "r100", "clk_out", {"1": "CLK_BUF", "2": "CLK_OUT"})
+    put("R%d" % (n + 2), "r100", "load_out", {"1": "LOAD", "2": "LOAD_OUT"})
+    put("R%d" % (n + 3), "r100", "data_up", {"1": "QH0", "2": "DATA_UP"})
+    put("R%d" % (n + 4), "r10k", "tail", {"1": "DATA_IN", "2": "GND"})
     # CLK and LOAD inputs pulled to their idle level (high): an unplugged or reversed cable leaves
     # no Schmitt input floating
-    parts["R%d" % (n + 5)] = {"kind": "r10k", "x": bx, "y": by + 3.0, "rot": 0, "pads": {"1": "CLK_IN", "2": "3V3"}}
-    parts["R%d" % (n + 6)] = {"kind": "r10k", "x": bx, "y": by - 7.0, "rot": 0, "pads": {"1": "LOAD_IN", "2": "3V3"}}
+    put("R%d" % (n + 5), "r10k", "clk_pull", {"1": "CLK_IN", "2": "3V3"})
+    put("R%d" % (n + 6), "r10k", "load_pull", {"1": "LOAD_IN", "2": "3V3"})
     # the lights' data: LIGHT_IN pulled down (unplugged = dark), LIGHT_OUT through 100 Ohm like
     # every other output onto the cable; SRCLK = CLK inverted (the 595s shift on CLK's falling edge)
-    parts["R%d" % (n + 7)] = {"kind": "r10k", "x": bx, "y": 17.0, "rot": 0, "pads": {"1": "LIGHT_IN", "2": "GND"}}
+    put("R%d" % (n + 7), "r10k", "light_pull", {"1": "LIGHT_IN", "2": "GND"})
     # LIGHT_OUT leaves from a D flip-flop clocked on CLK's rising edge (a lock-up stage): the last
     # 74HC595's QH' changes on CLK's falling edge, the flip-flop passes it on half a clock later,
     # so the next board, which samples on its own (later) falling edge, sees data that has been
     # steady for ~500 ns either side: no hold-time race along the chain, and no extra bit
-    ffx, ffy, ffcap = ((25.5, 48.5, (25.5, 45.0, 0)) if narrow else (bx, 42.0, (bx + 3.5, 42.0, 90)))
-    parts["U%d" % (2 * R + 3)] = {"kind": "ff", "x": ffx, "y": ffy, "rot": 0,
-                                  "pads": {FF_PINS["D"]: "LQ%d" % R, FF_PINS["CLK"]: "CLK",
-                                           FF_PINS["GND"]: "GND", FF_PINS["Q"]: "LIGHT_RT",
-                                           FF_PINS["VCC"]: "3V3"}}
-    parts["C%d" % (2 * R + 4)] = {"kind": "c100n", "x": ffcap[0], "y": ffcap[1], "rot": ffcap[2],
-                                  "pads": {"1": "3V3", "2": "GND"}}
-    parts["R%d" % (n + 8)] = {"kind": "r100", "x": bx if narrow else bx + 3.5, "y": by + 12.0 if narrow else 45.5,
-                              "rot": 0 if narrow else 90, "pads": {"1": "LIGHT_RT", "2": "LIGHT_OUT"}}
-    parts["U%d" % (2 * R + 2)] = {"kind": "inv", "x": bx, "y": by + 19.5, "rot": 0,
-                                  "pads": {INV_PINS["NC"]: None, INV_PINS["A"]: "CLK", INV_PINS["GND"]: "GND",
-                                           INV_PINS["Y"]: "SRCLK_DRV", INV_PINS["VCC"]: "3V3"}}
-    parts["C%d" % (2 * R + 3)] = {"kind": "c100n", "x": bx, "y": by + 23.5, "rot": 0,
-                                  "pads": {"1": "3V3", "2": "GND"}}
-    # SRCLK runs to every 74HC595 (up to ~50 cm of track on the resource board): 100 Ohm at the
-    # inverter's output damps the ringing that could clock a 595 twice on one edge
-    parts["R%d" % (2 * n + 9)] = {"kind": "r100", "x": bx, "y": by + 26.5, "rot": 0,
-                                  "pads": {"1": "SRCLK_DRV", "2": "SRCLK"}}
+    put("U%d" % (2 * R + 3), "ff", "ff", {FF_PINS["D"]: "LQ%d" % R, FF_PINS["CLK"]: "CLK", FF_PINS["GND"]: "GND",
+                                          FF_PINS["Q"]: "LIGHT_RT", FF_PINS["VCC"]: "3V3"})
+    put("C%d" % (2 * R + 4), "c100n", "ff_c", {"1": "3V3", "2": "GND"})
+    put("R%d" % (n + 8), "r100", "light_out", {"1": "LIGHT_RT", "2": "LIGHT_OUT"})
+    put("U%d" % (2 * R + 2), "inv", "inv", {INV_PINS["NC"]: None, INV_PINS["A"]: "CLK", INV_PINS["GND"]: "GND",
+                                            INV_PINS["Y"]: "SRCLK_DRV", INV_PINS["VCC"]: "3V3"})
+    put("C%d" % (2 * R + 3), "c100n", "inv_c", {"1": "3V3", "2": "GND"})
+    # SRCLK runs to every 74HC595 (~25 cm of track): 100 Ohm at the inverter's output damps the
+    # ringing that could clock a 595 twice on one edge
+    put("R%d" % (2 * n + 9), "r100", "srclk_r", {"1": "SRCLK_DRV", "2": "SRCLK"})
     return parts
 
 
-def _edge_rows(d, R):
-    """Places of the 74HC595s on a board with more than two registers: (x, y, rotation, decoupling
-    capacitor (x, y, rotation)) per register.  The first half (the upper lanes' registers) in a row
-    along the top edge, above the first lane, the rest along the bottom edge, below the last lane,
-    both left to right, outputs facing the lanes: the LED lines of the upper lanes run up between
-    the spaces, those of the lower lanes down; SRCLK, LOAD and the chain run along the edge."""
-    w, h = d["size"]
-    top = R // 2
-    nb = R - top
-    slots = []
-    for k in range(top):
-        x = round(62.0 + k * (w - 78.0) / max(1, top - 1), 2)
-        slots.append((x, 10.0, 270, (round(x + 6.8, 2), 10.0, 90)))
-    for j in range(nb):
-        x = round(65.0 + j * (w - 91.0) / max(1, nb - 1), 2)
-        y = round(h - 7.0, 2)
-        slots.append((x, y, 90, (round(x - 6.8, 2), y, 270)))
-    return slots
+# The strip board's middle band (design.ROW_Y[0] + cell .. design.ROW_Y[1] - cell): the connectors'
+# pin rows CONN_X in from the short edges, their top pin at CONN_Y (9 pins at 2.5 mm: y 30-50)
+CONN_X, CONN_Y = 10.2, 30.0
+CHIP_Y = (31.0, 49.0)     # row 0's registers in the band's upper half, row 1's in its lower half
+PAIR_DX, CAP_DX = 6.5, 13.5   # a register's 74HC165 left of its centre, its 74HC595 right; their 100 nF outside
+# the parts beside the connectors: key -> (x, y, rotation); x < 0 counts from the right edge
+GLUE = {
+    "clk_pull": (16.0, 29.5, 0), "buf": (19.5, 34.5, 0), "buf_c": (19.5, 30.0, 0),
+    "load_pull": (16.0, 39.0, 0), "clk_r": (24.0, 33.0, 90), "clk_out": (24.0, 37.5, 90),
+    "load_out": (24.0, 41.0, 90), "data_up": (16.0, 43.0, 0), "light_pull": (16.0, 47.5, 0),
+    "oe_pull": (16.0, 51.0, 0), "bulk": (20.0, 45.0, 90),
+    "inv": (30.0, 44.0, 0), "inv_c": (30.0, 40.0, 0), "srclk_r": (30.0, 48.0, 0),
+    "ff": (-28.0, 42.0, 0), "ff_c": (-28.0, 38.0, 0), "light_out": (-22.0, 46.0, 0),
+    "tail": (-18.0, 42.0, 0),
+}
 
 
-def _band_slots(d, R):
-    """Places of each register's 74HC165 and 74HC595 on a board with more than two registers:
-    [(reg (x, y), reg cap (x, y, rot), sr (x, y, rot), sr cap (x, y, rot))] per register.
-
-    Each pair lies in the band between two lanes (or above the first, below the last) beside the
-    spaces it serves, the two chips side by side with their pins facing the lanes: a register's
-    input and LED lines run a short way along the band instead of across the board to a column of
-    registers (which cost 3-6 vias a line), and only the chain, the clocks, LOAD and /OE travel
-    from band to band."""
-    w, h = d["size"]
-    lanes = d["lanes"]
-    ly = [pos[0][1] for pos in lanes]
-    # band j lies above lane j (j = len(lanes): below the last); the cells reach 1.5 mm above and
-    # 3.7 mm below their switch row, the chips (6.9 mm pin to pin) sit in the middle of the rest
-    tops = [3.0] + [y + 3.7 for y in ly]
-    bots = [y - 1.5 for y in ly] + [h - 1.0]
-    band_y = [round((a + b) / 2 * 4) / 4 for a, b in zip(tops, bots)]
-    want = []
-    for r in range(R):
-        mine = [(k, x) for k, pos in enumerate(lanes) for (x, y, b) in pos if b >> 3 == r]
-        if not mine:
-            mine = [(len(lanes) - 1, lanes[-1][-1][0])]
-        ks = sorted({k for k, _ in mine})
-        want.append((ks, sum(x for _, x in mine) / len(mine)))
-    if placement(d["board"]) == "bands-split":
-        return _band_slots_split(d, R, want, band_y, w)
-    load = {}
-    choice = []
-    for r, (ks, mx) in enumerate(want):
-        if len(ks) > 1:
-            j = ks[0] + 1                    # the band between its two lanes
-        else:
-            k = ks[0]
-            j = min((k, k + 1), key=lambda j: (load.get(j, 0), -j if k else j))
-        load[j] = load.get(j, 0) + 1
-        choice.append([j, mx])
-    PAIR = 31.0                              # a pair's width with its capacitors
-    _spread(choice, 48.0 + PAIR / 2, w - 2.0 - PAIR / 2, PAIR)
-    # each chip turns the side with pins 1-8 towards the lane that holds most of what those pins
-    # reach (74HC165: inputs H-E = the register's first four bits; 74HC595: QH-QB = its first seven)
-    # rotation 90 puts pins 1-8 on the upper side, 270 on the lower
-    def facing(r, j, nbits):
-        up = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
-                 if b >> 3 == r and (b & 7) < nbits and k < j)
-        down = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
-                   if b >> 3 == r and (b & 7) < nbits and k >= j)
-        return 90 if up >= down and j > 0 else 270
-    out = []
-    for r, (j, x) in enumerate(choice):
-        x, y = round(x * 4) / 4, band_y[j]
-        out.append(((x - 6.5, y, facing(r, j, 4)), (x - 13.5, y, 90), (x + 6.5, y, facing(r, j, 7)),
-                    (x + 13.5, y, 90)))
-    return out
-
-
-def _spread(items, lo, hi, width):
-    """items: [band, x, ...] lists; push apart along each band to `width`, inside lo..hi."""
-    for j in set(c[0] for c in items):
-        mine = sorted((c for c in items if c[0] == j), key=lambda c: c[1])
-        for c in mine:
-            c[1] = min(max(c[1], lo), hi)
-        for a, b in zip(mine, mine[1:]):
-            if b[1] - a[1] < width:
-                b[1] = a[1] + width
-        over = mine[-1][1] - hi
-        if over > 0:
-            for c in mine:
-                c[1] -= over
-
-
-def _band_slots_split(d, R, want, band_y, w):
-    """As _band_slots, but a register wholly in one lane has its 74HC165 in the band above that
-    lane and its 74HC595 in the band below (inputs one way, lights the other: half the chips per
-    band); a register spread over two lanes has both in the band between them."""
-    lanes = d["lanes"]
-    chips = []
-    for r, (ks, mx) in enumerate(want):
-        if len(ks) > 1:
-            jr = js = ks[0] + 1
-        else:
-            jr, js = ks[0], ks[0] + 1
-        chips.append([jr, mx - (6.5 if jr == js else 0), r, "reg"])
-        chips.append([js, mx + (6.5 if jr == js else 0), r, "sr"])
-    _spread(chips, 48.0 + 8.0, w - 2.0 - 10.0, 17.0)
-
-    def facing(r, j, nbits):
-        up = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
-                 if b >> 3 == r and (b & 7) < nbits and k < j)
-        down = sum(1 for k, pos in enumerate(lanes) for (x, y, b) in pos
-                   if b >> 3 == r and (b & 7) < nbits and k >= j)
-        return 90 if up >= down and j > 0 else 270
-    out = [[None] * 4 for _ in range(R)]
-    for j, x, r, kind in chips:
-        x, y = round(x * 4) / 4, band_y[j]
-        if kind == "reg":
-            out[r][0], out[r][1] = (x, y, facing(r, j, 4)), (x + 7.0, y, 90)
-        else:
-            out[r][2], out[r][3] = (x, y, facing(r, j, 7)), (x + 7.0, y, 90)
-    return [tuple(o) for o in out]
+def _register_slot(d, r):
+    """Where register r's chips sit: (74HC165 (x, y, rot), its 100 nF (x, y, rot), 74HC595 (x, y, rot),
+    its 100 nF): side by side in the band beside the row they serve, under the middle of their 8
+    spots, the pins 1-8 side (74HC165 inputs E-H, 74HC595 outputs QB-QH) towards that row
+    (rotation 90 puts pins 1-8 on the upper side, 270 on the lower)."""
+    xs = [x for pos in d["lanes"] for (x, y, b) in pos if b >> 3 == r]
+    row = next(k for k, pos in enumerate(d["lanes"]) for (x, y, b) in pos if b >> 3 == r)
+    x = round((min(xs) + max(xs)) / 2 * 4) / 4
+    y = CHIP_Y[row]
+    rot = 90 if row == 0 else 270
+    return ((x - PAIR_DX, y, rot), (x - CAP_DX, y, 90), (x + PAIR_DX, y, rot), (x + CAP_DX, y, 90))
 
 
 def _led_net(b):
@@ -800,8 +658,8 @@ def _refkey(ref):
 
 
 def _orient_connectors(fps, parts):
-    """Turn each connector so its pins run down the board's left side, pin 1 at the top, and the
-    housing (opening) towards the board edge."""
+    """Turn each connector so its pins run down the board's short edge (its "side"), the housing
+    (opening) towards that edge, its top pin at the part's y."""
     pcbnew = _pcbnew()
     for ref in ("J1", "J2"):
         fp = fps[ref]
@@ -814,10 +672,10 @@ def _orient_connectors(fps, parts):
             fp.Flip(pt(p["x"], p["y"]), False)
             pads = {q.GetNumber(): q.GetPosition() for q in fp.Pads()}
             bb = fp.GetBoundingBox(False, False)
-            if pads["1"].x == pads["9"].x and bb.GetX() < pads["1"].x - mm(5):
-                # the pin row runs up from pin 1: put its top pin at the part's y
+            out = (bb.GetX() < pads["1"].x - mm(5)) if p["side"] == "left" else (bb.GetRight() > pads["1"].x + mm(5))
+            if pads["1"].x == pads["9"].x and out:
                 top = min(pads["1"].y, pads["9"].y)
-                fp.Move(pcbnew.wxPoint(0, pt(0, p["y"]).y - top))
+                fp.Move(pcbnew.wxPoint(pt(p["x"], 0).x - pads["1"].x, pt(0, p["y"]).y - top))
                 p["rot"] = rot
                 break
         else:
@@ -853,12 +711,11 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         aside.pop(nn, None)
     for nn in pads_of:
         reset(nn)
-    # power rails along every lane on the top layer: GND above the switch row, 3V3 below
-    x_from = 40.0
+    # power rails along every row on the top layer: GND above the switch row, 3V3 below
     for k, pos in enumerate(d["lanes"]):
         xs = [p[0] for p in pos]
         y = pos[0][1]
-        x1 = _snap(max(xs) + 6.0)
+        x_from, x1 = _snap(min(xs) - 6.0), _snap(max(xs) + 6.0)
         for nn, dy in (("GND", -3.5), ("3V3", 3.5)):
             yy = _snap(y + dy)
             rt.add_segment(0, x_from, yy, x1, yy, netid[nn], width=RAIL_W)
@@ -866,13 +723,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
             isl[nn].append({"cells": rt.segment_cells(0, x_from, yy, x1, yy),
                             "pts": [(x_from + i * 2.0, yy) for i in range(int((x1 - x_from) / 2) + 1)],
                             "pads": set(), "rail": True})
-    # planned trunks (registers in the bands, R > 2): CLK, LOAD, SRCLK and /OE laid before anything
-    # else, each down the free left column on the part side and along every band it serves on the
-    # top (a via where the two meet); the chips' pins join them by short stubs.  Searched one by one
-    # these nets walled each other (and the bands' chips) in.  Trunks are never taken up.
     trunk_nets = set()
-    if d["registers"] > 2 and placement(d["board"]) != "edge":
-        trunk_nets = _lay_trunks(rt, d, parts, netid, isl, log)
     failures = []
     queue = []
     budget = [RIP_BUDGET]
@@ -993,7 +844,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     # (with the registers in the bands beside their spaces, R > 2, the input and LED lines are short
     # and go first, each register's lines together; the chain and the clocks, which travel from band
     # to band, find their way round them afterwards)
-    local = bool(trunk_nets)
+    local = LINES_FIRST
 
     def lines():
         for hr in order:
@@ -1072,67 +923,6 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     return len(rt.tracks)
 
 
-TRUNK_X0, TRUNK_PITCH = 30.0, 0.75      # the left column: one vertical trunk per net, part side
-
-
-def _lay_trunks(rt, d, parts, netid, isl, log):
-    """Lay CLK, LOAD, SRCLK and /OE as trunks: a vertical on the part side (B.Cu) in the free
-    column left of the lanes, from the first band to the last that needs the net, and a horizontal
-    on the top (F.Cu) along each band through the chips that need it (between their pin rows),
-    joined by a via.  Each net becomes one island of its net (the pins join it afterwards).
-    Returns the trunks' nets."""
-    import pcb_route
-    G = pcb_route.GRID
-    R = d["registers"]
-    nets = ("LOAD", "CLK", "SRCLK", OE_NET)
-    pins = {"LOAD": set(), "CLK": set(), "SRCLK": set(), OE_NET: set()}
-    bands = {}          # y -> {net: max x}
-    for r in range(R):
-        for ref, ns in (("U%d" % (r + 1), ("LOAD", "CLK")), ("U%d" % (R + 2 + r), ("LOAD", "SRCLK", OE_NET))):
-            p = parts[ref]
-            b = bands.setdefault(p["y"], {})
-            for nn in ns:
-                b[nn] = max(b.get(nn, 0.0), p["x"] + 5.0)
-    offs = {nn: -1.25 + 0.75 * i for i, nn in enumerate(nets)}
-    xs = {nn: TRUNK_X0 + TRUNK_PITCH * i for i, nn in enumerate(nets)}
-    blocked = []
-    for nn in nets:
-        nid = netid[nn]
-        ys = sorted(y for y, b in bands.items() if nn in b)
-        cells, pts = set(), []
-        x = xs[nn]
-        jys = [_snap(y + offs[nn]) for y in ys]
-
-        def free(cs, grid):
-            return all(grid[c[0], c[1], c[2]] in (pcb_route.FREE, nid) for c in cs)
-        for ya, yb in zip(jys, jys[1:]):
-            cs = rt.segment_cells(1, x, ya, x, yb)
-            if not free(cs, rt.towner):
-                blocked.append("%s column %.2f-%.2f" % (nn, ya, yb))
-            rt.add_segment(1, x, ya, x, yb, nid)
-            cells |= cs
-            pts += [(x, ya + k * 1.0) for k in range(int((yb - ya) / 1.0) + 1)]
-        for y, yy in zip(ys, jys):
-            x1 = _snap(bands[y][nn])
-            cs = rt.segment_cells(0, x, yy, x1, yy)
-            if not free(cs, rt.towner):
-                blocked.append("%s band %.2f" % (nn, yy))
-            rt.add_segment(0, x, yy, x1, yy, nid)
-            rt.rails.append(len(rt.tracks) - 1)
-            cells |= cs
-            pts += [(x + k * 1.0, yy) for k in range(int((x1 - x) / 1.0) + 1)]
-            if len(jys) > 1:
-                iy, ix = int(round(yy / G)), int(round(x / G))
-                if rt.vowner[0, iy, ix] not in (pcb_route.FREE, nid) or rt.vowner[1, iy, ix] not in (pcb_route.FREE, nid):
-                    blocked.append("%s via %.2f,%.2f" % (nn, x, yy))
-                rt.add_via(x, yy, nid)
-                cells |= {(0, iy, ix), (1, iy, ix)}
-        isl[nn].append({"cells": cells, "pts": pts, "pads": set(), "rail": True})
-    if blocked:
-        log("  trunks over other copper: " + "; ".join(blocked))
-    return set(nets)
-
-
 def _in_net(b):
     return "IN%d%s" % (b >> 3, LETTERS[b & 7])
 
@@ -1150,12 +940,7 @@ def _silk(board, d):
     t.SetTextSize(pcbnew.wxSize(mm(1.2), mm(1.2)))
     t.SetTextThickness(mm(0.15))
     w, h = d["size"]
-    if d["registers"] <= 2:
-        t.SetPosition(pt(w / 2, h - 2.5))
-    else:
-        # the bottom edge holds 74HC595s: up the right-hand edge instead, beyond the lanes
-        t.SetPosition(pt(w - 4.0, h / 2))
-        t.SetTextAngle(900)
+    t.SetPosition(pt(w / 2, h - 2.5))       # below the second row's cells
     t.SetMirrored(True)
     board.Add(t)
 
@@ -1452,8 +1237,8 @@ def main(argv):
         return 1 if problems else 0
     if a.check_map:
         for b, d in sorted(designs.items()):
-            print("%s: %d lanes, %d registers, %d positions, strips %s" % (
-                b, len(d["lanes"]), d["registers"], sum(len(p) for p in d["lanes"]),
+            print("%s: %d rows of %d spots, %d registers, %d positions, strips %s" % (
+                b, len(d["lanes"]), len(d["lanes"][0]), d["registers"], sum(len(p) for p in d["lanes"]),
                 ", ".join(s["id"] for s in d["strips"])))
         return 0
     os.makedirs(a.out, exist_ok=True)

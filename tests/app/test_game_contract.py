@@ -350,7 +350,8 @@ def test_default_table_changes_name_each_counter_that_moved(game_id):
         moved = [c for c in m.sensing.counters(setup) if m.sensing.value(s, c.id) != m.sensing.value(after, c.id)]
         assert [it["counter"] for it in items] == [c.id for c in moved]
         for it, c in zip(items, moved):
-            assert it["text"].startswith(f"{m.view.name(setup, c.seat)} - {c.name}: ") and "move the token" in it["text"]
+            assert it["text"].startswith(f"{m.view.name(setup, c.seat)} - {c.name}: ")
+            assert it["text"].endswith(": note it on the pad." if c.on_pad else ": move the token.")
         seen += len(items)
         s = after
     assert seen

@@ -4,6 +4,8 @@ them, tokens moved by drag and by tap, a token lifted, a well rolled by a tap, l
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
 from gui_process import run_scenario  # noqa: E402
 
@@ -27,8 +29,8 @@ def _touch(drv, widget, x, y, to=None):
 
 
 def _space_xy(strip, i):
-    w = strip.width / strip.spaces
-    return strip.to_window(strip.x + w * i + w / 2, strip.center_y)
+    x, y = strip.cell_origin(i)
+    return strip.to_window(x + strip.cell_width() / 2, y + strip.cell_height() / 2)
 
 
 def scenario_virtual_table(app, drv):
@@ -131,3 +133,47 @@ def scenario_board_screen_draws_the_table(app, drv):
 
 def test_board_screen_draws_the_table(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_board_screen_draws_the_table", tmp_path, board="virtual")
+
+
+def scenario_the_table_fits_the_window(app, drv):
+    """Every strip, the 16-space resource lanes included, lies inside the window with spaces a
+    finger can hit (>= 44 dp); on a phone the names go above the strips and a 16-space lane wraps
+    into lines; a tap on space 12 of one puts the token on space 12."""
+    from kivy.core.window import Window
+    from kivy.metrics import dp
+
+    drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
+    app.go("board")
+    drv.pump(2)
+    scr = app.root.get_screen("board")
+    drv.press(scr.ids.tab_virtual)
+    drv.pump(3)
+    table = scr.ids.v_table
+    rows = drv.find(table, "LaneRow")
+    assert len(rows) == app.board.smap.n_lanes
+    for r in rows:
+        strip = r.ids.strip
+        left, _ = strip.to_window(strip.x, strip.y)
+        right, _ = strip.to_window(strip.right, strip.y)
+        assert left >= 0 and right <= Window.width + 1, (r.label, left, right, Window.width)
+        assert strip.cell_width() >= dp(44) - 0.5 and strip.cell_height() >= dp(44) - 0.5, r.label
+    food = next(r for r in rows if r.ids.strip.lane == "food.p1")
+    strip = food.ids.strip
+    assert strip.spaces == 16
+    if Window.width < 600:
+        assert food.stacked and strip.rows == 2 and strip.cols == 8
+    name = food.children[-1]
+    assert name.width >= (Window.width - dp(60) if food.stacked else dp(199)), name.width  # the name on one line
+    sv = table.parent.parent
+    sv.scroll_to(food, padding=dp(40), animate=False)
+    drv.pump(3)
+    _touch(drv, strip, *_space_xy(strip, 12))
+    drv.wait_for(lambda: app.board.sensed_positions().get("food.p1") == [12], 10, "the token on space 12")
+    drv.pump(2)
+    assert strip.tokens == [12]
+    drv.shot("board-virtual-table-%dx%d" % tuple(Window.size))
+
+
+@pytest.mark.parametrize("size", ["800x480", "1280x800", "412x915"])
+def test_the_table_fits_the_window(xdisplay, tmp_path, size):
+    run_scenario(__file__, "scenario_the_table_fits_the_window", tmp_path, board="virtual", size=size)

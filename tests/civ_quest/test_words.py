@@ -152,3 +152,23 @@ def test_no_round_while_setting_up_and_a_round_card_with_every_civilisation():
     assert card["title"].startswith("[b]Round 1 ended[/b]")
     assert [seat for seat, _ in card["rows"]] == ["p1", "p2"]
     assert all(" VP, " in text and " PT, " in text for _, text in card["rows"]), card
+
+
+def test_pad_values_are_noted_on_the_pad_not_moved_as_tokens():
+    """IP and RP live on the player's pad (CQ-R10): a change says so; only where the board holds
+    them does the sensed lane's own row ask for the token to move."""
+    setup = _setup(2)
+    rng, dice = random.Random(4), SeededDice(4)
+    s = GAME.initial_state(setup)
+    seen = []
+    for _ in range(600):
+        if GAME.is_over(s) or seen:
+            break
+        a = GAME.chance_action(s, dice) if GAME.actor(s) == "system" else rng.choice(GAME.legal_actions(s))
+        after = GAME.apply(s, a)
+        seen = [c for c in VIEW.table_changes(GAME, s, a.to_dict(), after, setup) if c.get("counter")]
+        s = after
+    assert seen, "an IP or RP change within 600 moves"
+    for c in seen:
+        assert c["counter"].split(".")[0] in ("ip", "rp")
+        assert c["text"].endswith(": note it on the pad.") and "move the token" not in c["text"], c
