@@ -57,10 +57,11 @@ def mem_free():
 
 def map_heap_bytes(smap):
     """Heap the board's tables for this map take (scanner, chain buffer, per-space times, wells,
-    guidance lights), an upper estimate: the CivMint map's TrackScanner holds 3.3 KB on the
-    MicroPython VM, this gives 3.7 KB for its 28 lanes, 244 spaces and 34 registers (+ 400 per
-    well); its lights (the 74HC595 image and its two out buffers, 192 bytes on the VM for 34
-    registers, and a count per lane) are 3 bytes a register + one per lane + 160 here."""
+    guidance lights), an upper estimate: for the CivMint map (28 lanes, 304 spaces, 40
+    registers) it gives 5.3 KB with both wells, above what the board measures on the
+    MicroPython VM (benchmarks/bench_firmware.py); its lights (the 74HC595 image and its two out
+    buffers, 192 bytes on the VM for 40 registers, and a count per lane) are 3 bytes a register
+    + one per lane + 160 here."""
     spaces = 0
     for bs in smap.lane_byte:
         spaces += len(bs)
