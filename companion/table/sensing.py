@@ -151,6 +151,11 @@ class Binding:
         return f"Not on the board (keep these on the tablet): {names}."
 
 
+def seat_words(seat: str) -> str:
+    """'p2' -> 'seat 2' (a printed overlay names seats as the table does, never by id)."""
+    return f"seat {seat[1:]}" if seat[:1] == "p" and seat[1:].isdigit() else seat
+
+
 def overlay_svg(title: str, binding: Binding, sensing_map: dict) -> str:
     """A printable 1:1 overlay (mm) of every strip (the boards in chain order): each lane's counter
     named above the lane's first space, each space with the value it means; a lane the game leaves
@@ -209,7 +214,7 @@ def overlay_svg(title: str, binding: Binding, sensing_map: dict) -> str:
             x0, y0 = ln["at_mm"]
             dx, dy = ln["step_mm"]
             c = binding.counter_of(ln["id"])
-            label = f"{c.name} ({c.seat})" if c is not None and c.seat else (c.name if c else "unused")
+            label = f"{c.name} ({seat_words(c.seat)})" if c is not None and c.seat else (c.name if c else "unused")
             out.append(f'<text x="{gap + x0 - 5:g}" y="{top + y0 - abs(dx) / 2 - 1.2:g}" '
                        f'font-size="3.2">{escape(label)}</text>')
             for i, bit in enumerate(ln["bits"]):

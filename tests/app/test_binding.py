@@ -133,7 +133,7 @@ def test_overlay_draws_the_binding_at_one_to_one():
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
     for lane in lane_ids():
         c = b.counter_of(lane)
-        assert f"{c.name} ({c.seat})" in texts
+        assert f"{c.name} (seat {c.seat[1:]})" in texts
     rects = list(root.iter("{http://www.w3.org/2000/svg}rect"))
     assert sorted((float(r.get("width")), float(r.get("height"))) for r in rects) == sorted(
         tuple(s["size_mm"]) for s in raw["strips"])
