@@ -141,9 +141,9 @@ RAIL_W = 0.5        # the lanes' 3V3 and GND rails (signals 0.25 mm)
 RIP_BUDGET = int(os.environ.get("PCB_RIP_BUDGET", "150"))      # rip-ups per board (the router's retries, see _route_all)
 RIP_PER_NET = int(os.environ.get("PCB_RIP_PER_NET", "4"))      # times one net may be taken up for others
 LONG_MM, LONG_LIMIT = 60.0, 1500000    # connections longer than this (mm) search this many cells
-# route the input and LED lines (the bulk) before the chains and clocks (which then find their way
-# round them) or after
-LINES_FIRST = os.environ.get("PCB_LINES_FIRST", "1") == "1"
+# the nets that reach every chip: a via costs them 5 times as much (at the board's 20, LOAD, with
+# 10 pads on 8 chips, took 11-16 vias; at 100 it takes 8, CLK 7)
+NET_VIA_COST = {nn: float(os.environ.get("PCB_TRUNK_VIA_COST", "100")) for nn in ("LOAD", "CLK", "SRCLK")}
 
 
 class MapError(Exception):
@@ -407,12 +407,13 @@ def netlist_parts(d):
 # pin rows CONN_X in from the short edges, their top pin at CONN_Y (9 pins at 2.5 mm: y 30-50)
 CONN_X, CONN_Y = 10.2, 30.0
 CHIP_Y = (31.0, 49.0)     # row 0's registers in the band's upper half, row 1's in its lower half
-PAIR_DX, CAP_DX = 6.5, 13.5   # a register's 74HC165 left of its centre, its 74HC595 right; their 100 nF outside
+REG_ROT, SR_ROT = int(os.environ.get("PCB_REG_ROT", "270")), 90     # row 0's; row 1's turned by 180
+PAIR_DX, CAP_DX, CAP_DY = 6.5, 13.25, float(os.environ.get("PCB_CAP_DY", "2.0"))   # a register's 74HC165 left of its centre, its 74HC595 right; their 100 nF outside
 # the parts beside the connectors: key -> (x, y, rotation); x < 0 counts from the right edge
 GLUE = {
     "clk_pull": (16.0, 29.5, 0), "buf": (19.5, 34.5, 0), "buf_c": (19.5, 30.0, 0),
-    "load_pull": (16.0, 39.0, 0), "clk_r": (24.0, 33.0, 90), "clk_out": (24.0, 37.5, 90),
-    "load_out": (24.0, 41.0, 90), "data_up": (16.0, 43.0, 0), "light_pull": (16.0, 47.5, 0),
+    "load_pull": (16.0, 39.0, 0), "clk_r": (23.5, 36.75, 0), "clk_out": (23.5, 38.75, 0),
+    "load_out": (23.5, 32.25, 0), "data_up": (16.0, 43.0, 0), "light_pull": (16.0, 47.5, 0),
     "oe_pull": (16.0, 51.0, 0), "bulk": (20.0, 45.0, 90),
     "inv": (30.0, 44.0, 0), "inv_c": (30.0, 40.0, 0), "srclk_r": (30.0, 48.0, 0),
     "ff": (-28.0, 42.0, 0), "ff_c": (-28.0, 38.0, 0), "light_out": (-22.0, 46.0, 0),
@@ -423,14 +424,18 @@ GLUE = {
 def _register_slot(d, r):
     """Where register r's chips sit: (74HC165 (x, y, rot), its 100 nF (x, y, rot), 74HC595 (x, y, rot),
     its 100 nF): side by side in the band beside the row they serve, under the middle of their 8
-    spots, the pins 1-8 side (74HC165 inputs E-H, 74HC595 outputs QB-QH) towards that row
-    (rotation 90 puts pins 1-8 on the upper side, 270 on the lower)."""
+    spots.  Both turn their clock and load pins towards the middle of the band, where those nets
+    run from chip to chip: the 74HC165 its pins 1-8 (SH/LD, CLK, inputs E-H; inputs A-D face the
+    row), the 74HC595 its pins 9-16 (SRCLK, RCLK, /OE, SER; outputs QB-QH face the row).  Rotation
+    90 puts pins 1-8 on the upper side, 270 on the lower."""
     xs = [x for pos in d["lanes"] for (x, y, b) in pos if b >> 3 == r]
     row = next(k for k, pos in enumerate(d["lanes"]) for (x, y, b) in pos if b >> 3 == r)
     x = round((min(xs) + max(xs)) / 2 * 4) / 4
     y = CHIP_Y[row]
-    rot = 90 if row == 0 else 270
-    return ((x - PAIR_DX, y, rot), (x - CAP_DX, y, 90), (x + PAIR_DX, y, rot), (x + CAP_DX, y, 90))
+    reg, sr = (REG_ROT, SR_ROT) if row == 0 else ((REG_ROT + 180) % 360, (SR_ROT + 180) % 360)
+    # their 100 nF beyond their outer ends, off the centre line (where LOAD's trunk runs)
+    cy = y + (-CAP_DY if row == 0 else CAP_DY)
+    return ((x - PAIR_DX, y, reg), (x - CAP_DX, cy, 0), (x + PAIR_DX, y, sr), (x + CAP_DX, cy, 0))
 
 
 def _led_net(b):
@@ -683,9 +688,8 @@ def _orient_connectors(fps, parts):
 
 
 def _route_all(rt, d, parts, pad_geo, netid, log):
-    """Connect every net.  Order: the switch and LED cells (short), the register/buffer/74HC595
-    area (decoupling, SRCLK, the two chains, clock and load), the long input and LED lines lane by
-    lane (nearest switch first), then clocks, load and power.  A connection that fails takes up
+    """Connect every net.  Order: the switch and LED cells (short), the chips' decoupling, the
+    input and LED lines, SRCLK, /OE, the two chains, clocks and load, then power.  A connection that fails takes up
     the signal nets crowding its ends (at most RIP_BUDGET times per board, RIP_PER_NET per net)
     and they are routed again; PCB_TRACE=1 prints every take-up, PCB_DEBUG=1 keeps a board whose
     routing failed (for its picture)."""
@@ -723,7 +727,6 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
             isl[nn].append({"cells": rt.segment_cells(0, x_from, yy, x1, yy),
                             "pts": [(x_from + i * 2.0, yy) for i in range(int((x1 - x_from) / 2) + 1)],
                             "pads": set(), "rail": True})
-    trunk_nets = set()
     failures = []
     queue = []
     budget = [RIP_BUDGET]
@@ -736,6 +739,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         return min(abs(p[0] - q[0]) + abs(p[1] - q[1]) for p in a["pts"] for q in b["pts"])
 
     def join1(nn, i, j, cost_b):
+        vc = NET_VIA_COST.get(nn, via_cost)
         L = isl[nn]
         a, b = L[i], L[j]
         if len(a["cells"]) < len(b["cells"]):
@@ -745,7 +749,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         # a long way (across the lanes) may need a wider search than the default
         far = dist(a, b) > LONG_MM
         try:
-            path = rt.route(netid[nn], src, dst, cost_b=cost_b, via_cost=via_cost, layer_pref=(0, 1),
+            path = rt.route(netid[nn], src, dst, cost_b=cost_b, via_cost=vc, layer_pref=(0, 1),
                             limit=LONG_LIMIT if far else None)
         except pcb_route.RouteError:
             return False
@@ -768,7 +772,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
                 break
             L = isl[nn]
             pts = [pad_geo[p][1:3] for p in sorted(L[i]["pads"] | L[j]["pads"])]
-            victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"} - trunk_nets
+            victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"}
             # a net taken up again and again is left alone (two nets must not take turns forever)
             victims = {v for v in victims if ripped.get(v, 0) < RIP_PER_NET}
             if not victims:
@@ -840,11 +844,9 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         cap = "C%d" % (HALL_CAP_BASE + b)
         pair("3V3", (cap, "1"), (hr, HALL_PINS["VDD"]))     # straight to the switch's pins
         pair("GND", (cap, "2"), (hr, HALL_PINS["GND"]))
-    # 2. register area: decoupling at every IC, chains, buffer, inverter, series resistors, tail, data
-    # (with the registers in the bands beside their spaces, R > 2, the input and LED lines are short
-    # and go first, each register's lines together; the chain and the clocks, which travel from band
-    # to band, find their way round them afterwards)
-    local = LINES_FIRST
+    # 2. decoupling at every IC; then the input and LED lines (row by row, spot by spot, each spot's
+    # two together), short with the chips beside their spots; the chains, the clocks and LOAD, which
+    # travel along the band, find their way round them afterwards
 
     def lines():
         for hr in order:
@@ -877,24 +879,18 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
                                                   "CLK_BUF"]
               + ["LQ%d" % r for r in range(1, R + 1)])
-    for nn in sorted(trunk_nets):       # the pins' stubs to their trunks, before the lines
-        connect(nn, cost_b=1.5)
-    if local:
-        lines()
+    lines()
     connect("SRCLK_DRV")
     connect("SRCLK", cost_b=1.5)
-    connect(OE_NET, cost_b=1.5)        # like SRCLK: to every 74HC595, along the edge rows
+    connect(OE_NET, cost_b=1.5)        # like SRCLK: to every 74HC595
     for nn in chains:
         connect(nn)
     for nn in ("CLK", "LOAD", OE_NET):
         connect(nn, cost_b=1.5)
-    # 3. the input lines and the LED lines: per lane, nearest switch first; then the spare inputs
-    if not local:
-        lines()
-    # 4. clocks and load, then power
+    # 3. clocks and load, then power
     for nn in ("CLK", "LOAD", OE_NET, "SRCLK", "3V3", "GND"):
         connect(nn, cost_b=1.5)
-    # 5. whatever failed: once more, taking up more of its neighbours
+    # 4. whatever failed: once more, taking up more of its neighbours
     for _ in range(int(os.environ.get("PCB_FINAL_PASSES", "2"))):
         again, failures[:] = list(failures), []
         for nn, lst in aside.items():

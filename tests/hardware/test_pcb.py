@@ -5,12 +5,11 @@ The generator needs KiCad's `pcbnew`, which only Debian's /usr/bin/python3 can i
 subprocess.  Without it they skip, except in CI (CI set), where they must run.  The map checks
 (refusals) need no KiCad and always run.
 
-Routing the resource board takes minutes (100-160 s on an idle machine), too long for a test's
-time limit on a busy one (issue 32).  So the tests regenerate only the track board (seconds) and
-compare it byte for byte with the committed one; the committed resource board is checked without
-routing it again (build_pcb.py --verify: its parts on the map's nets, KiCad's DRC on it, its
-netlist, BOM and placement files exactly what the map and that board give).  Its full
-regeneration is `/usr/bin/python3 hardware/tools/build_pcb.py` (hardware/docs/pcb.md).
+Every strip of the set is one board design, the strip board (issue 32).  Routing it takes about
+20-35 s of one core on an idle machine, so the tests route it again once per run (a shared
+build, module time limit 900 s: minutes on a machine busy with other work) and compare it byte
+for byte with the committed one; `--verify` also checks the committed board as it is (its parts
+on the map's nets, KiCad's DRC, its netlist, BOM and placement files) without routing.
 """
 import copy
 import csv
@@ -29,12 +28,12 @@ SYS_PY = "/usr/bin/python3"
 TOOL = os.path.join(HW, "tools", "build_pcb.py")
 HALL_PART = _load("build_pcb", os.path.join(TOOLS, "build_pcb.py")).PARTS["hall"][2]  # its value column
 COMMITTED = os.path.join(HW, "pcb")
-SMALL = "track_board"      # the board the tests route again
-# Routing the track board takes about 20 s of one core; on a machine busy with other work (a CPU
-# hog on both cores) that can stretch to minutes, so this module has its own, wider budget.
+SMALL = "strip_board"      # the board the tests route again (the only design)
+# Routing the strip board takes 20-35 s of one core; on a machine busy with other work (a CPU hog
+# on both cores) that can stretch to minutes, so this module has its own, wider budget.
 pytestmark = pytest.mark.timeout(900)
 DOCS = os.path.join(HW, "docs")
-BOARDS = ("track_board", "resource_board")
+BOARDS = tuple(sorted({s["board"] for s in read_json(FULL)["strips"]}))    # ("strip_board",)
 
 
 def _have_pcbnew():
@@ -65,8 +64,24 @@ def check_map(doc, tmp_path, full=False):
 def test_the_real_maps_fit_the_boards(path, tmp_path):
     rc, out = check_map(read_json(path), tmp_path)
     assert rc == 0, out
-    assert "track_board: 2 lanes, 2 registers, 16 positions" in out
-    assert ("resource_board: 6 lanes, 9 registers, 66 positions" in out) == (path == FULL)
+    assert "strip_board: 2 rows of 16 spots, 4 registers, 32 positions" in out
+    assert out.count("strip_board:") == 1          # one design for every strip
+    strips = read_json(path)["strips"]
+    assert all(s["id"] in out for s in strips) and len(strips) == (10 if path == FULL else 4)
+
+
+def test_strips_of_the_one_design_may_cut_their_rows_differently(full_doc):
+    """A development strip (4 lanes of 8) and a resource strip (2 lanes of 16) are the same board,
+    every spot populated on both: one BOM, one fab order."""
+    bp = _load("build_pcb", os.path.join(TOOLS, "build_pcb.py"))
+    (d,) = bp.designs_from_map(full_doc).values()
+    lanes_per_strip = {s["id"]: sum(1 for l in full_doc["lanes"] if l["strip"] == s["id"])
+                       for s in full_doc["strips"]}
+    assert {lanes_per_strip["dev_government_economy"], lanes_per_strip["resources_p1_food_wood"]} == {4, 2}
+    assert [len(row) for row in d["lanes"]] == [16, 16]
+    everything = {(r, c) for r in range(2) for c in range(16)}
+    assert all(s["populated"] == everything for s in d["strips"])
+    assert list(bp.variants(d)) == [""]
 
 
 def _lane(doc, lid):
@@ -75,39 +90,49 @@ def _lane(doc, lid):
 
 def test_a_lane_longer_than_its_board_is_refused_naming_it(full_doc, tmp_path):
     doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "government.p1")
-    lane["bits"] = lane["bits"] + [8]          # a 9th position on an 8-position track board
-    rc, out = check_map(doc, tmp_path)
-    assert rc == 2
-    assert "lane 'government.p1'" in out and "9 positions" in out and "holds 8 per lane" in out
-
-
-def test_a_resource_lane_of_twelve_is_refused(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "money.p2")
+    lane = _lane(doc, "food.p1")               # a resource lane: a whole row of 16
     lane["bits"] = lane["bits"] + [lane["bits"][-1] + 1]
     rc, out = check_map(doc, tmp_path)
     assert rc == 2
-    assert "lane 'money.p2'" in out and "12 positions" in out and "resource_board holds 11" in out
+    assert "lane 'food.p1'" in out and "17 positions" in out and "holds 16 per lane" in out
+
+
+def test_a_lane_running_into_the_next_lane_is_refused(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    lane = _lane(doc, "government.p1")         # spots 1-8 of row 1; economy.p1 holds spots 9-16
+    lane["bits"] = lane["bits"] + [lane["bits"][-1] + 1]
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "lane 'government.p1' position 9 and lane 'economy.p1' position 1 share the spot" in out
 
 
 def test_a_lane_reading_another_boards_register_is_refused(full_doc, tmp_path):
     doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "economy.p2")             # strip dev_economy: registers 2-3
-    lane["bits"][-1] = 40                        # register 5, on dev_technology
+    lane = _lane(doc, "economy.p2")             # strip dev_government_economy: registers 0-3
+    lane["bits"][-1] = 40                        # register 5, on dev_technology_culture
     rc, out = check_map(doc, tmp_path)
     assert rc == 2
-    assert "lane 'economy.p2' position 8" in out and "dev_technology" in out
+    assert "lane 'economy.p2' position 8" in out and "dev_technology_culture" in out
     assert "cannot cross boards without a wire" in out
 
 
-def test_a_lane_running_off_its_board_is_refused(full_doc, tmp_path):
+def test_a_lane_off_the_boards_grid_is_refused(full_doc, tmp_path):
     doc = copy.deepcopy(full_doc)
     lane = _lane(doc, "culture.p1")
-    lane["at_mm"] = [80.0, lane["at_mm"][1]]     # 8 spaces from x=80 at 16 mm: the last at 192 > 178
+    lane["at_mm"] = [lane["at_mm"][0] + 2.0, lane["at_mm"][1]]     # 2 mm beside the spots
     rc, out = check_map(doc, tmp_path)
     assert rc == 2
-    assert "lane 'culture.p1' position" in out and "off its board 'dev_culture'" in out
+    assert "lane 'culture.p1' position 1" in out and "is not on a spot of the strip_board" in out
+    assert "strip 'dev_technology_culture'" in out
+
+
+def test_a_lane_read_by_another_spots_bit_is_refused(full_doc, tmp_path):
+    doc = copy.deepcopy(full_doc)
+    lane = _lane(doc, "stone.p2")
+    lane["bits"][0], lane["bits"][1] = lane["bits"][1], lane["bits"][0]   # spots 1 and 2 swapped
+    rc, out = check_map(doc, tmp_path)
+    assert rc == 2
+    assert "lane 'stone.p2' position 1" in out and "is read by local bit 0" in out
 
 
 def test_a_strip_with_more_lanes_than_its_board_is_refused(full_doc, tmp_path):
@@ -117,22 +142,20 @@ def test_a_strip_with_more_lanes_than_its_board_is_refused(full_doc, tmp_path):
     doc["lanes"].append(extra)
     rc, out = check_map(doc, tmp_path)
     assert rc == 2
-    assert "strip 'dev_government': 3 lanes" in out and "holds 2" in out
+    assert "strip 'dev_government_economy': 5 lanes" in out and "holds 4" in out
 
 
-def test_strips_of_one_board_design_must_agree(full_doc, tmp_path):
+def test_a_strip_of_another_board_design_is_refused(full_doc, tmp_path):
     doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "military_might.p2")      # an aspect strip: the same track_board as dev_*
-    lane["at_mm"] = [lane["at_mm"][0], lane["at_mm"][1] + 2.0]
+    doc["strips"][3]["board"] = "track_board"
     rc, out = check_map(doc, tmp_path)
     assert rc == 2
-    assert "lane 'military_might.p2' position 1 (strip 'aspect_military_might')" in out
-    assert "strip 'dev_government'" in out
+    assert "strip '%s': board 'track_board' is not a board design" % doc["strips"][3]["id"] in out
 
 
 def test_the_full_generator_refuses_before_building(full_doc, tmp_path):
     doc = copy.deepcopy(full_doc)
-    _lane(doc, "food.p1")["bits"][0] = 0         # register 0 is on dev_government
+    _lane(doc, "food.p1")["bits"][0] = 0         # register 0 is on dev_government_economy
     rc, out = check_map(doc, tmp_path, full=True)
     assert rc == 2 and out.startswith("refused: map.json: lane 'food.p1' position 1")
     assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
@@ -141,7 +164,7 @@ def test_the_full_generator_refuses_before_building(full_doc, tmp_path):
 # ---- the generated boards ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """Generate the track board once per test run (seconds): under pytest-xdist the workers
+    """Generate the strip board once per test run (20-35 s idle): under pytest-xdist the workers
     share one build (the first one builds, the others wait on the lock and reuse it)."""
     if not HAVE_KICAD and not os.environ.get("CI"):
         pytest.skip("no pcbnew")
@@ -165,9 +188,10 @@ def built(tmp_path_factory):
 
 
 def _folder(built, board):
-    """Where a board's files are: the fresh build for the track board, the committed ones for the
-    resource board (test_the_committed_boards_are_what_the_map_gives holds them to the map)."""
-    return built if board == SMALL else COMMITTED
+    """Where a board's files are: the fresh build (test_the_committed_strip_board_is_what_the_map_generates
+    holds the committed files to it)."""
+    assert board == SMALL
+    return built
 
 
 def _netlist(built, board):
@@ -235,7 +259,7 @@ def test_the_drc_gate_has_teeth(built, tmp_path):
         "b.FindFootprintByReference('R3').Move(pcbnew.wxPointMM(3.0, 0))\n"
         "pcbnew.WriteDRCReport(b, sys.argv[2], pcbnew.EDA_UNITS_MILLIMETRES, True)\n")
     rep = tmp_path / "drc.txt"
-    subprocess.run([SYS_PY, "-c", script, os.path.join(built, "track_board.kicad_pcb"), str(rep)],
+    subprocess.run([SYS_PY, "-c", script, os.path.join(built, SMALL + ".kicad_pcb"), str(rep)],
                    check=True, timeout=300)
     text = rep.read_text()
     assert "** Found 0 DRC violations **" not in text
@@ -525,11 +549,10 @@ def test_assembly_files_in_jlcpcb_format(built, board):
         for r in cpl[1:]:
             x, y = float(r[1][:-2]), float(r[2][:-2])
             assert 0 < x < w and -h < y < 0
-        strips = [s for s in doc["strips"] if s["id"] in summary["variants"][variant]]
-        n_pos = {sum(len(l["bits"]) for l in doc["lanes"] if l["strip"] == s["id"]) for s in strips}
-        assert len(n_pos) == 1
+        # one design, fully populated on every strip: one BOM for the whole set (one fab order)
+        assert variant == "all" and summary["variants"]["all"] == [s["id"] for s in doc["strips"]]
         halls = [d for d in in_bom if part[d] == HALL_PART]
-        assert len(halls) == n_pos.pop()
+        assert len(halls) == summary["positions"] == 32
         # a populated position has its switch, its LED and the LED's 470 Ohm; an unpopulated one none
         leds = sorted(d for d in in_bom if part[d] == "RED_RM1206")
         assert sorted("D" + h[1:] for h in halls) == leds
@@ -557,9 +580,9 @@ def test_gerbers_and_drill_files(built, board):
 
 
 @needs_kicad
-def test_the_committed_track_board_is_what_the_map_generates(built):
-    """The track board, routed again, is the committed one byte for byte (board, Gerbers, drill,
-    assembly files, DRC report, picture, its summary entry)."""
+def test_the_committed_strip_board_is_what_the_map_generates(built):
+    """The strip board, routed again, is the committed one byte for byte (board, Gerbers, drill,
+    assembly files, DRC report, picture, its summary entry), and nothing else is committed."""
     stale = []
     for fn in sorted(os.listdir(built)):
         if fn == "summary.json":
@@ -573,7 +596,10 @@ def test_the_committed_track_board_is_what_the_map_generates(built):
             if a.read() != b.read():
                 stale.append(fn)
     for fn in os.listdir(COMMITTED):
-        if fn.startswith(SMALL) and not os.path.exists(os.path.join(built, fn)):
+        if not os.path.exists(os.path.join(built, fn)):
+            stale.append(fn + " (no longer generated)")
+    for fn in os.listdir(DOCS):
+        if fn.startswith("pcb_") and fn.endswith(".png") and not os.path.exists(os.path.join(built, fn)):
             stale.append(fn + " (no longer generated)")
     if read_json(os.path.join(built, "summary.json"))[SMALL] != read_json(os.path.join(COMMITTED, "summary.json"))[SMALL]:
         stale.append("summary.json")
