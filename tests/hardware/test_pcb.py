@@ -103,7 +103,8 @@ def test_a_lane_running_into_the_next_lane_is_refused(full_doc, tmp_path):
     lane["bits"] = lane["bits"] + [lane["bits"][-1] + 1]
     rc, out = check_map(doc, tmp_path)
     assert rc == 2
-    assert "lane 'government.p1' position 9 and lane 'economy.p1' position 1 share the spot" in out
+    assert "share the spot at (140.0, 19.0) mm of strip 'dev_government_economy'" in out
+    assert "lane 'government.p1' position 9" in out and "lane 'economy.p1' position 1" in out
 
 
 def test_a_lane_reading_another_boards_register_is_refused(full_doc, tmp_path):
@@ -661,16 +662,53 @@ def test_solderable_connectors_and_wide_power_rails(built, board):
 @pytest.mark.parametrize("board", BOARDS)
 def test_the_router_figures_are_measured_and_printed(built, board):
     """Vias per signal net (average and worst net) and the ground pour's islands per layer are in
-    the summary; the track board, routed again here, meets the via goals (<= 2 on average, no
-    net over 8) and its build printed them."""
+    the summary, counted again here from the board file; the board meets the via goals (<= 2 on
+    average, no net over 8) and its build printed them.  (The islands goal, <= 2 per layer, is
+    not met on B.Cu: hardware/docs/pcb.md says by how much.)"""
+    import re
     s = read_json(os.path.join(_folder(built, board), "summary.json"))[board]
-    assert s["vias_per_signal_net"] > 0 and s["max_vias_on_a_net"][1] >= 1
+    with open(os.path.join(_folder(built, board), board + ".kicad_pcb")) as f:
+        text = f.read()
+    names = {int(code): name for code, name in re.findall(r'\(net (\d+) "([^"]*)"\)', text)}
+    per = {}
+    for code in re.findall(r"\(via \(at [^)]*\) .*?\(net (\d+)\)", text):
+        per[names[int(code)]] = per.get(names[int(code)], 0) + 1
+    signals = [n for n in names.values() if n and n not in ("GND", "3V3")]
+    assert len(signals) > 100 and sum(per.values()) == s["vias"]
+    assert round(sum(per.get(n, 0) for n in signals) / len(signals), 2) == s["vias_per_signal_net"]
+    worst = max(signals, key=lambda n: per.get(n, 0))
+    assert per[worst] == s["max_vias_on_a_net"][1]
     assert len(s["pour_islands"]) == 2 and min(s["pour_islands"]) >= 1
-    if board == SMALL:
-        assert s["vias_per_signal_net"] <= 2.0 and s["max_vias_on_a_net"][1] <= 8
-        root = pathlib.Path(built).parent
-        log = (root / "pcb_build.log").read_text()
-        assert "vias per signal net %.2f on average" % s["vias_per_signal_net"] in log
+    assert s["vias_per_signal_net"] <= 2.0 and s["max_vias_on_a_net"][1] <= 8
+    root = pathlib.Path(built).parent
+    log = (root / "pcb_build.log").read_text()
+    assert "vias per signal net %.2f on average" % s["vias_per_signal_net"] in log
+    assert "ground pour islands: %d on F.Cu, %d on B.Cu" % tuple(s["pour_islands"]) in log
+
+
+@needs_kicad
+@pytest.mark.parametrize("board", BOARDS)
+def test_chips_and_connectors_sit_in_the_middle_band(built, board):
+    """Between the rows' cells (design.MID_H, y 27-53 mm from the top): every chip, each register's
+    pair under the 8 spots it serves (row 0's in the upper half, row 1's in the lower), J1 at the
+    left short edge and J2 at the right; all on the underside (placement file, y up)."""
+    from hwcommon import design
+    pin, part, members = _netlist(built, board)
+    with open(os.path.join(_folder(built, board), board + "_cpl.csv")) as f:
+        rows = list(csv.DictReader(f))
+    at = {r["Designator"]: (float(r["Mid X"][:-2]), -float(r["Mid Y"][:-2])) for r in rows}
+    assert {r["Layer"] for r in rows} == {"Bottom"}
+    top, bottom = design.ROW_Y[0] + design.PITCH / 2, design.ROW_Y[1] - design.PITCH / 2
+    mid = (top + bottom) / 2
+    for ref in [r for r in at if r.startswith("U") or r.startswith("J")]:
+        assert top < at[ref][1] < bottom, (ref, at[ref])
+    for kind in ("74HC165D", "74HC595D"):
+        for r, u in enumerate(_chips(part, kind)):
+            row, half = divmod(r, 2)
+            xs = [design.spot_xy(row, c)[0] for c in range(8 * half, 8 * half + 8)]
+            assert min(xs) < at[u][0] < max(xs), (u, at[u])
+            assert (at[u][1] < mid) == (row == 0), (u, at[u])
+    assert at["J1"][0] < 15 and at["J2"][0] > design.STRIP_W - 15
 
 
 def test_a_part_without_a_confirmed_number_is_refused_naming_it(tmp_path):
