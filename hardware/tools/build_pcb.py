@@ -6,27 +6,29 @@
 
 Needs Debian's /usr/bin/python3 (the `pcbnew` module of `apt-get install kicad kicad-footprints`).
 
-One PCB design per `board` named by the map's strips (today: `track_board`, used by the 4
-development and 4 aspect strips, and `resource_board`, one per seat).  For each design it writes
-into the output folder:
+One PCB design for every strip of the set, the strip board (hardware/tools/design.py: 2 rows of
+16 spots, 4 registers, 264 x 74 mm), fully populated on every strip: one BOM, one fab order.  It
+writes into the output folder:
 
-    <board>.kicad_pcb, <board>.kicad_pro   the KiCad project (footprints from KiCad's own libraries)
-    <board>_gerbers.zip                    Gerbers + Excellon drill files, as a fab takes them
-    <board>_bom.csv, <board>_cpl.csv       JLCPCB assembly files (one pair per population variant)
-    <board>_netlist.csv                    net, reference, pad (what the tests read)
-    <board>_drc.txt                        KiCad's design-rule report (must say 0 and 0)
-and the picture hardware/docs/pcb_<board>.png.
+    strip_board.kicad_pcb, .kicad_pro   the KiCad project (footprints from KiCad's own libraries)
+    strip_board_gerbers.zip             Gerbers + Excellon drill files, as a fab takes them
+    strip_board_bom.csv, _cpl.csv       JLCPCB assembly files
+    strip_board_netlist.csv             net, reference, pad (what the tests read)
+    strip_board_drc.txt                 KiCad's design-rule report (must say 0 and 0)
+    summary.json                        size, parts, tracks, vias, the router's figures, DRC counts
+and the picture hardware/docs/pcb_strip_board.png.
 
-Placement follows the map (a hall switch centred on every space's x/y, on the underside, which is
-also where every other part sits: the top stays flat for the printed overlay; beside each switch a
-reverse-mount LED over a hole, lit by a 74HC595 on the same chain as the 74HC165s); the tracks are laid
-by pcb_route.py; KiCad's DRC judges the result and the build fails unless it reports no violation
-and no unconnected item.
+Placement: a cell per spot (a hall switch centred on the spot, on the underside, which is also
+where every other part sits: the top stays flat for the printed overlay; beside each switch a
+reverse-mount LED over a hole, lit by a 74HC595 on the same chain as the 74HC165s); the chips and
+connectors in the band between the rows (netlist_parts); the tracks are laid by pcb_route.py;
+KiCad's DRC judges the result and the build fails unless it reports no violation and no
+unconnected item.  Routing takes about 30 s of one core.
 
-A map the boards cannot realise is refused (exit status 2) with a message naming the entry:
-a lane with more positions than its board holds, a strip with more lanes than its board holds, a
-lane whose bits lie in another board's registers or whose spaces lie off its board (a lane may not
-cross boards without a wire), strips of one board design that disagree.
+A map the board cannot realise is refused (exit status 2) with a message naming the entry: a
+strip of another board design, a lane longer than a row, a strip with more lanes than its rows
+hold, a lane space off the board's spots or read by another spot's bit, two lanes on one spot, a
+lane whose bits lie in another strip's registers (a lane may not cross boards without a wire).
 """
 import csv
 import io
