@@ -143,9 +143,10 @@ RAIL_W = 0.5        # the lanes' 3V3 and GND rails (signals 0.25 mm)
 RIP_BUDGET = int(os.environ.get("PCB_RIP_BUDGET", "150"))      # rip-ups per board (the router's retries, see _route_all)
 RIP_PER_NET = int(os.environ.get("PCB_RIP_PER_NET", "4"))      # times one net may be taken up for others
 LONG_MM, LONG_LIMIT = 60.0, 1500000    # connections longer than this (mm) search this many cells
-# the nets that reach every chip: a via costs them 5 times as much (at the board's 20, LOAD, with
-# 10 pads on 8 chips, took 11-16 vias; at 100 it takes 8, CLK 7)
-NET_VIA_COST = {nn: float(os.environ.get("PCB_TRUNK_VIA_COST", "100")) for nn in ("LOAD", "CLK", "SRCLK")}
+# the nets that reach 4 or 8 chips: a via costs them 5 times as much (at the board's 20, LOAD, with
+# 10 pads on 8 chips, took 11-16 vias, at 100 8-12; see also its trunk in _route_all)
+NET_VIA_NETS = ("LOAD", "CLK", "SRCLK", OE_NET)
+NET_VIA_COST = {nn: float(os.environ.get("PCB_TRUNK_VIA_COST", "100")) for nn in NET_VIA_NETS}
 
 
 class MapError(Exception):
@@ -729,6 +730,19 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
             isl[nn].append({"cells": rt.segment_cells(0, x_from, yy, x1, yy),
                             "pts": [(x_from + i * 2.0, yy) for i in range(int((x1 - x_from) / 2) + 1)],
                             "pads": set(), "rail": True})
+    # LOAD reaches all 8 chips, whose SH/LD and RCLK pins all face the band's middle: one trunk on
+    # the part side along the middle, which each pin joins by a short stub (routed before the
+    # lines, never taken up); everything else crosses it on the top
+    trunk_nets = {"LOAD"}
+    chips = [(ref, num) for (ref, num) in pads_of["LOAD"] if parts[ref]["kind"] in ("reg", "sr")]
+    xs = [pad_geo[k][1] for k in chips]
+    y = _snap(sum(CHIP_Y) / 2.0)
+    xa, xb = _snap(min(xs)), _snap(max(xs))
+    rt.add_segment(1, xa, y, xb, y, netid["LOAD"])
+    rt.rails.append(len(rt.tracks) - 1)
+    isl["LOAD"].append({"cells": rt.segment_cells(1, xa, y, xb, y),
+                        "pts": [(xa + i * 1.0, y) for i in range(int(xb - xa) + 1)],
+                        "pads": set(), "rail": True})
     failures = []
     queue = []
     budget = [RIP_BUDGET]
@@ -774,7 +788,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
                 break
             L = isl[nn]
             pts = [pad_geo[p][1:3] for p in sorted(L[i]["pads"] | L[j]["pads"])]
-            victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"}
+            victims = {names[v] for v in rt.near(pts, 1.5 + attempt)} - {nn, "GND", "3V3"} - trunk_nets
             # a net taken up again and again is left alone (two nets must not take turns forever)
             victims = {v for v in victims if ripped.get(v, 0) < RIP_PER_NET}
             if not victims:
@@ -881,10 +895,13 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
                                                   "CLK_BUF"]
               + ["LQ%d" % r for r in range(1, R + 1)])
+    for nn in sorted(trunk_nets):
+        connect(nn, cost_b=1.0)
     lines()
     connect("SRCLK_DRV")
     connect("SRCLK", cost_b=1.5)
     connect(OE_NET, cost_b=1.5)        # like SRCLK: to every 74HC595
+    connect("CLK", cost_b=1.5)        # to every 74HC165, before the chains take the band
     for nn in chains:
         connect(nn)
     for nn in ("CLK", "LOAD", OE_NET):

@@ -165,6 +165,8 @@ class Router:
                 self.add_rect(*it[1:], record=False)
             elif it[0] == "npth":
                 self.add_npth(*it[1:], record=False)
+            elif it[0] == "keepout":
+                self.keepout(*it[1:], record=False)
             else:
                 self.add_hole(*it[1:], record=False)
         for t in self.tracks:
@@ -200,8 +202,10 @@ class Router:
             self.towner[layer][d < kt] = BLOCKED
             self.vowner[layer][d < kv] = BLOCKED
 
-    def keepout(self, layers, x0, y0, x1, y1, tracks=True, vias=True):
+    def keepout(self, layers, x0, y0, x1, y1, tracks=True, vias=True, record=True):
         """A rectangle no copper of ours may enter (e.g. under a connector body)."""
+        if record:
+            self.static.append(("keepout", layers, x0, y0, x1, y1, tracks, vias))
         ix0, iy0 = int(math.floor(x0 / GRID)), int(math.floor(y0 / GRID))
         ix1, iy1 = int(math.ceil(x1 / GRID)), int(math.ceil(y1 / GRID))
         for layer in layers:
