@@ -139,14 +139,14 @@ DEFAULT_COSTS = (8.0, 2.0)
 def routing_costs(board):
     via, cost_b = ROUTING_COSTS.get(board, DEFAULT_COSTS)
     return (float(os.environ.get("PCB_VIA_COST", via)), float(os.environ.get("PCB_COST_B", cost_b)))
-RAIL_W = 0.5        # the lanes' 3V3 and GND rails (signals 0.25 mm)
+RAIL_W = 0.5        # the rows' 3V3 and GND rails (signals 0.25 mm)
 RIP_BUDGET = int(os.environ.get("PCB_RIP_BUDGET", "150"))      # rip-ups per board (the router's retries, see _route_all)
 RIP_PER_NET = int(os.environ.get("PCB_RIP_PER_NET", "4"))      # times one net may be taken up for others
 LONG_MM, LONG_LIMIT = 60.0, 1500000    # connections longer than this (mm) search this many cells
 # the nets that reach 4 or 8 chips: a via costs them 5 times as much (at the board's 20, LOAD, with
 # 10 pads on 8 chips, took 11-16 vias, at 100 8-12; see also its trunk in _route_all)
 NET_VIA_NETS = ("LOAD", "CLK", "SRCLK", OE_NET)
-NET_VIA_COST = {nn: float(os.environ.get("PCB_TRUNK_VIA_COST", "100")) for nn in NET_VIA_NETS}
+NET_VIA_COST = {nn: float(os.environ.get("PCB_DEAR_VIA_COST", "100")) for nn in NET_VIA_NETS}
 
 
 class MapError(Exception):
@@ -410,8 +410,8 @@ def netlist_parts(d):
 # pin rows CONN_X in from the short edges, their top pin at CONN_Y (9 pins at 2.5 mm: y 30-50)
 CONN_X, CONN_Y = 10.2, 30.0
 CHIP_Y = (31.0, 49.0)     # row 0's registers in the band's upper half, row 1's in its lower half
-REG_ROT, SR_ROT = int(os.environ.get("PCB_REG_ROT", "270")), 90     # row 0's; row 1's turned by 180
-PAIR_DX, CAP_DX, CAP_DY = 6.5, 13.25, float(os.environ.get("PCB_CAP_DY", "2.0"))   # a register's 74HC165 left of its centre, its 74HC595 right; their 100 nF outside
+REG_ROT, SR_ROT = 270, 90     # row 0's; row 1's turned by 180
+PAIR_DX, CAP_DX, CAP_DY = 6.5, 13.25, 2.0   # a register's 74HC165 left of its centre, its 74HC595 right; their 100 nF outside
 # the parts beside the connectors: key -> (x, y, rotation); x < 0 counts from the right edge
 GLUE = {
     "clk_pull": (16.0, 29.5, 0), "buf": (19.5, 34.5, 0), "buf_c": (19.5, 30.0, 0),
