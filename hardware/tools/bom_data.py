@@ -14,8 +14,8 @@ assembly FAQ but no live price list, so no part price could be looked up: re-pri
 
 Boards: one board design, the strip board, for every strip; every board fully populated, so the
 whole set is one JLCPCB order (one setup fee, one stencil, one loading fee per extended part).
-Every part on the underside, placed by JLCPCB (one of them, the 74LVC1G79, bought first through
-JLCPCB's global sourcing: no LCSC number was confirmed); the two 9-pin chain connectors are
+Every part on the underside, placed by JLCPCB from its own stock (every LCSC number confirmed
+from a named source); the two 9-pin chain connectors are
 soldered by the maker (through-hole, thermal-relief pads). The guidance lights are board parts
 like any other (one 74HC595 per 74HC165 on the same chain, a reverse-mount LED and a 470 Ohm
 resistor at every spot, a 74LVC1G14 clock inverter and a lock-up flip-flop per board). The spots
@@ -98,14 +98,14 @@ ONBOARD_PRICES = {
     # resistor at every sensed position, the inverted clock for the 595s
     "sr": ("Guidance lights: 8-bit shift register with output latches (74HC595), SOIC-16", 0.254,
            "listed", "basic", 16, False),
-    "inv": ("Guidance lights: single Schmitt inverter (74LVC1G14) for the 74HC595 clock, SOT-23-5",
-            0.04, "estimate", "extended", 5, False),
+    "inv": ("Guidance lights: single Schmitt inverter (74LVC1G14), two per board: the 74HC595 clock and "
+            "the lock-up flip-flop's input, SOT-23-5", 0.04, "estimate", "extended", 5, False),
     "led": ("Guidance light: red LED 1206, reverse mount (shines up through the board)", 0.12,
             "estimate", "extended", 2, False),
     "r470": ("470 Ohm 1 % 0603 (guidance light series resistor: ~2.6 mA from 3V3)", 0.001, "estimate",
              "basic", 2, False),
-    "ff": ("Guidance lights: D flip-flop (74LVC1G79), lock-up stage before LIGHT_OUT, SOT-23-5", 0.15,
-           "estimate", "global", 5, False),
+    "ff": ("Guidance lights: D flip-flop with inverted output (74LVC1G80), lock-up stage before "
+           "LIGHT_OUT, SOT-23-5", 0.088, "listed", "extended", 5, False),
 }
 # Classes: "basic" and "preferred" parts carry no loading fee at JLCPCB; "extended" and "global"
 # (bought through JLCPCB's global sourcing, then placed like an extended part) one fee per order
@@ -117,7 +117,8 @@ FEE_CLASSES = ("extended", "global")
 # tool says so, add US$3.00); the AH1806's source says not basic); the rest "extended" as the
 # conservative guess (one loading fee each).
 # Prices: "listed" = the library's listed price as the issue-32 review read it (74HC165D,653
-# US$0.232, 74HC595D,118 US$0.254); the rest estimates. Snapshots seen in the sources (not
+# US$0.232, 74HC595D,118 US$0.254) or, for the 74LVC1G80GV,125, tscircuit/jlcsearch's min_q_price
+# (US$0.0878, logic_ics.md "Flip Flops"); the rest estimates. Snapshots seen in the sources (not
 # quotes): tscircuit/jlcsearch min_q_price 74HC595D,118 US$0.094, SN74LVC1G14DBVR US$0.036; one
 # public BOM lists LTST-C230KRKT at US$0.25 a piece at Digi-Key (160-1457-1-ND).
 
@@ -153,6 +154,10 @@ LCSC_CONFIRMED = {  # key: (LCSC number, manufacturer part as the source names i
     "sr": ("C5947", "Nexperia 74HC595D,118",
            JLCSEARCH + "logic_ics.md (Registers: lcsc 5947, Nexperia 74HC595D,118, SOIC-16); "
            + CDFER + "JLCPCB-ICs.kicad_sym: LCSC C5947, class Basic Component"),
+    "ff": ("C548432", "Nexperia 74LVC1G80GV,125",
+           JLCSEARCH + "logic_ics.md (Flip Flops: lcsc 548432, Nexperia 74LVC1G80GV,125, SOT-753, D-type, "
+           "positive edge, inverted output); its pins D 1, CP 2, GND 3, /Q 4, VCC 5 as KiCad's "
+           "74xGxx:74LVC1G80 symbol numbers them"),
     "inv": ("C434069", "UMW SN74LVC1G14DBVR",
             JLCSEARCH + "logic_ics.md and logic.md (Inverters: lcsc 434069, UMW SN74LVC1G14DBVR, SOT-23-5)"),
     "r470": ("C23179", "UNI-ROYAL 0603WAF4700T5E",
@@ -181,8 +186,7 @@ LCSC_CONFIRMED = {  # key: (LCSC number, manufacturer part as the source names i
 LCSC_UNCONFIRMED = {}
 # No LCSC number confirmed: these reach the board another way (build_pcb.SOURCING), with the
 # number that route needs, read from a named source.
-LCSC_CHOOSE = {"ff": "LCSC number not confirmed: JLCPCB global sourcing of Nexperia 74LVC1G79GV,125",
-               "conn": "LCSC number not confirmed: the maker buys JST S9B-XH-A (any JST distributor) and "
+LCSC_CHOOSE = {"conn": "LCSC number not confirmed: the maker buys JST S9B-XH-A (any JST distributor) and "
                        "solders it"}
 
 

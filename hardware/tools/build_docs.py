@@ -290,13 +290,15 @@ def pins_md():
                "| 12 RCLK | the board's buffered LOAD (the same net as the 74HC165 SH/LD: its rising edge latches the lights) |\n"
                "| 13 /OE | LIGHTS_OFF (chain pins 1 and 9, 10 kOhm to 3V3 on every board) |\n| 10 /SRCLR | 3V3 |\n| 16 VCC | 3V3, 100 nF to GND at the pin |\n| 8 GND | GND |\n"
                "| 15, 1-7 (QA, QB-QH) | output QX lights the position read at input X of register k: QX -> 470 Ohm -> LED anode, cathode to GND (every spot of every board) |\n\n"
-               "74LVC1G14 (SN74LVC1G14DBVR, SOT-23-5), one per board: pin 2 A = buffered CLK, pin 4 Y = every "
-               "74HC595 SRCLK, pin 5 VCC 3V3 with 100 nF, pin 3 GND, pin 1 not connected. LED: red 1206 reverse "
+               "74LVC1G14 (SN74LVC1G14DBVR, SOT-23-5), two per board: the clock inverter, pin 2 A = buffered "
+               "CLK, pin 4 Y = every 74HC595 SRCLK; the flip-flop's input inverter, pin 2 A = the last "
+               "74HC595's QH', pin 4 Y = the flip-flop's D; each pin 5 VCC 3V3 with 100 nF, pin 3 GND, pin 1 "
+               "not connected. LED: red 1206 reverse "
                "mount on the underside over its hole, inside the space's printed cell beside the switch.\n\n"
-               "74LVC1G79 (Nexperia 74LVC1G79GV,125, SOT753 = SOT-23-5 land), one per board, the lock-up flip-flop: pin 1 D = the "
-               "last 74HC595's QH', pin 2 CLK = the buffered CLK (not inverted: it passes the bit on half a "
-               "clock after the 595s shifted it), pin 4 Q -> 100 Ohm -> DOWN pin 8, pin 5 VCC 3V3 with "
-               "100 nF, pin 3 GND.\n")
+               "74LVC1G80 (Nexperia 74LVC1G80GV,125, LCSC C548432, SOT753 = SOT-23-5 land), one per board, the "
+               "lock-up flip-flop: pin 1 D = the last 74HC595's QH' inverted, pin 2 CLK = the buffered CLK "
+               "(not inverted: it passes the bit on half a clock after the 595s shifted it), pin 4 /Q (the "
+               "bit true again) -> 100 Ohm -> DOWN pin 8, pin 5 VCC 3V3 with 100 nF, pin 3 GND.\n")
     return "".join(out)
 
 
@@ -378,7 +380,7 @@ def clock_md():
             "later downstream, so the receiving register samples before its source changes. The "
             "lights' data runs the other way, downstream with the clock, where the clock edge that "
             "changes a board's last QH' reaches the next board later: so each board passes the bit on "
-            "through a lock-up flip-flop (74LVC1G79) clocked on CLK's rising edge, half a clock after "
+            "through a lock-up flip-flop (74LVC1G80, its input inverted so its /Q is the bit) clocked on CLK's rising edge, half a clock after "
             "the 595s shifted it, and the next board samples it on its own falling edge about half a "
             "period later: no hold-time race and no extra bit (`docs/pcb.md`). Edge, "
             "round trip and data path together take %.0f ns: %.1f times less than the half period. "
@@ -459,8 +461,9 @@ def power_3v3_rows(c):
         (POWER[2][0], c["registers"], POWER[2][1] + clocked, "incl. clocking duty ~5 %"),
         ("74HC595 quiescent (guidance lights, one per 74HC165)", c["registers"], POWER[2][1] + clocked,
          "incl. clocking duty ~5 %; the lit LEDs' current is the next row"),
-        ("74LVC1G14 clock inverter (one per board)", c["boards"], INV_MA, "maximum supply current"),
-        ("74LVC1G79 lock-up flip-flop (one per board)", c["boards"], INV_MA,
+        ("74LVC1G14 inverters (two per board: the clock, the flip-flop's input)", 2 * c["boards"], INV_MA,
+         "maximum supply current"),
+        ("74LVC1G80 lock-up flip-flop (one per board)", c["boards"], INV_MA,
          "estimate: the 74LVC1G14's maximum"),
         ("/OE pull-up while the lights are on (3.3 V / 10 kOhm, one per board)", c["boards"],
          round(LIGHT_SUPPLY_V / OE_PULLUP_OHM * 1000.0, 3), "LIGHTS_OFF held low by the firmware"),

@@ -78,7 +78,7 @@ PARTS = {
     "led": ("LED_SMD", "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm", "RED_RM1206",
             "Lite-On LTST-C230KRKT", "C125107"),
     "r470": ("Resistor_SMD", "R_0603_1608Metric", "470R", "UNI-ROYAL 0603WAF4700T5E", "C23179"),
-    "ff": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G79", "Nexperia 74LVC1G79GV,125", ""),
+    "ff": ("Package_TO_SOT_SMD", "SOT-23-5", "74LVC1G80", "Nexperia 74LVC1G80GV,125", "C548432"),
 }
 # How each part reaches the board, and where its number was read (hardware/docs/pcb.md, "Parts"):
 #   "fab"    the fab places it from its own stock: LCSC number (PARTS' last column) confirmed;
@@ -102,9 +102,10 @@ SOURCING = {
             "designs: a KiCad board generator's LCSC table ('checked against JLCPCB's parts list') and "
             "a board's component file (LCSC/JLCPCB cache, reverse mount, extended); a third design's "
             "'suggested' table gives C125107 to another LED, so check the number in the fab's BOM tool"),
-    "ff": ("global", "Nexperia 74LVC1G79GV,125",
-           "manufacturer part in a public KiCad schematic (74xGxx:74LVC1G79, SOT-23-5); no LCSC "
-           "number found"),
+    "ff": ("fab", "C548432",
+           "tscircuit/jlcsearch docs/generated/logic_ics.md (Flip Flops: lcsc 548432, Nexperia "
+           "74LVC1G80GV,125, SOT-753 = SOT-23-5, D-type, positive edge, inverted output); pins D 1, "
+           "CP 2, GND 3, /Q 4, VCC 5 as KiCad's 74xGxx:74LVC1G80 symbol numbers them"),
     "conn": ("hand", "JST S9B-XH-A", "KiCad's own footprint and 3D model of the JST XH S9B-XH-A"),
 }
 ROUTES = ("fab", "global", "hand")
@@ -116,7 +117,7 @@ SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G
 SR_PINS = {"GND": "8", "QH'": "9", "/SRCLR": "10", "SRCLK": "11", "RCLK": "12", "/OE": "13", "SER": "14",
            "VCC": "16"}
 INV_PINS = {"NC": "1", "A": "2", "GND": "3", "Y": "4", "VCC": "5"}   # SN74LVC1G14DBVR, SOT-23-5
-FF_PINS = {"D": "1", "CLK": "2", "GND": "3", "Q": "4", "VCC": "5"}    # 74LVC1G79, SOT-23-5 (TI DBV, Nexperia GV)
+FF_PINS = {"D": "1", "CLK": "2", "GND": "3", "QN": "4", "VCC": "5"}   # 74LVC1G80 (output /Q), SOT-753 = SOT-23-5
 LED_PINS = {"K": "1", "A": "2"}          # KiCad LED footprints: pad 1 cathode, pad 2 anode
 # a space's cell (x, y = the space's centre): hall switch centred, its pull-up on the left (beside
 # the switch's OUT and VDD pins), the LED on the right (its cathode beside the switch's GND pin),
@@ -290,8 +291,9 @@ def netlist_parts(d):
     References: H<b+1> hall switch, R<b+1> its pull-up, D<b+1> its LED, R<n+9+b> the LED's 470 Ohm
     (b = local input bit, n = 8 x registers); U1..U<R> 74HC165, U<R+1> the Schmitt buffer,
     U<R+2>..U<2R+1> 74HC595 (595 r lights what 74HC165 r reads), U<2R+2> the clock inverter,
-    U<2R+3> the lights' lock-up flip-flop; C1..C<R> and C<R+3>..C<2R+2> their 100 nF, C<R+1> the
-    buffer's, C<R+2> the bulk 10 uF, C<2R+3> the inverter's, C<2R+4> the flip-flop's;
+    U<2R+3> the lights' lock-up flip-flop, U<2R+4> its input inverter; C1..C<R> and C<R+3>..C<2R+2>
+    their 100 nF, C<R+1> the buffer's, C<R+2> the bulk 10 uF, C<2R+3> the inverter's, C<2R+4> the
+    flip-flop's, C<2R+5> its inverter's;
     R<n+1>..R<n+8> the buffer's, the chain's and the lights' resistors, R<2n+9> SRCLK's,
     R<2n+10> the buffered CLK's series resistor, R<2n+11> the /OE pull-up (LIGHTS_OFF);
     C<101+b> the 100 nF of the switch on input b.
@@ -393,9 +395,15 @@ def netlist_parts(d):
     # 74HC595's QH' changes on CLK's falling edge, the flip-flop passes it on half a clock later,
     # so the next board, which samples on its own (later) falling edge, sees data that has been
     # steady for ~500 ns either side: no hold-time race along the chain, and no extra bit
-    put("U%d" % (2 * R + 3), "ff", "ff", {FF_PINS["D"]: "LQ%d" % R, FF_PINS["CLK"]: "CLK", FF_PINS["GND"]: "GND",
-                                          FF_PINS["Q"]: "LIGHT_RT", FF_PINS["VCC"]: "3V3"})
+    # The flip-flop is a 74LVC1G80 (a stocked part with a confirmed LCSC number; its output is /Q):
+    # a second 74LVC1G14 inverts its input, so LIGHT_OUT carries the last QH' true, as before
+    put("U%d" % (2 * R + 3), "ff", "ff", {FF_PINS["D"]: "LQ_N", FF_PINS["CLK"]: "CLK", FF_PINS["GND"]: "GND",
+                                          FF_PINS["QN"]: "LIGHT_RT", FF_PINS["VCC"]: "3V3"})
     put("C%d" % (2 * R + 4), "c100n", "ff_c", {"1": "3V3", "2": "GND"})
+    put("U%d" % (2 * R + 4), "inv", "ff_inv", {INV_PINS["NC"]: None, INV_PINS["A"]: "LQ%d" % R,
+                                               INV_PINS["GND"]: "GND", INV_PINS["Y"]: "LQ_N",
+                                               INV_PINS["VCC"]: "3V3"})
+    put("C%d" % (2 * R + 5), "c100n", "ff_inv_c", {"1": "3V3", "2": "GND"})
     put("R%d" % (n + 8), "r100", "light_out", {"1": "LIGHT_RT", "2": "LIGHT_OUT"})
     put("U%d" % (2 * R + 2), "inv", "inv", {INV_PINS["NC"]: None, INV_PINS["A"]: "CLK", INV_PINS["GND"]: "GND",
                                             INV_PINS["Y"]: "SRCLK_DRV", INV_PINS["VCC"]: "3V3"})
@@ -420,6 +428,7 @@ GLUE = {
     "oe_pull": (16.0, 51.0, 0), "bulk": (20.0, 45.0, 90),
     "inv": (30.0, 44.0, 0), "inv_c": (30.0, 40.0, 0), "srclk_r": (30.0, 48.0, 0),
     "ff": (-28.0, 42.0, 0), "ff_c": (-28.0, 38.0, 0), "light_out": (-22.0, 46.0, 0),
+    "ff_inv": (-34.0, 42.0, 0), "ff_inv_c": (-34.0, 38.0, 0),
     "tail": (-18.0, 42.0, 0),
 }
 
@@ -891,9 +900,12 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     u, c = "U%d" % (2 * R + 3), "C%d" % (2 * R + 4)
     pair("3V3", (u, FF_PINS["VCC"]), (c, "1"))
     pair("GND", (u, FF_PINS["GND"]), (c, "2"))
+    u, c = "U%d" % (2 * R + 4), "C%d" % (2 * R + 5)
+    pair("3V3", (u, INV_PINS["VCC"]), (c, "1"))
+    pair("GND", (u, INV_PINS["GND"]), (c, "2"))
     chains = (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
-                                                  "CLK_BUF"]
+                                                  "CLK_BUF", "LQ_N"]
               + ["LQ%d" % r for r in range(1, R + 1)])
     for nn in sorted(trunk_nets):
         connect(nn, cost_b=1.0)

@@ -54,7 +54,7 @@ def test_counts_match_the_map(build, path):
     assert kind(b, build, "r470") == hall                     # and its 470 Ohm resistor
     assert kind(b, build, "reg") == m.chain_registers
     assert kind(b, build, "sr") == m.chain_registers          # a 74HC595 beside every 74HC165
-    assert kind(b, build, "inv") == boards                    # the 595s' clock inverter
+    assert kind(b, build, "inv") == 2 * boards                # the 595s' clock, the flip-flop's input
     assert kind(b, build, "ff") == boards                     # the lights' lock-up flip-flop
     assert kind(b, build, "r10k") >= m.chain_registers * 8
     # the lights are board parts now: the old I2C driver chips, their capacitors, the level

@@ -388,8 +388,9 @@ def test_every_sensed_position_has_its_led_on_the_595_output_of_the_same_letter(
 @pytest.mark.parametrize("board", BOARDS)
 def test_the_595_chain_runs_from_light_in_to_light_out(built, board):
     """J1 pin 8 (LIGHT_IN, 10 kOhm to GND) -> SER of 595 0 -> QH' -> SER of 595 1 -> ... -> QH' of the
-    last 595 -> D of the 74LVC1G79 (clocked by CLK) -> Q -> 100 Ohm -> J2 pin 8 (LIGHT_OUT); the
-    595s in the order of the 74HC165s they serve."""
+    last 595 -> a 74LVC1G14 -> D of the 74LVC1G80 (clocked by CLK) -> /Q -> 100 Ohm -> J2 pin 8
+    (LIGHT_OUT): inverted twice, so the next board gets the bit true; the 595s in the order of the
+    74HC165s they serve."""
     pin, part, members = _netlist(built, board)
     lights = _chips(part, "74HC595D")
     light_in = pin[("J1", "8")]
@@ -404,8 +405,12 @@ def test_the_595_chain_runs_from_light_in_to_light_out(built, board):
     # the last QH' goes through the lock-up flip-flop, clocked by the board's (buffered) CLK,
     # whose rising edge is half a clock after the 595s shift: LIGHT_OUT changes there
     last = pin[(lights[-1], "9")]
-    ff = _chips(part, "74LVC1G79")
-    assert len(ff) == 1 and members[last] == {(lights[-1], "9"), (ff[0], "1")}
+    ff = _chips(part, "74LVC1G80")
+    assert len(ff) == 1 and len(members[last]) == 2
+    [(inv, a)] = [m for m in members[last] if m[0] != lights[-1]]
+    assert part[inv] == "74LVC1G14" and a == "2"                       # the input inverter's A
+    assert members[pin[(inv, "4")]] == {(inv, "4"), (ff[0], "1")}      # its Y is the flip-flop's D
+    assert pin[(inv, "3")] == "GND" and pin[(inv, "5")] == "3V3" and (inv, "1") not in pin
     buf = _chips(part, "74LVC2G17")[0]
     assert pin[(ff[0], "2")] == pin[(_chips(part, "74HC165D")[0], "2")]      # the (buffered) CLK
     assert pin[(ff[0], "3")] == "GND" and pin[(ff[0], "5")] == "3V3"
@@ -424,10 +429,10 @@ def test_595_clocks_and_control_pins(built, board):
     RCLK on the buffered LOAD (the 74HC165s' SH/LD); /OE on LIGHTS_OFF, /SRCLR to 3V3."""
     pin, part, members = _netlist(built, board)
     buf = _chips(part, "74LVC2G17")[0]
-    inv = _chips(part, "74LVC1G14")
-    assert len(inv) == 1
-    inv = inv[0]
     clk, load = pin[(_chips(part, "74HC165D")[0], "2")], pin[(buf, "4")]
+    inv = [u for u in _chips(part, "74LVC1G14") if pin[(u, "2")] == clk]   # the other inverts the lights' data
+    assert len(inv) == 1 and len(_chips(part, "74LVC1G14")) == 2
+    inv = inv[0]
     assert pin[(inv, "2")] == clk and pin[(inv, "3")] == "GND" and pin[(inv, "5")] == "3V3"
     assert (inv, "1") not in pin                       # NC
     # the inverter drives SRCLK through one 100 Ohm series resistor (the long clock track)
@@ -540,7 +545,7 @@ def test_assembly_files_in_jlcpcb_format(built, board):
         in_bom = {d for r in bom[1:] for d in r[1].split(",")}
         assert placed == in_bom
         for r in bom[1:]:
-            if r[0] in ("74HC165D", "74HC595D", "74LVC2G17", "74LVC1G14", "AH1806-W-7", "10k", "100R",
+            if r[0] in ("74HC165D", "74HC595D", "74LVC2G17", "74LVC1G14", "74LVC1G80", "AH1806-W-7", "10k", "100R",
                         "470R", "100nF", "10uF"):
                 assert r[3].startswith("C") and r[3][1:].isdigit(), r
             else:
@@ -713,7 +718,7 @@ def test_chips_and_connectors_sit_in_the_middle_band(built, board):
 
 
 def test_a_part_without_a_confirmed_number_is_refused_naming_it(tmp_path):
-    cases = (({"ff": ["fab", "", "a guess"]}, "part 'ff' (74LVC1G79): no part number confirmed"),
+    cases = (({"ff": ["fab", "", "a guess"]}, "part 'ff' (74LVC1G80): no part number confirmed"),
              ({"led": ["fab", "LTST-C230KRKT", "its datasheet"]},
               "part 'led' (RED_RM1206): placed by the fab but 'LTST-C230KRKT' is not an LCSC number"),
              ({"conn": ["hand", "JST S9B-XH-A", ""]}, "part 'conn' (S9B-XH-A): number JST S9B-XH-A names no source"),

@@ -51,8 +51,8 @@ def test_the_lights_are_on_the_3v3_table_with_their_own_counts(title, path):
     hall = [r for r in v3 if r[0].startswith("hall switch")]
     assert len(hall) == 1 and hall[0][1] == m.chain_registers * 8   # a switch at every spot, spares too
     assert rows["74HC165 quiescent"][1] == m.chain_registers
-    assert rows["74LVC1G14 clock inverter"][1] == len(doc["strips"])  # one per board
-    assert rows["74LVC1G79 lock-up flip-flop"][1] == len(doc["strips"])  # one per board
+    assert rows["74LVC1G14 inverters"][1] == 2 * len(doc["strips"])  # two per board
+    assert rows["74LVC1G80 lock-up flip-flop"][1] == len(doc["strips"])  # one per board
     # 5 V: only the dice modules' LEDs; nothing of the lights
     assert [r[0] for r in v5] == ["TCS34725 module white LED, on two integrations out of three"]
     assert v5[0][1] == m.n_wells
