@@ -12,7 +12,8 @@ Decisions (see hardware/README.md "Design decisions"):
   populated, so a set is one fab order with one set of fees (issue 32);
 - the map cuts a row into lanes: a row carries one lane of up to 16 spaces (a resource, 0-15:
   Civ Quest's Idea and Resource Points fit) or two lanes of up to 8 (a development track of 8,
-  an aspect of 6) at spots 1 and 9; the spots no lane uses are spares (they read 1);
+  an aspect of 6) at its 1st and 9th spot (columns 0 and 8); the spots no lane uses are spares
+  (they read 1);
 - 10 strips for the full CivMint set: 2 development strips and 2 aspect strips (two tracks a
   strip, row 0 = p1, row 1 = p2), then 3 resource strips per seat (one resource a row).  The
   build without resources is the same chain cut after the aspect strips;
@@ -53,7 +54,7 @@ ROW_Y = (MARGIN + LABEL_H + PITCH / 2.0,
          MARGIN + LABEL_H + PITCH + MID_H + PITCH / 2.0)
 STRIP_H = ROW_Y[1] + PITCH / 2.0 + 5.0               # 74
 TITLE_Y = ROW_Y[0] + PITCH / 2.0 + 9.0               # the title's baseline, in the middle band
-SEGMENT = 8           # a row carries two lanes of up to 8 at spots 1 and 9, or one of up to 16
+SEGMENT = 8           # a row carries two lanes of up to 8 at columns 0 and 8, or one of up to 16
 
 
 def spot_xy(row, col):
@@ -74,8 +75,8 @@ def space_label(kind, i):
 
 
 def _strip(sid, title, kind, rows, optional_group=None):
-    """rows: per row, its lanes [(lane_id, track, seat)]: one lane takes the row from spot 1, two
-    take spots 1 and 9."""
+    """rows: per row, its lanes [(lane_id, track, seat)]: one lane takes the row from column 0,
+    two start at columns 0 and 8."""
     n = KIND_SPACES[kind]
     lane_geo = []
     for r, lanes in enumerate(rows):

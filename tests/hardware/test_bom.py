@@ -157,10 +157,10 @@ def test_lcsc_numbers_are_confirmed_with_a_source_or_marked():
         for ref, r in b.items():
             if ref.endswith("." + key):
                 assert "unconfirmed" in r["shop"] or "not confirmed" in r["shop"], ref
-    # the buffer's and the LED's numbers are confirmed now; the parts with none say how they reach
-    # the board
+    # the buffer's, the LED's and the flip-flop's numbers are confirmed; the connector, with none,
+    # says how it reaches the board
     assert "LCSC C10429," in b["BS.buf"]["shop"] and "LCSC C125107," in b["BS.led"]["shop"]
-    assert "global sourcing" in b["BS.ff"]["shop"]
+    assert "LCSC C548432," in b["BS.ff"]["shop"]
     assert b["BS.conn"]["shop"].startswith("the maker")
 
 

@@ -448,11 +448,11 @@ def test_595_clocks_and_control_pins(built, board):
         assert pin[(u, "11")] == srclk and pin[(u, "12")] == load
         assert pin[(u, "13")] == pin[("J1", "1")] and pin[(u, "8")] == "GND"
         assert pin[(u, "10")] == "3V3" and pin[(u, "16")] == "3V3"
-    # a 100 nF per 74HC595, one for the inverter and one for the lock-up flip-flop (besides the
+    # a 100 nF per 74HC595, one for each inverter and one for the lock-up flip-flop (besides the
     # 74HC165s' and the buffer's), and one per hall switch
     caps = [r for r, p in part.items() if p == "100nF"]
     halls = [r for r, p in part.items() if p == HALL_PART]
-    assert len(caps) == 2 * len(lights) + 3 + len(halls)
+    assert len(caps) == 2 * len(lights) + 4 + len(halls)
 
 
 _HOLES = """
@@ -567,7 +567,7 @@ def test_assembly_files_in_jlcpcb_format(built, board):
         # pull-ups, LIGHT_IN pull-down, the /OE pull-up
         assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 5
         # a populated position has its switch's 100 nF
-        assert len([d for d in in_bom if part[d] == "100nF"]) == 2 * summary["registers"] + 3 + len(halls)
+        assert len([d for d in in_bom if part[d] == "100nF"]) == 2 * summary["registers"] + 4 + len(halls)
         # every 74HC595 is fitted, populated positions or not
         assert len([d for d in in_bom if part[d] == "74HC595D"]) == summary["registers"]
 
