@@ -318,7 +318,34 @@ def scenario_small_window(app, drv):
     drv.shot("board-virtual-800x480")
 
 
+def scenario_phone_window(app, drv):
+    """A phone in portrait: the tab bar is two rows of three, every tab and the Back button a
+    full finger high and inside the window, each tab's words on one line."""
+    from kivy.core.window import Window
+    from kivy.metrics import dp
+
+    scr = _open_board_screen(app, drv)
+    _paired(app, drv, scr)
+    assert tuple(Window.size) == (412, 915)
+    tabs = ("back", "tab_connection", "tab_table", "tab_selftest", "tab_calibrate", "tab_virtual")
+    for tid in tabs:
+        w = scr.ids[tid]
+        assert w.height >= dp(48) and w.x >= 0 and w.right <= Window.width + 1, tid
+        w.texture_update()
+        assert w.texture_size[1] < dp(30), (tid, w.text, w.texture_size)   # one line, no word cut in two
+    assert len({round(scr.ids[t].y) for t in tabs}) == 2                      # two rows
+    # the connection view stacks: the board's state above, the ports below, each the full width
+    assert scr.ids.identify.width >= Window.width - dp(60) and scr.ids.port_input.width >= dp(150)
+    for view in ("connection", "table", "selftest", "calibrate", "virtual"):
+        _tab(drv, scr, view)
+        drv.shot("board-%s-412x915" % view)
+
+
 # ------------------------------------------------------------------ tests
+def test_board_screen_on_a_phone(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_phone_window", tmp_path, board="virtual", size="412x915")
+
+
 def test_versions_and_virtual_board_controls(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_versions_and_virtual_controls", tmp_path, board="virtual")
 
