@@ -150,6 +150,11 @@ def test_hellos_with_changing_ids_leave_one_state_event_and_the_newest_board():
             read_back()
             time.sleep(0.005)
         assert conn.host.counters["hello_rx"] >= n
+        # the count goes up as a HELLO arrives, the pairing's STATE is queued just after: on a busy
+        # machine wait for the newest board's (peeking, not taking) before draining
+        newest = "board-%d" % (n - 1)
+        assert _wait(lambda: any(e.get("type") == "STATE" and newest in e.get("detail", "")
+                                 for e in list(conn.events.queue)))
         assert conn.events.qsize() <= 3
         ev = _drain(conn)
         states = [e for e in ev if e["type"] == "STATE"]
