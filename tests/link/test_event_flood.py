@@ -154,7 +154,7 @@ def test_hellos_with_changing_ids_leave_one_state_event_and_the_newest_board():
         # machine wait for the newest board's (peeking, not taking) before draining
         newest = "board-%d" % (n - 1)
         assert _wait(lambda: any(e.get("type") == "STATE" and newest in e.get("detail", "")
-                                 for e in list(conn.events.queue)))
+                                 for e in conn.events.snapshot()))
         assert conn.events.qsize() <= 3
         ev = _drain(conn)
         states = [e for e in ev if e["type"] == "STATE"]
