@@ -156,35 +156,38 @@ def seat_words(seat: str) -> str:
     return f"seat {seat[1:]}" if seat[:1] == "p" and seat[1:].isdigit() else seat
 
 
+def _strip_spots(strip, lanes) -> list:
+    """Every spot a strip's registers read, as (chain bit, x, y) in strip mm: the lanes give the
+    grid (a row per distinct lane y, registers * 8 / rows spots a row, local bit = row * spots +
+    spot, the lanes' step apart); a row no lane lies on cannot be placed and is left out."""
+    base = strip["first_register"] * 8
+    n = strip["registers"] * 8
+    rows = sorted({ln["at_mm"][1] for ln in lanes})
+    if not rows or n % len(rows):
+        return []
+    cols = n // len(rows)
+    origin = {}
+    for ln in lanes:
+        r = rows.index(ln["at_mm"][1])
+        col0 = ln["bits"][0] - base - r * cols
+        origin.setdefault(r, (ln["at_mm"][0] - col0 * ln["step_mm"][0], ln["step_mm"][0]))
+    return [(base + r * cols + c, origin[r][0] + c * origin[r][1], y)
+            for r, y in enumerate(rows) if r in origin for c in range(cols)]
+
+
+def _not_used(cx: float, cy: float) -> list:
+    """A spot with no value on the overlay: dashed, 'not used'."""
+    return [f'<circle cx="{cx:g}" cy="{cy:g}" r="5" fill="none" stroke="#bbb" stroke-width="0.3" '
+            f'stroke-dasharray="1 1"/>',
+            f'<text x="{cx:g}" y="{cy + 0.6:g}" font-size="1.8" fill="#999" text-anchor="middle">not used</text>']
+
+
 def overlay_svg(title: str, binding: Binding, sensing_map: dict) -> str:
     """A printable 1:1 overlay (mm) of every strip (the boards in chain order): each lane's counter
     named above the lane's first space, each space with the value it means; a lane the game leaves
     free is named "unused", and every spot without a value (a lane's spaces past the counter's
     range, a free lane's, the spots no lane uses) is drawn dashed as "not used". Between a strip's
     rows: which board it is, counted from the controller, and the strip's id."""
-    def strip_spots(strip, lanes) -> list:
-        """Every spot a strip's registers read, as (chain bit, x, y) in strip mm: the lanes give the
-        grid (a row per distinct lane y, registers * 8 / rows spots a row, local bit = row * spots +
-        spot, the lanes' step apart); a row no lane lies on cannot be placed and is left out."""
-        base = strip["first_register"] * 8
-        n = strip["registers"] * 8
-        rows = sorted({ln["at_mm"][1] for ln in lanes})
-        if not rows or n % len(rows):
-            return []
-        cols = n // len(rows)
-        origin = {}
-        for ln in lanes:
-            r = rows.index(ln["at_mm"][1])
-            col0 = ln["bits"][0] - base - r * cols
-            origin.setdefault(r, (ln["at_mm"][0] - col0 * ln["step_mm"][0], ln["step_mm"][0]))
-        return [(base + r * cols + c, origin[r][0] + c * origin[r][1], y)
-                for r, y in enumerate(rows) if r in origin for c in range(cols)]
-
-    def not_used(cx: float, cy: float) -> list:
-        return [f'<circle cx="{cx:g}" cy="{cy:g}" r="5" fill="none" stroke="#bbb" stroke-width="0.3" '
-                f'stroke-dasharray="1 1"/>',
-                f'<text x="{cx:g}" y="{cy + 0.6:g}" font-size="1.8" fill="#999" text-anchor="middle">not used</text>']
-
     strips = sensing_map["strips"]
     gap = 6.0
     width = max(s["size_mm"][0] for s in strips) + 2 * gap
@@ -222,12 +225,12 @@ def overlay_svg(title: str, binding: Binding, sensing_map: dict) -> str:
                 cx, cy = gap + x0 + i * dx, top + y0 + i * dy
                 v = binding.value_at(ln["id"], i) if c is not None else None
                 if v is None:
-                    out += not_used(cx, cy)
+                    out += _not_used(cx, cy)
                     continue
                 out.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="5" fill="none" stroke="#999" stroke-width="0.3"/>')
                 out.append(f'<text x="{cx:g}" y="{cy + 1.2:g}" font-size="3.5" text-anchor="middle">{v}</text>')
-        for bit, x, yy in strip_spots(s, lanes):
+        for bit, x, yy in _strip_spots(s, lanes):
             if bit not in used:
-                out += not_used(gap + x, top + yy)
+                out += _not_used(gap + x, top + yy)
     out.append("</svg>")
     return "\n".join(out) + "\n"
