@@ -133,13 +133,8 @@ OFFSET = (20.0, 20.0)   # where the board's top-left corner sits on the KiCad pa
 # The router's costs: a via costs this many grid steps, a step on the part side (B.Cu) this much
 # (the top: 1).  Dear vias keep the vias per signal net low (the old 2 x 8 track board reached 1.60
 # vias per signal net with 20 and 1.3).  PCB_VIA_COST and PCB_COST_B override them for trials.
-ROUTING_COSTS = {design.BOARD: (20.0, 1.3)}
-DEFAULT_COSTS = (8.0, 2.0)
-
-
-def routing_costs(board):
-    via, cost_b = ROUTING_COSTS.get(board, DEFAULT_COSTS)
-    return (float(os.environ.get("PCB_VIA_COST", via)), float(os.environ.get("PCB_COST_B", cost_b)))
+VIA_COST = float(os.environ.get("PCB_VIA_COST", "20"))
+COST_B = float(os.environ.get("PCB_COST_B", "1.3"))
 RAIL_W = 0.5        # the rows' 3V3 and GND rails (signals 0.25 mm)
 RIP_BUDGET = int(os.environ.get("PCB_RIP_BUDGET", "150"))      # rip-ups per board (the router's retries, see _route_all)
 RIP_PER_NET = int(os.environ.get("PCB_RIP_PER_NET", "4"))      # times one net may be taken up for others
@@ -188,7 +183,7 @@ def designs_from_map(doc):
     """Validate the map against the board's fixed grid; return {board: design}.
 
     design = {"board", "size", "registers", "lanes": the board's rows [[(x, y, local_bit)]] (every
-              spot, populated on every strip), "strips": [{"id", "first_register", "populated"}]}
+              spot: every strip is the whole board), "strips": [{"id", "first_register"}]}
     A lane's spaces must sit on the board's spots (design.spot_xy), each read by that spot's own
     local bit (design.spot_bit); strips may cut the rows into lanes differently (one fab order:
     every board carries all its spots).  Raises MapError naming the offending entry."""
@@ -270,8 +265,7 @@ def designs_from_map(doc):
                                   "lanes": [list(row) for row in grid], "strips": []}
         # every board is fully populated: the spots no lane uses are spares (their switch reads no
         # magnet: 1), so every strip is the same board, one BOM, one fab order
-        d["strips"].append({"id": s["id"], "first_register": s["first_register"],
-                            "populated": set((r, c) for r, row in enumerate(grid) for c in range(len(row)))})
+        d["strips"].append({"id": s["id"], "first_register": s["first_register"]})
     return designs
 
 
@@ -707,7 +701,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     routing failed (for its picture)."""
     import pcb_route
     G = pcb_route.GRID
-    via_cost, base_cost_b = routing_costs(d["board"])
+    via_cost, base_cost_b = VIA_COST, COST_B
     isl = {}     # net -> list of islands {"cells": set, "pts": [(x, y)], "pads": set, "rail": bool}
     aside = {}   # islands a net could not reach yet (tried again at the end)
     pads_of = {}
@@ -1074,19 +1068,6 @@ def write_fab(board, out, name, tmp):
     return zpath, sorted(os.listdir(gdir))
 
 
-def variants(d):
-    """Population variants of a design: {suffix: (strip ids, populated set)}; '' = every position."""
-    full = set((k, i) for k, pos in enumerate(d["lanes"]) for i in range(len(pos)))
-    out = {}
-    for s in d["strips"]:
-        kind = s["id"].split("_")[0]
-        key = "" if s["populated"] == full else kind
-        if key in out and out[key][1] != s["populated"]:
-            key = s["id"]
-        out.setdefault(key, ([], s["populated"]))[0].append(s["id"])
-    return out
-
-
 # JLCPCB's placement convention as the most used KiCad plugin applies it (Bouni/kicad-jlcpcb-tools,
 # fabrication.py fix_rotation/rotate): a bottom-side part's angle is mirrored, (180 - angle) mod
 # 360, then the package's correction from the rotation database it uses
@@ -1106,8 +1087,8 @@ def cpl_rotation(fp):
     return rot
 
 
-def write_assembly(board, parts, d, out, name):
-    """JLCPCB BOM and CPL (placement) for every population variant."""
+def write_assembly(board, parts, out, name):
+    """JLCPCB BOM and CPL (placement): one pair, every strip being the whole board."""
     pcbnew = _pcbnew()
     pos_of = {}
     for fp in board.GetFootprints():
@@ -1117,37 +1098,28 @@ def write_assembly(board, parts, d, out, name):
         cx = pcbnew.ToMM((min(xs) + max(xs)) // 2) - OFFSET[0]
         cy = pcbnew.ToMM((min(ys) + max(ys)) // 2) - OFFSET[1]
         pos_of[ref] = (cx, -cy, "Bottom" if fp.IsFlipped() else "Top", cpl_rotation(fp))
+    fit = sorted(parts, key=_refkey)
+    groups = {}
+    for ref in fit:
+        lib, fpn, value, mpn, _ = PARTS[parts[ref]["kind"]]
+        groups.setdefault((value, fpn, lcsc_number(parts[ref]["kind"]), mpn), []).append(ref)
+    bom = io.StringIO()
+    w = csv.writer(bom, lineterminator="\n")
+    w.writerow(["Comment", "Designator", "Footprint", "LCSC Part #", "Manufacturer Part", "Quantity"])
+    for (value, fpn, lcsc, mpn), refs in sorted(groups.items(), key=lambda kv: _refkey(kv[1][0])):
+        w.writerow([value, ",".join(refs), fpn, lcsc, mpn, len(refs)])
+    cpl = io.StringIO()
+    w = csv.writer(cpl, lineterminator="\n")
+    w.writerow(["Designator", "Mid X", "Mid Y", "Layer", "Rotation"])
+    for ref in fit:
+        x, y, layer, rot = pos_of[ref]
+        w.writerow([ref, "%.4fmm" % x, "%.4fmm" % y, layer, "%g" % rot])
     written = []
-    for suffix, (strip_ids, populated) in sorted(variants(d).items()):
-        fit = []
-        for ref in sorted(parts, key=_refkey):
-            p = parts[ref]
-            # an unpopulated position: no switch, no capacitor, no LED, no LED resistor (its pull-up stays:
-            # the register input it keeps defined is still read)
-            if "lane" in p and (p["lane"], p["pos"]) not in populated:
-                continue
-            fit.append(ref)
-        tag = name + ("_" + suffix if suffix else "")
-        groups = {}
-        for ref in fit:
-            lib, fpn, value, mpn, _ = PARTS[parts[ref]["kind"]]
-            groups.setdefault((value, fpn, lcsc_number(parts[ref]["kind"]), mpn), []).append(ref)
-        bom = io.StringIO()
-        w = csv.writer(bom, lineterminator="\n")
-        w.writerow(["Comment", "Designator", "Footprint", "LCSC Part #", "Manufacturer Part", "Quantity"])
-        for (value, fpn, lcsc, mpn), refs in sorted(groups.items(), key=lambda kv: _refkey(kv[1][0])):
-            w.writerow([value, ",".join(refs), fpn, lcsc, mpn, len(refs)])
-        cpl = io.StringIO()
-        w = csv.writer(cpl, lineterminator="\n")
-        w.writerow(["Designator", "Mid X", "Mid Y", "Layer", "Rotation"])
-        for ref in fit:
-            x, y, layer, rot = pos_of[ref]
-            w.writerow([ref, "%.4fmm" % x, "%.4fmm" % y, layer, "%g" % rot])
-        for kind, text in (("bom", bom.getvalue()), ("cpl", cpl.getvalue())):
-            path = os.path.join(out, "%s_%s.csv" % (tag, kind))
-            with open(path, "w", newline="\n") as f:
-                f.write(text)
-            written.append(path)
+    for kind, text in (("bom", bom.getvalue()), ("cpl", cpl.getvalue())):
+        path = os.path.join(out, "%s_%s.csv" % (name, kind))
+        with open(path, "w", newline="\n") as f:
+            f.write(text)
+        written.append(path)
     return written
 
 
@@ -1197,7 +1169,7 @@ def verify(designs, folder, log=print):
             viol, unc, _ = run_drc(board, os.path.join(tmp, "drc.txt"))
             if viol != 0 or unc != 0:
                 problems.append("%s: DRC %d violations, %d unconnected" % (name, viol, unc))
-            written = [] if refs != set(parts) else (write_assembly(board, parts, d, tmp, name)
+            written = [] if refs != set(parts) else (write_assembly(board, parts, tmp, name)
                                                      + [write_netlist(parts, tmp, name)])
             for fn in written:
                 theirs = os.path.join(folder, os.path.basename(fn))
@@ -1253,7 +1225,7 @@ def main(argv):
                 continue
             board = pcbnew.LoadBoard(os.path.join(a.refresh, b + ".kicad_pcb"))
             parts = netlist_parts(d)
-            for fn in write_assembly(board, parts, d, a.refresh, b) + [write_netlist(parts, a.refresh, b)]:
+            for fn in write_assembly(board, parts, a.refresh, b) + [write_netlist(parts, a.refresh, b)]:
                 print("wrote", fn)
         return 0
     if a.verify:
@@ -1307,7 +1279,7 @@ def main(argv):
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             write_fab(board, a.out, name, tmp)
-        write_assembly(board, parts, d, a.out, name)
+        write_assembly(board, parts, a.out, name)
         write_netlist(parts, a.out, name)
         import pcb_route
         docs = a.docs or (os.path.join(HW, "docs") if os.path.abspath(a.out) == os.path.join(HW, "pcb") else a.out)
@@ -1322,8 +1294,7 @@ def main(argv):
         summary[name] = {"size_mm": list(d["size"]), "parts": len(parts), "tracks": len(rt.tracks),
                          "vias": len(rt.vias), "drc_violations": viol, "drc_unconnected": unc, **q,
                          "registers": d["registers"], "positions": sum(len(p) for p in d["lanes"]),
-                         "strips": [s["id"] for s in d["strips"]],
-                         "variants": {k or "all": v[0] for k, v in sorted(variants(d).items())}}
+                         "strips": [s["id"] for s in d["strips"]]}
         if viol != 0 or unc != 0:
             print("DRC NOT CLEAN: see %s" % drc_path, file=sys.stderr)
             bad = 1

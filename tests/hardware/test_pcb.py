@@ -78,10 +78,8 @@ def test_strips_of_the_one_design_may_cut_their_rows_differently(full_doc):
     lanes_per_strip = {s["id"]: sum(1 for l in full_doc["lanes"] if l["strip"] == s["id"])
                        for s in full_doc["strips"]}
     assert {lanes_per_strip["dev_government_economy"], lanes_per_strip["resources_p1_food_wood"]} == {4, 2}
-    assert [len(row) for row in d["lanes"]] == [16, 16]
-    everything = {(r, c) for r in range(2) for c in range(16)}
-    assert all(s["populated"] == everything for s in d["strips"])
-    assert list(bp.variants(d)) == [""]
+    assert [len(row) for row in d["lanes"]] == [16, 16]      # the design is the whole grid,
+    assert [s["id"] for s in d["strips"]] == [s["id"] for s in full_doc["strips"]]   # every strip that board
 
 
 def _lane(doc, lid):
@@ -533,43 +531,43 @@ def test_assembly_files_in_jlcpcb_format(built, board):
     doc = read_json(FULL)
     summary = read_json(os.path.join(_folder(built, board), "summary.json"))[board]
     pin, part, members = _netlist(built, board)
-    for variant in summary["variants"]:
-        tag = board if variant == "all" else board + "_" + variant
-        with open(os.path.join(_folder(built, board), tag + "_bom.csv")) as f:
-            bom = list(csv.reader(f))
-        with open(os.path.join(_folder(built, board), tag + "_cpl.csv")) as f:
-            cpl = list(csv.reader(f))
-        assert bom[0][:4] == ["Comment", "Designator", "Footprint", "LCSC Part #"]
-        assert cpl[0] == ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]
-        placed = {r[0] for r in cpl[1:]}
-        in_bom = {d for r in bom[1:] for d in r[1].split(",")}
-        assert placed == in_bom
-        for r in bom[1:]:
-            if r[0] in ("74HC165D", "74HC595D", "74LVC2G17", "74LVC1G14", "74LVC1G80", "AH1806-W-7", "10k", "100R",
-                        "470R", "100nF", "10uF"):
-                assert r[3].startswith("C") and r[3][1:].isdigit(), r
-            else:
-                assert r[3] == "" or (r[3].startswith("C") and r[3][1:].isdigit()), r
-        assert all(r[3] == "Bottom" for r in cpl[1:])
-        w, h = summary["size_mm"]
-        for r in cpl[1:]:
-            x, y = float(r[1][:-2]), float(r[2][:-2])
-            assert 0 < x < w and -h < y < 0
-        # one design, fully populated on every strip: one BOM for the whole set (one fab order)
-        assert variant == "all" and summary["variants"]["all"] == [s["id"] for s in doc["strips"]]
-        halls = [d for d in in_bom if part[d] == HALL_PART]
-        assert len(halls) == summary["positions"] == 32
-        # a populated position has its switch, its LED and the LED's 470 Ohm; an unpopulated one none
-        leds = sorted(d for d in in_bom if part[d] == "RED_RM1206")
-        assert sorted("D" + h[1:] for h in halls) == leds
-        assert len([d for d in in_bom if part[d] == "470R"]) == len(halls)
-        # every register input keeps its pull-up, populated or not; + tail pull-down, CLK/LOAD
-        # pull-ups, LIGHT_IN pull-down, the /OE pull-up
-        assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 5
-        # a populated position has its switch's 100 nF
-        assert len([d for d in in_bom if part[d] == "100nF"]) == 2 * summary["registers"] + 4 + len(halls)
-        # every 74HC595 is fitted, populated positions or not
-        assert len([d for d in in_bom if part[d] == "74HC595D"]) == summary["registers"]
+    # one design, fully populated on every strip: one BOM for the whole set (one fab order)
+    assert summary["strips"] == [s["id"] for s in doc["strips"]]
+    assert sorted(f for f in os.listdir(_folder(built, board)) if f.endswith(("_bom.csv", "_cpl.csv"))) == [
+        board + "_bom.csv", board + "_cpl.csv"]
+    with open(os.path.join(_folder(built, board), board + "_bom.csv")) as f:
+        bom = list(csv.reader(f))
+    with open(os.path.join(_folder(built, board), board + "_cpl.csv")) as f:
+        cpl = list(csv.reader(f))
+    assert bom[0][:4] == ["Comment", "Designator", "Footprint", "LCSC Part #"]
+    assert cpl[0] == ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]
+    placed = {r[0] for r in cpl[1:]}
+    in_bom = {d for r in bom[1:] for d in r[1].split(",")}
+    assert placed == in_bom
+    for r in bom[1:]:
+        if r[0] in ("74HC165D", "74HC595D", "74LVC2G17", "74LVC1G14", "74LVC1G80", "AH1806-W-7", "10k", "100R",
+                    "470R", "100nF", "10uF"):
+            assert r[3].startswith("C") and r[3][1:].isdigit(), r
+        else:
+            assert r[3] == "" or (r[3].startswith("C") and r[3][1:].isdigit()), r
+    assert all(r[3] == "Bottom" for r in cpl[1:])
+    w, h = summary["size_mm"]
+    for r in cpl[1:]:
+        x, y = float(r[1][:-2]), float(r[2][:-2])
+        assert 0 < x < w and -h < y < 0
+    halls = [d for d in in_bom if part[d] == HALL_PART]
+    assert len(halls) == summary["positions"] == 32
+    # every spot has its switch, its LED and the LED's 470 Ohm
+    leds = sorted(d for d in in_bom if part[d] == "RED_RM1206")
+    assert sorted("D" + h[1:] for h in halls) == leds
+    assert len([d for d in in_bom if part[d] == "470R"]) == len(halls)
+    # every register input has its pull-up; + tail pull-down, CLK/LOAD
+    # pull-ups, LIGHT_IN pull-down, the /OE pull-up
+    assert len([d for d in in_bom if part[d] == "10k"]) == 8 * summary["registers"] + 5
+    # every switch has its 100 nF
+    assert len([d for d in in_bom if part[d] == "100nF"]) == 2 * summary["registers"] + 4 + len(halls)
+    # every 74HC595 is fitted
+    assert len([d for d in in_bom if part[d] == "74HC595D"]) == summary["registers"]
 
 
 @needs_kicad
