@@ -74,6 +74,13 @@ def to_step(s, step):
     raise AssertionError(f"never reached {step}")
 
 
+def eager_pick(rng, legal, eager=0.8):
+    """A random player that mostly acts: with chance `eager` anything but ending the step or
+    making peace, else any legal action."""
+    busy = [x for x in legal if x.type not in ("done", "peace")]
+    return rng.choice(busy) if busy and rng.random() < eager else rng.choice(legal)
+
+
 def random_game(seed, players, max_rounds=60, eager=0.8):
     """A random game to its end: (final state, actions)."""
     rng = random.Random(seed)
@@ -87,8 +94,7 @@ def random_game(seed, players, max_rounds=60, eager=0.8):
         else:
             la = GAME.legal_actions(s)
             assert la, f"no legal action at {s.step} {s.ctx}"
-            busy = [x for x in la if x.type not in ("done", "peace")]
-            a = rng.choice(busy) if busy and rng.random() < eager else rng.choice(la)
+            a = eager_pick(rng, la, eager)
         s = GAME.apply(s, a)
         actions.append(a)
         yield s, a

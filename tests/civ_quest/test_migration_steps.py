@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import random
 
-from cq_helpers import GAME, act, learn, random_game, rejected, started, to_step, with_units
+from cq_helpers import GAME, act, eager_pick, learn, random_game, rejected, started, to_step, with_units
 
 from companion.engine import Session
 from companion.engine.dice import SeededDice
@@ -109,9 +109,7 @@ def _old_style_game(seed, players=3, limit=900):
         if GAME.actor(s) == "system":
             a = GAME.chance_action(s, dice)
         else:
-            la = GAME.legal_actions(s)
-            busy = [x for x in la if x.type not in ("done", "peace")]
-            a = rng.choice(busy) if busy and rng.random() < 0.8 else rng.choice(la)
+            a = eager_pick(rng, GAME.legal_actions(s))
             if a.type == "move_from":
                 a = rng.choice(GAME.legal_actions(GAME.apply(s, a)))
                 moves += 1
