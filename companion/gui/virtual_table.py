@@ -17,6 +17,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.widget import Widget
 
 from companion.kit import die_pips
+from companion.table.sensing import seat_words
 from companion.words import well_name
 
 LIGHT = (1.0, 0.8, 0.2, 1)       # a lit guidance LED
@@ -29,9 +30,7 @@ def lane_label(lane_id: str, track: str | None, seat: str | None, counter_name=N
     if counter_name:
         return f"{player} - {counter_name}" if player else counter_name
     words = (track or lane_id.split(".")[0]).replace("_", " ").capitalize()
-    if seat and seat.startswith("p") and seat[1:].isdigit():
-        return f"{words} (seat {seat[1:]})"
-    return words
+    return f"{words} ({seat_words(seat)})" if seat and seat_words(seat) != seat else words
 
 
 class LaneStrip(Widget):

@@ -156,23 +156,15 @@ def seat_words(seat: str) -> str:
     return f"seat {seat[1:]}" if seat[:1] == "p" and seat[1:].isdigit() else seat
 
 
-def _strip_spots(strip, lanes) -> list:
-    """Every spot a strip's registers read, as (chain bit, x, y) in strip mm: the lanes give the
-    grid (a row per distinct lane y, registers * 8 / rows spots a row, local bit = row * spots +
-    spot, the lanes' step apart); a row no lane lies on cannot be placed and is left out."""
-    base = strip["first_register"] * 8
-    n = strip["registers"] * 8
-    rows = sorted({ln["at_mm"][1] for ln in lanes})
-    if not rows or n % len(rows):
+def _strip_spots(strip, board) -> list:
+    """Every spot of a strip as (chain bit, x, y) in strip mm, from its board's grid in the map
+    (`boards`: spot c of row r is local bit r * cols + c); none when the map gives no grid."""
+    if not board:
         return []
-    cols = n // len(rows)
-    origin = {}
-    for ln in lanes:
-        r = rows.index(ln["at_mm"][1])
-        col0 = ln["bits"][0] - base - r * cols
-        origin.setdefault(r, (ln["at_mm"][0] - col0 * ln["step_mm"][0], ln["step_mm"][0]))
-    return [(base + r * cols + c, origin[r][0] + c * origin[r][1], y)
-            for r, y in enumerate(rows) if r in origin for c in range(cols)]
+    base = strip["first_register"] * 8
+    cols = board["cols"]
+    return [(base + r * cols + c, board["first_x_mm"] + c * board["pitch_mm"], y)
+            for r, y in enumerate(board["rows_mm"]) for c in range(cols)]
 
 
 def _not_used(cx: float, cy: float) -> list:
@@ -229,7 +221,7 @@ def overlay_svg(title: str, binding: Binding, sensing_map: dict) -> str:
                     continue
                 out.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="5" fill="none" stroke="#999" stroke-width="0.3"/>')
                 out.append(f'<text x="{cx:g}" y="{cy + 1.2:g}" font-size="3.5" text-anchor="middle">{v}</text>')
-        for bit, x, yy in _strip_spots(s, lanes):
+        for bit, x, yy in _strip_spots(s, sensing_map.get("boards", {}).get(s.get("board"))):
             if bit not in used:
                 out += _not_used(gap + x, top + yy)
     out.append("</svg>")

@@ -22,8 +22,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 HW = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HW))
 
 import design  # noqa: E402
+
+from companion.table.sensing import seat_words  # noqa: E402  (the seats as the table names them)
 
 ART = os.path.join(HW, "artwork")
 FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
@@ -72,8 +75,8 @@ def nice(track):
     return track.replace("_", " ").title()
 
 
-def strip_spots(strip):
-    """Every spot of a strip board as (row, col, local bit, x, y): design.spot_xy/spot_bit."""
+def strip_spots():
+    """Every spot of the strip board (every strip is one) as (row, col, local bit, x, y)."""
     return [(r, c, design.spot_bit(r, c)) + design.spot_xy(r, c)
             for r in range(design.ROWS) for c in range(design.COLS)]
 
@@ -101,7 +104,7 @@ def strip_svg(smap, strip):
         x0, y0 = lane["at_mm"]
         dx, dy = lane["step_mm"]
         n = len(lane["bits"])
-        label = "%s - seat %s" % (nice(lane["track"]), lane["seat"])
+        label = "%s - %s" % (nice(lane["track"]), seat_words(lane["seat"]))
         out.append('<g class="lane" data-lane="%s">' % lane["id"])
         out.append('<text class="lane-label" x="%s" y="%s" font-size="3.6" %s>%s</text>' % (
             fmt(x0 - half), fmt(y0 - design.PITCH / 2.0 - 1.2), FONT, esc(label)))
@@ -121,7 +124,7 @@ def strip_svg(smap, strip):
                 fmt(cx - 2), fmt(cy), fmt(cx), fmt(cy - 2)))
             out.append('</g>')
         out.append('</g>')
-    for r, c, local, x, y in strip_spots(strip):
+    for r, c, local, x, y in strip_spots():
         if local in used:
             continue
         out.append('<g class="spare" data-bit="%d">' % (base + local))

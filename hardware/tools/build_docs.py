@@ -81,7 +81,10 @@ def sensor_map_md():
     out = [HEADER, "# Sensor map (CivMint)\n\n"]
     out.append("Source of truth: `hardware/sensor_map.json` (full build) and `hardware/sensor_map_no_resources.json` "
                "(build without the resource strips). Both are written by `hardware/tools/build_map.py` from "
-               "`hardware/tools/design.py`; never edit them by hand.\n\n")
+               "`hardware/tools/design.py`; never edit them by hand. Besides the chain, strips, lanes and wells, "
+               "a map's `boards` gives each board design's grid of spots (spot c of row r is local bit "
+               "r x cols + c, at first_x + c x pitch and the row's y): the printed overlays draw the spots "
+               "no lane reads from it; the firmware does not need it.\n\n")
     out.append("| build | map file | lanes | hall switches | 74HC165 registers | chain bytes per scan | spare inputs | boards |\n|---|---|---|---|---|---|---|---|\n")
     out.append("| full | `sensor_map.json` | %d | %d | %d | %d | %d | %d |\n" % (
         cf["lanes"], cf["sensors"], cf["registers"], cf["registers"] + 1, cf["spare_bits"], cf["boards"]))

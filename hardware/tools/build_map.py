@@ -37,6 +37,11 @@ def map_document(include_resources=True):
     lines.append(",\n".join(tl) + "},")
     lines.append(' "chain": {"registers": %d, "tail_level": 0, "spare_level": 1, "spare_bits": %s},'
                  % (registers, _dump(spare)))
+    # the board design's grid of spots, so a reader of the map (the printed overlays) can draw the
+    # spots no lane uses: spot c of row r is local bit r * cols + c, at (first_x + c * pitch, row y)
+    lines.append(' "boards": {%s: %s},' % (_dump(design.BOARD), _dump({
+        "size_mm": [design.STRIP_W, design.STRIP_H], "cols": design.COLS, "first_x_mm": design.EDGE_X,
+        "pitch_mm": design.PITCH, "rows_mm": list(design.ROW_Y)})))
     lines.append(' "strips": [')
     sl = []
     for s in strips:
