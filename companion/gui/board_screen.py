@@ -20,6 +20,7 @@ from kivy.uix.togglebutton import ToggleButton
 from companion.link import board_port as bp
 from companion.gui.virtual_table import VirtualTableModel
 from companion.kit import nice, rgba
+from companion.table.sensing import seat_words
 from companion.words import well_name
 
 TRIGGERS = {0: "at boot", 1: "on request", 2: "noticed by the board"}
@@ -376,7 +377,8 @@ class BoardScreen(Screen):
             if seat not in seats:
                 seats.append(seat)
         sync = _table_sync()
-        rows = [["[b]Track[/b]"] + ["[b]%s[/b]" % (ctrl.name(s) if ctrl is not None else s) for s in seats]]
+        rows = [["[b]Track[/b]"] + ["[b]%s[/b]" % (ctrl.name(s) if ctrl is not None else seat_words(s).capitalize())
+                                    for s in seats]]
         for track in tracks:
             row = [nice(track)]
             for seat in seats:
