@@ -142,3 +142,22 @@ def test_overlay_draws_the_binding_at_one_to_one():
     assert overlay_svg("CivMint", b, raw) == svg  # deterministic
     with open(os.path.join(ROOT, "hardware", "overlays", "civmint.svg")) as fh:
         assert fh.read() == svg
+
+
+def test_civ_quest_points_sit_on_the_16_space_resource_lanes():
+    """CQ-R10: Idea and Resource Points (0-15) need 16 spaces: the strip board's 12 resource lanes
+    carry them, a seat's own lanes first (IP 15 on the last space), then the free ones, so six
+    players' points are on the board and a seventh's stay on the tablet; without the resource
+    strips all stay there, and the dashboard names them."""
+    from companion.games.civ_quest import MODULE as CQ
+
+    full = lanes_of(sensormap.load(FULL))
+    b = Binding.bind(CQ.sensing.counters(CQ.sample_setup(7)), full)
+    assert {c: b.lane_of[c] for c in ("ip.p1", "rp.p1", "ip.p2", "rp.p2")} == {
+        "ip.p1": "food.p1", "rp.p1": "wood.p1", "ip.p2": "food.p2", "rp.p2": "wood.p2"}
+    assert len(b.lane_of) == 12 and all(lane.split(".")[0] in ("food", "wood", "stone", "metal", "money",
+                                                                  "combat_power") for lane in b.lane_of.values())
+    assert b.position("ip.p1", 15) == 15 and b.value_at("food.p1", 15) == 15
+    assert sorted(c.id for c in b.unbound) == ["ip.p7", "rp.p7"]
+    reduced = Binding.bind(CQ.sensing.counters(CQ.sample_setup(2)), lanes_of(sensormap.load(REDUCED)))
+    assert not reduced.lane_of and "Idea Points" in reduced.unbound_text()

@@ -1,6 +1,6 @@
 """What Civ Quest asks of the board: every roll from the dice wells, and the pad's Idea and
-Resource Points as counters (0..15) on the seat's 16-space resource lanes (CQ-R10 in the
-register); a board without such lanes leaves them on the tablet and the dashboard says so."""
+Resource Points as counters (0..15) on the board's 16-space resource lanes, a seat's own first
+(CQ-R10 in the register); those no lane holds stay on the tablet and the dashboard says so."""
 from __future__ import annotations
 
 from companion.table.sensing import Counter, Roll, Sensing
