@@ -161,3 +161,15 @@ def test_civ_quest_points_sit_on_the_16_space_resource_lanes():
     assert sorted(c.id for c in b.unbound) == ["ip.p7", "rp.p7"]
     reduced = Binding.bind(CQ.sensing.counters(CQ.sample_setup(2)), lanes_of(sensormap.load(REDUCED)))
     assert not reduced.lane_of and "Idea Points" in reduced.unbound_text()
+
+
+def test_mint_works_mints_sit_on_money_lanes_then_free_resource_lanes():
+    """MW-R12: seats 1 and 2 on their Money lanes (0-15, '15+' at the top); seats 3 and 4 on free
+    resource lanes of the strip board."""
+    from companion.games.mint_works import MODULE as MW
+
+    b = Binding.bind(MW.sensing.counters(MW.sample_setup(4)), lanes_of(sensormap.load(FULL)))
+    assert b.lane_of["mints.p1"] == "money.p1" and b.lane_of["mints.p2"] == "money.p2"
+    assert {b.lane_of["mints.p3"], b.lane_of["mints.p4"]} <= {"food.p1", "wood.p1", "stone.p1", "metal.p1"}
+    assert not b.unbound and b.value_at("money.p1", 15) == 15
+    assert MW.sensing.value_text("mints.p1", 15) == "15+"

@@ -1,6 +1,6 @@
 """Mint Works on the board: each player's Mints in hand, 0..15, on a resource lane of the seat
-(the 16-space Money lane first). Mint Works has no dice, so no rolls. Seats beyond the board's
-two (p3, p4) and Mort's unlimited Mints stay on the tablet (MW-R12)."""
+(the 16-space Money lane first; seats beyond the board's two, p3 and p4, take free resource
+lanes). Mint Works has no dice, so no rolls. Mort's unlimited Mints stay on the tablet (MW-R12)."""
 from __future__ import annotations
 
 from companion.table.sensing import Counter, Sensing
