@@ -148,6 +148,7 @@ class TrackScanner:
         self.reads_dropped = 0
         # tail and spare expectations
         self.tail_byte = 0xFF if smap.tail_level else 0x00
+        self.last_reg = self.nreg - 1 if not smap.tail_level else -1  # read as the tail, a short chain (_check_chain)
         if spare_level is None:
             spare_level = smap.spare_level
         regs = []
@@ -323,7 +324,7 @@ class TrackScanner:
         bad = buf[self.nreg] != self.tail_byte
         # a real register never reads 0x00 (at most two lanes, one token each): a last register
         # reading it is the tail of a shorter chain (a strip with no spare input left to tell)
-        if self.tail_byte == 0 and self.nreg and buf[self.nreg - 1] == 0:
+        if self.last_reg >= 0 and buf[self.last_reg] == 0:
             bad = True
         sr = self.spare_reg
         rc = self.reg_changed
