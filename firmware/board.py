@@ -557,7 +557,12 @@ class Board:
         return selftest.run(self, trigger, self.now_ms())
 
     def report(self, trigger):
-        fields = self.self_test(trigger)
+        now = self.now_ms()
+        fields = selftest.run(self, trigger, now)
+        if self.scanner is not None:
+            # this report lists the stuck bits as they are now: the once-a-second check must
+            # not send the same set again (it would bury an answer on command)
+            self.stuck_reported = self.scanner.stuck_signature(now)
         self.link.reply(wire.SELF_TEST, fields)
         return fields
 

@@ -177,6 +177,26 @@ def test_stuck_bits_are_reported_unprompted_when_they_appear_and_clear(tmp_path)
     assert reps and (wire.FAULT_BIT_STUCK, 70) in [f[:2] for f in faults(reps[-1])]
 
 
+def test_a_stuck_bit_already_in_a_report_is_not_reported_again(tmp_path):
+    """A spare input goes stuck and a sensor is unplugged together: the sensor's report lists
+    both, and the once-a-second check sends no copy of it, so an answer on command stays the
+    latest report (CI saw the copy arrive after it)."""
+    r = Rig(tmp_path)
+    r.tick(100)
+    r.clear()
+    r.world.stuck[70] = 0
+    r.tick(20)  # the scan sees the spare at once; the stuck check runs once a second
+    r.world.sensors[0].present = False
+    r.tick(60)
+    reps = unprompted(r)
+    assert len(reps) == 1
+    assert (wire.FAULT_BIT_STUCK, 70) in [f[:2] for f in faults(reps[0])]
+    assert (wire.FAULT_SENSOR_MISSING, 0) in [f[:2] for f in faults(reps[0])]
+    r.clear()
+    r.tick(2100)
+    assert not unprompted(r)
+
+
 def test_wrong_sensor_id_is_reported_unprompted_and_its_return(tmp_path):
     r = Rig(tmp_path)
     r.tick(100)
