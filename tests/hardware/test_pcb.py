@@ -86,75 +86,75 @@ def _lane(doc, lid):
     return next(l for l in doc["lanes"] if l["id"] == lid)
 
 
-def test_a_lane_longer_than_its_board_is_refused_naming_it(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "food.p1")               # a resource lane: a whole row of 16
-    lane["bits"] = lane["bits"] + [lane["bits"][-1] + 1]
-    rc, out = check_map(doc, tmp_path)
-    assert rc == 2
-    assert "lane 'food.p1'" in out and "17 positions" in out and "holds 16 per lane" in out
+def _one_more_space(lid):
+    def grow(doc):
+        lane = _lane(doc, lid)
+        lane["bits"] = lane["bits"] + [lane["bits"][-1] + 1]
+    return grow
 
 
-def test_a_lane_running_into_the_next_lane_is_refused(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "government.p1")         # spots 1-8 of row 1; economy.p1 holds spots 9-16
-    lane["bits"] = lane["bits"] + [lane["bits"][-1] + 1]
-    rc, out = check_map(doc, tmp_path)
-    assert rc == 2
-    assert "share the spot at (140.0, 19.0) mm of strip 'dev_government_economy'" in out
-    assert "lane 'government.p1' position 9" in out and "lane 'economy.p1' position 1" in out
+def _read_bit(lid, i, bit):
+    def rewire(doc):
+        _lane(doc, lid)["bits"][i] = bit
+    return rewire
 
 
-def test_a_lane_reading_another_boards_register_is_refused(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "economy.p2")             # strip dev_government_economy: registers 0-3
-    lane["bits"][-1] = 40                        # register 5, on dev_technology_culture
-    rc, out = check_map(doc, tmp_path)
-    assert rc == 2
-    assert "lane 'economy.p2' position 8" in out and "dev_technology_culture" in out
-    assert "cannot cross boards without a wire" in out
-
-
-def test_a_lane_off_the_boards_grid_is_refused(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
+def _moved_2mm(doc):
     lane = _lane(doc, "culture.p1")
     lane["at_mm"] = [lane["at_mm"][0] + 2.0, lane["at_mm"][1]]     # 2 mm beside the spots
-    rc, out = check_map(doc, tmp_path)
-    assert rc == 2
-    assert "lane 'culture.p1' position 1" in out and "is not on a spot of the strip_board" in out
-    assert "strip 'dev_technology_culture'" in out
 
 
-def test_a_lane_read_by_another_spots_bit_is_refused(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
-    lane = _lane(doc, "stone.p2")
-    lane["bits"][0], lane["bits"][1] = lane["bits"][1], lane["bits"][0]   # spots 1 and 2 swapped
-    rc, out = check_map(doc, tmp_path)
-    assert rc == 2
-    assert "lane 'stone.p2' position 1" in out and "is read by local bit 0" in out
+def _first_two_spots_swapped(doc):
+    bits = _lane(doc, "stone.p2")["bits"]
+    bits[0], bits[1] = bits[1], bits[0]
 
 
-def test_a_strip_with_more_lanes_than_its_board_is_refused(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
+def _a_fifth_lane(doc):
     extra = copy.deepcopy(_lane(doc, "government.p2"))
     extra["id"] = "government.p3"
     doc["lanes"].append(extra)
-    rc, out = check_map(doc, tmp_path)
-    assert rc == 2
-    assert "strip 'dev_government_economy': 5 lanes" in out and "holds 4" in out
 
 
-def test_a_strip_of_another_board_design_is_refused(full_doc, tmp_path):
-    doc = copy.deepcopy(full_doc)
+def _another_design(doc):
     doc["strips"][3]["board"] = "track_board"
+
+
+MAP_REFUSALS = {
+    # a resource lane is a whole row of 16
+    "lane longer than its board": (_one_more_space("food.p1"),
+        ["lane 'food.p1'", "17 positions", "holds 16 per lane"]),
+    # government.p1 has spots 1-8 of row 1; economy.p1 holds spots 9-16
+    "lane running into the next lane": (_one_more_space("government.p1"),
+        ["share the spot at (140.0, 19.0) mm of strip 'dev_government_economy'",
+         "lane 'government.p1' position 9", "lane 'economy.p1' position 1"]),
+    # economy.p2 is on registers 0-3 (dev_government_economy); bit 40 is register 5, on dev_technology_culture
+    "lane reading another board's register": (_read_bit("economy.p2", -1, 40),
+        ["lane 'economy.p2' position 8", "dev_technology_culture", "cannot cross boards without a wire"]),
+    "lane off the board's grid": (_moved_2mm,
+        ["lane 'culture.p1' position 1", "is not on a spot of the strip_board", "strip 'dev_technology_culture'"]),
+    "lane read by another spot's bit": (_first_two_spots_swapped,
+        ["lane 'stone.p2' position 1", "is read by local bit 0"]),
+    "strip with more lanes than its board": (_a_fifth_lane,
+        ["strip 'dev_government_economy': 5 lanes", "holds 4"]),
+    "strip of another board design": (_another_design,
+        ["strip 'aspect_economic_strength_civilian_happiness': board 'track_board' is not a board design"]),
+}
+
+
+@pytest.mark.parametrize("case", MAP_REFUSALS)
+def test_a_map_the_board_cannot_carry_is_refused_naming_the_entry(case, full_doc, tmp_path):
+    mutate, words = MAP_REFUSALS[case]
+    doc = copy.deepcopy(full_doc)
+    mutate(doc)
     rc, out = check_map(doc, tmp_path)
     assert rc == 2
-    assert "strip '%s': board 'track_board' is not a board design" % doc["strips"][3]["id"] in out
+    for w in words:
+        assert w in out
 
 
 def test_the_full_generator_refuses_before_building(full_doc, tmp_path):
     doc = copy.deepcopy(full_doc)
-    _lane(doc, "food.p1")["bits"][0] = 0         # register 0 is on dev_government_economy
+    _read_bit("food.p1", 0, 0)(doc)            # register 0 is on dev_government_economy
     rc, out = check_map(doc, tmp_path, full=True)
     assert rc == 2 and out.startswith("refused: map.json: lane 'food.p1' position 1")
     assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
