@@ -219,7 +219,6 @@ class TrackScanner:
     def scan(self, buf, now):
         """Process one chain read; returns the number of lanes committed (see .changes)."""
         self.scans += 1
-        nreg = self.nreg
         pa = self.prev_all
         first = pa is None
         if first:

@@ -40,7 +40,7 @@ def scenario_virtual_table(app, drv):
     from companion.gui.virtual_table import VirtualTableModel, VirtualTable
 
     drv.wait_for(lambda: app.board.status()["state"] == "paired", 20, "the virtual board to pair")
-    vb, smap = app.board.virtual, app.board.smap
+    smap = app.board.smap
     names = {smap.lane_ids[0]: ("Food", "Ana", (0.2, 0.4, 1, 1))}
     model = VirtualTableModel(app.board, counter_of=names.get)
     view = VirtualTable(size_hint_y=None)

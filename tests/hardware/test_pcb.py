@@ -409,7 +409,6 @@ def test_the_595_chain_runs_from_light_in_to_light_out(built, board):
     assert part[inv] == "74LVC1G14" and a == "2"                       # the input inverter's A
     assert members[pin[(inv, "4")]] == {(inv, "4"), (ff[0], "1")}      # its Y is the flip-flop's D
     assert pin[(inv, "3")] == "GND" and pin[(inv, "5")] == "3V3" and (inv, "1") not in pin
-    buf = _chips(part, "74LVC2G17")[0]
     assert pin[(ff[0], "2")] == pin[(_chips(part, "74HC165D")[0], "2")]      # the (buffered) CLK
     assert pin[(ff[0], "3")] == "GND" and pin[(ff[0], "5")] == "3V3"
     q = pin[(ff[0], "4")]

@@ -2,7 +2,6 @@
 pty with pyserial, the real HostLink and a BoardLink that sends as fast as its ring allows while
 the UI does not drain: the queue stays small and the latest event of each kind arrives."""
 import os
-import threading
 import time
 
 from companion.link.board_link import DEFAULT_MAP, BoardConnection, EventQueue, fold_key
