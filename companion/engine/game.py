@@ -102,7 +102,7 @@ class Game:
             if who != "system":
                 raise Rejected("flow.actor", f"no dice roll is awaited now ({who} must act)")
         else:
-            seat = action._p.get("player")  # action.get without the call (every action passes here)
+            seat = action.get("player")
             if seat is not None and seat != who:
                 if who == "system":
                     raise Rejected("flow.actor", "a dice roll is awaited now, not a player's decision")
@@ -129,7 +129,7 @@ class Game:
         working copy): the same check, effect and settle as `apply`, without the copy per action.
         On `Rejected` nothing changed; any other error leaves `state` unusable (a replay stops).
         A `cache` attribute of the state (derived values) is dropped first."""
-        if action.__class__ is not Action and not isinstance(action, Action):
+        if not isinstance(action, Action):
             action = self.codec.from_dict(action)
         self.check(state, action)
         if getattr(state, "cache", None) is not None:

@@ -959,8 +959,7 @@ def _verify_rows(rows: list, scan: _Scan) -> str | None:
             except ValueError:
                 problem = f"entry {seq} is not valid JSON"
                 break
-            if action.__class__ is not dict and not isinstance(action, dict) \
-                    or not isinstance(action.get("type"), str):
+            if not isinstance(action, dict) or not isinstance(action.get("type"), str):
                 problem = f"entry {seq} is not an action"
                 break
             if action["type"] == UNDO_TYPE:
