@@ -176,8 +176,7 @@ class MintWorks(Game):
 
     def tycoon(self, s, seat) -> bool:
         """Mort: unlimited Mints, placed straight from the supply (MW-AI-M1)."""
-        ai = s.ai  # is_ai and _special in one (asked several times an action)
-        return ai is not None and seat == ai["seat"] and self.data.ais[ai["id"]]["special"] == "tycoon"
+        return self.is_ai(s, seat) and self._special(s) == "tycoon"
 
     def supply_left(self, s):
         return None if s.cap is None else s.cap - s.issued
@@ -238,7 +237,8 @@ class MintWorks(Game):
         n = "1" if s.solitaire else str(len(s.seats))
         sp = s.spaces[loc]
         costs = self.data.locations[loc]["spaces"][n]
-        return costs[sp.index(None) if None in sp else len(sp) - 1]  # the first free space's
+        i = self.free_space(s, loc)
+        return costs[len(sp) - 1 if i is None else i]  # the first free space's
 
     def supplier_cost(self, s, seat, pid) -> int:
         v = self.data.values
@@ -439,14 +439,14 @@ class MintWorks(Game):
 
     def _check_ai_move(self, s, a):
         """The AI's card decides its move; the seat takes no other (MW-AI1)."""
-        if s.ai is not None and a["player"] in self.app_seats(s) and a != self.app_action(s, a["player"]):
+        if a["player"] in self.app_seats(s) and a != self.app_action(s, a["player"]):
             choice = AI.decide(self, s)
             raise Rejected("ai.card", "the AI's card decides its move: " + AI.explain(self, s, choice))
 
     def _told(self, s, a, choice):
         """The AI's moves since the last human decision, in words for the table (a human
         decision starts them afresh)."""
-        if s.ai is not None and self.is_ai(s, a["player"]):
+        if self.is_ai(s, a["player"]):
             s.ai_turn.append(AI.explain(self, s, choice))
             s.ai_moves += 1
         else:
@@ -521,7 +521,7 @@ class MintWorks(Game):
             s.mints[seat] -= cost
         s.spaces[loc][self.free_space(s, loc)] = (seat, cost)
         s.events.append(("place", seat, loc, dict(params), cost))
-        if s.ai is not None and self.is_ai(s, seat) and self._special(s) == "closes_used":
+        if self.is_ai(s, seat) and self._special(s) == "closes_used":
             s.closed.add(loc)  # MW-AI-J2
         self.effect(s, seat, loc, params)
 
@@ -610,7 +610,7 @@ class MintWorks(Game):
         if s.passed.issuperset(s.seats):
             s.phase, s.upkeep_stage = "upkeep", 0  # MW-G3: all passed in a row
             return
-        if s.ai is not None and self.is_ai(s, seat) and s.sonic_left > 0:
+        if self.is_ai(s, seat) and s.sonic_left > 0:
             s.sonic_left -= 1  # MW-AI-S1: Sonic's second turn in a row
             s.sonic_had_plans = self._has_unbuilt(s, seat)  # MW-R11: checked at the start of each turn
             return
@@ -619,7 +619,7 @@ class MintWorks(Game):
 
     def _begin_turn(self, s, seat):
         s.turn = seat
-        if s.ai is not None and self.is_ai(s, seat) and self._special(s) == "double_turn":
+        if self.is_ai(s, seat) and self._special(s) == "double_turn":
             s.sonic_left = 1
             s.sonic_had_plans = self._has_unbuilt(s, seat)
 
@@ -650,7 +650,7 @@ class MintWorks(Game):
                 s.step = "coop"
                 return
             if s.phase == "development":
-                if s.ai is not None and self.is_ai(s, s.turn) and not s.ai_journaled:
+                if self.is_ai(s, s.turn) and not s.ai_journaled:
                     self.ai_play(s)  # a save of app 0.1: the AI's moves were not journaled
                     continue
                 s.step = "turn"
