@@ -34,11 +34,11 @@ def lane_label(lane_id: str, track: str | None, seat: str | None, counter_name=N
 
 
 class LaneStrip(Widget):
-    """One track: its spaces in a row (or, on a narrow screen, in lines of `per_line` spaces read
+    """One track: its spaces in a row (or, on a narrow screen, in lines of at most `per_line` spaces read
     left to right, top to bottom), the tokens on them, the lit space."""
     lane = StringProperty("")
     spaces = NumericProperty(1)
-    per_line = NumericProperty(0)   # spaces per line; 0: all on one line
+    per_line = NumericProperty(0)   # most spaces a line holds; 0: all on one line
     cols = NumericProperty(1)       # spaces on a line and lines, as drawn (from the two above)
     rows = NumericProperty(1)
     tokens = ListProperty([])       # positions holding a token
@@ -59,7 +59,10 @@ class LaneStrip(Widget):
 
     def line_length(self) -> int:
         n = max(1, int(self.spaces))
-        return min(n, int(self.per_line)) if self.per_line else n
+        if not self.per_line or n <= self.per_line:
+            return n
+        lines = -(-n // int(self.per_line))
+        return -(-n // lines)  # lines of even length: 16 in lines of 6 as 6, 6, 4; 8 as 4, 4
 
     def lines(self) -> int:
         return -(-max(1, int(self.spaces)) // self.line_length())
@@ -174,9 +177,9 @@ class VirtualTable(BoxLayout):
     message = StringProperty("")
     cell = NumericProperty(dp(56))   # one space: at least 48 dp (a finger), at most 64 dp
     stacked = BooleanProperty(False)  # names above the strips (too narrow for them beside)
-    per_line = NumericProperty(0)     # spaces per line of a strip; 0: one line
+    per_line = NumericProperty(0)     # most spaces a line of a strip holds; 0: one line
     LABEL_W = dp(200)
-    MIN_CELL, MIN_CELL_NARROW, MAX_CELL = dp(48), dp(44), dp(64)
+    MIN_CELL, MAX_CELL = dp(48), dp(64)
 
     def on_width(self, *_):
         most = max((int(s.spaces) for s in getattr(self, "_strips", {}).values()), default=8)
@@ -187,10 +190,9 @@ class VirtualTable(BoxLayout):
             return
         # a phone, a small tablet: the names go above; a strip longer than the width wraps
         self.stacked = True
-        lines = -(-most * self.MIN_CELL_NARROW // max(1.0, room))
-        per_line = -(-most // max(1, int(lines)))
-        self.per_line = 0 if per_line >= most else per_line
-        self.cell = min(self.MAX_CELL, room / per_line)
+        fit = max(1, int(room // self.MIN_CELL))  # spaces a line holds at a finger's width
+        self.per_line = 0 if fit >= most else fit
+        self.cell = min(self.MAX_CELL, room / min(fit, most))
 
     def on_model(self, *_):
         self.rebuild()
