@@ -71,10 +71,6 @@ def corner_marks(w, h):
     return out
 
 
-def nice(track):
-    return track.replace("_", " ").title()
-
-
 def strip_spots():
     """Every spot of the strip board (every strip is one) as (row, col, local bit, x, y)."""
     return [(r, c, design.spot_bit(r, c)) + design.spot_xy(r, c)
@@ -104,7 +100,7 @@ def strip_svg(smap, strip):
         x0, y0 = lane["at_mm"]
         dx, dy = lane["step_mm"]
         n = len(lane["bits"])
-        label = "%s - %s" % (nice(lane["track"]), seat_words(lane["seat"]))
+        label = "%s - %s" % (design.track_name(lane["track"]), seat_words(lane["seat"]))
         out.append('<g class="lane" data-lane="%s">' % lane["id"])
         out.append('<text class="lane-label" x="%s" y="%s" font-size="3.6" %s>%s</text>' % (
             fmt(x0 - half), fmt(y0 - design.PITCH / 2.0 - 1.2), FONT, esc(label)))

@@ -93,7 +93,8 @@ def _strip(sid, title, kind, rows, optional_group=None):
             "lanes": lane_geo, "optional_group": optional_group}
 
 
-def _name(track):
+def track_name(track):
+    """'military_might' -> 'Military Might' (strip titles, artwork labels)."""
     return track.replace("_", " ").title()
 
 
@@ -104,7 +105,7 @@ def strips(include_resources=True):
                                ("aspect", ASPECT, "civilization aspects")):
         for a, b in zip(tracks[0::2], tracks[1::2]):
             st = _strip("%s_%s_%s" % ("dev" if kind == "development" else kind, a, b),
-                        "%s and %s (%s)" % (_name(a), _name(b), what), kind,
+                        "%s and %s (%s)" % (track_name(a), track_name(b), what), kind,
                         [[(t + "." + s, t, s) for t in (a, b)] for s in SEATS])
             st["lanes"].sort(key=lambda ln: (ln["track"] != a, ln["seat"]))
             out.append(st)
@@ -112,7 +113,7 @@ def strips(include_resources=True):
         for s in SEATS:
             for a, b in zip(RESOURCES[0::2], RESOURCES[1::2]):
                 out.append(_strip("resources_%s_%s_%s" % (s, a, b), "Resources %s: %s and %s"
-                                  % (s, _name(a), _name(b)), "resource",
+                                  % (s, track_name(a), track_name(b)), "resource",
                                   [[(t + "." + s, t, s)] for t in (a, b)], "resources"))
     first = 0
     for st in out:
