@@ -29,6 +29,7 @@ import design  # noqa: E402
 from companion.table.sensing import seat_words  # noqa: E402  (the seats as the table names them)
 
 ART = os.path.join(HW, "artwork")
+TITLES = {s["id"]: s["title"] for s in design.strips()}   # the map carries no titles: once, from design.py
 FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
 
 
@@ -83,13 +84,12 @@ def strip_svg(smap, strip):
     spots no lane uses drawn plainly as "not used" (no mark: no token is read there)."""
     w, h = strip["size_mm"]
     lanes = [l for l in smap["lanes"] if l["strip"] == strip["id"]]
-    titles = {s["id"]: s["title"] for s in design.strips()}
     out = svg_open(w, h, "CivMint sensing strip %s" % strip["id"])
     out.append('<rect class="outline" x="0" y="0" width="%s" height="%s" fill="white" stroke="black" stroke-width="0.3"/>'
                % (fmt(w), fmt(h)))
     out += corner_marks(w, h)
     out.append('<text class="title" x="%s" y="%s" font-size="5" font-weight="bold" text-anchor="middle" %s>%s</text>'
-               % (fmt(w / 2), fmt(design.TITLE_Y), FONT, esc(titles.get(strip["id"], strip["id"]))))
+               % (fmt(w / 2), fmt(design.TITLE_Y), FONT, esc(TITLES.get(strip["id"], strip["id"]))))
     base = strip["first_register"] * 8
     out.append('<text x="%s" y="%s" font-size="2.2" text-anchor="middle" %s>strip %s, registers %d-%d, chain bits %d-%d</text>' % (
         fmt(w / 2), fmt(design.TITLE_Y + 4.5), FONT, strip["id"], strip["first_register"],
