@@ -873,6 +873,15 @@ def kits_md(rows):
     return "".join(out)
 
 
+LEAD_PRICE = {"hall": bom_data.HALL_LEAD[1]}   # the what-ifs' cheaper hall switch (bom_data.HALL_LEAD)
+
+
+def one_parcel(rows):
+    """The lines without the controller's and the modules' own shipping (SH2, SH3): every part in
+    the boards' parcel (SH1)."""
+    return [r for r in rows if r["ref"] not in ("SH2", "SH3")]
+
+
 def what_ifs(rows):
     """The full set's landed cost under each change the lines allow (US$, recomputed through the
     same lines and kit_landed): [(change, landed, saving)]."""
@@ -884,11 +893,10 @@ def what_ifs(rows):
         ("hall switches and LEDs free (the bound: what no cheaper part can beat)",
          kit_landed(bom_rows(prices=hall_led)[0], "full")[1]),
         ("no import tax or duty (a country without it at this value)", kit_landed(rows, "full", tax=0.0)[1]),
-        ("shipping in one parcel (SH1 only)",
-         kit_landed([r for r in rows if r["ref"] not in ("SH2", "SH3")], "full")[1]),
+        ("shipping in one parcel (SH1 only)", kit_landed(one_parcel(rows), "full")[1]),
         ("hall switches at US$%.3f, the cheapest hall switch seen listed (%s; its magnetic figures are "
          "not checked against the token's field)" % (bom_data.HALL_LEAD[1], bom_data.HALL_LEAD[0]),
-         kit_landed(bom_rows(prices={"hall": bom_data.HALL_LEAD[1]})[0], "full")[1]),
+         kit_landed(bom_rows(prices=LEAD_PRICE)[0], "full")[1]),
     ]
     return [(what, v, round(base - v, 2)) for what, v in cases]
 
@@ -951,10 +959,8 @@ def _bom_goal(rows, totals):
             out.append("Hall switches and LEDs would have to cost at most US$%.3f each (now US$%.2f and "
                        "US$%.2f, estimates) for the full set to land at US$%.0f with everything else as it "
                        "is. " % (be, unit[0], unit[1], goal))
-        lead = bom_rows(prices={"hall": bom_data.HALL_LEAD[1]})[0]
-        lead_one = kit_landed([r for r in lead if r["ref"] not in ("SH2", "SH3")], "full")[1]
-        dark = kit_landed([r for r in bom_rows(without=LIGHT_KEYS, prices={"hall": bom_data.HALL_LEAD[1]})[0]
-                           if r["ref"] not in ("SH2", "SH3")], "full")[1]
+        lead_one = kit_landed(one_parcel(bom_rows(prices=LEAD_PRICE)[0]), "full")[1]
+        dark = kit_landed(one_parcel(bom_rows(without=LIGHT_KEYS, prices=LEAD_PRICE)[0]), "full")[1]
         out.append("With lights, the cheaper switch and one parcel together the full set would land at "
                    "US$%.2f (%s); without lights, with both, at US$%.2f (%s). What would close the gap: "
                    "first the prices of the %d hall switches and %d LEDs, the biggest lines and both "
