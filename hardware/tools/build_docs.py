@@ -421,9 +421,9 @@ INV_MA = 0.010       # 74LVC1G14 supply current, max (jlcsearch: "Supply Current
 OE_PULLUP_OHM = 10000   # the /OE (LIGHTS_OFF) pull-up on every board
 
 
+@functools.lru_cache(maxsize=None)  # one read per design, not one per strip; nothing modifies them
 def netlist_rows(board):
     """(net, reference, pad, part) rows of a committed board's netlist (hardware/pcb/)."""
-    import csv
     with open(os.path.join(HW, "pcb", board + "_netlist.csv")) as f:
         return list(csv.DictReader(f))
 
