@@ -56,7 +56,6 @@ def counts(smap):
         "positions": sum(s["registers"] * 8 for s in strips),
         "registers": smap["chain"]["registers"],
         "boards": len(strips),
-        "designs": len({s["board"] for s in strips}),
         "tokens": len(smap["lanes"]),
         "wells": len(smap["wells"]),
         "lanes": len(smap["lanes"]),
