@@ -721,31 +721,29 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         aside.pop(nn, None)
     for nn in pads_of:
         reset(nn)
+
+    def lay_rail(layer, nn, xa, xb, y, step, width=pcb_route.TRACK):
+        """A straight run laid before routing, never taken up: an island of nn that others join,
+        its points every `step` mm."""
+        rt.add_segment(layer, xa, y, xb, y, netid[nn], width=width)
+        rt.rails.append(len(rt.tracks) - 1)
+        isl[nn].append({"cells": rt.segment_cells(layer, xa, y, xb, y),
+                        "pts": [(xa + i * step, y) for i in range(int((xb - xa) / step) + 1)],
+                        "pads": set(), "rail": True})
     # power rails along every row on the top layer: GND above the switch row, 3V3 below
-    for k, pos in enumerate(d["lanes"]):
+    for pos in d["lanes"]:
         xs = [p[0] for p in pos]
         y = pos[0][1]
         x_from, x1 = _snap(min(xs) - 6.0), _snap(max(xs) + 6.0)
         for nn, dy in (("GND", -3.5), ("3V3", 3.5)):
-            yy = _snap(y + dy)
-            rt.add_segment(0, x_from, yy, x1, yy, netid[nn], width=RAIL_W)
-            rt.rails.append(len(rt.tracks) - 1)
-            isl[nn].append({"cells": rt.segment_cells(0, x_from, yy, x1, yy),
-                            "pts": [(x_from + i * 2.0, yy) for i in range(int((x1 - x_from) / 2) + 1)],
-                            "pads": set(), "rail": True})
+            lay_rail(0, nn, x_from, x1, _snap(y + dy), 2.0, width=RAIL_W)
     # LOAD reaches all 8 chips, whose SH/LD and RCLK pins all face the band's middle: one trunk on
     # the part side along the middle, which each pin joins by a short stub (routed before the
     # lines, never taken up); everything else crosses it on the top
     trunk_nets = {"LOAD"}
     chips = [(ref, num) for (ref, num) in pads_of["LOAD"] if parts[ref]["kind"] in ("reg", "sr")]
     xs = [pad_geo[k][1] for k in chips]
-    y = _snap(sum(CHIP_Y) / 2.0)
-    xa, xb = _snap(min(xs)), _snap(max(xs))
-    rt.add_segment(1, xa, y, xb, y, netid["LOAD"])
-    rt.rails.append(len(rt.tracks) - 1)
-    isl["LOAD"].append({"cells": rt.segment_cells(1, xa, y, xb, y),
-                        "pts": [(xa + i * 1.0, y) for i in range(int(xb - xa) + 1)],
-                        "pads": set(), "rail": True})
+    lay_rail(1, "LOAD", _snap(min(xs)), _snap(max(xs)), _snap(sum(CHIP_Y) / 2.0), 1.0)
     failures = []
     queue = []
     budget = [RIP_BUDGET]
