@@ -701,7 +701,6 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     routing failed (for its picture)."""
     import pcb_route
     G = pcb_route.GRID
-    via_cost, base_cost_b = VIA_COST, COST_B
     isl = {}     # net -> list of islands {"cells": set, "pts": [(x, y)], "pads": set, "rail": bool}
     aside = {}   # islands a net could not reach yet (tried again at the end)
     pads_of = {}
@@ -756,7 +755,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         return min(abs(p[0] - q[0]) + abs(p[1] - q[1]) for p in a["pts"] for q in b["pts"])
 
     def join1(nn, i, j, cost_b):
-        vc = NET_VIA_COST.get(nn, via_cost)
+        vc = NET_VIA_COST.get(nn, VIA_COST)
         L = isl[nn]
         a, b = L[i], L[j]
         if len(a["cells"]) < len(b["cells"]):
@@ -781,7 +780,7 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     def join(nn, i, j, cost_b=None, tries=3):
         """Route island j to island i (both of net nn) and merge them; on failure take up the
         signal nets crowding the two ends and try again (they are routed again afterwards)."""
-        cost_b = base_cost_b if cost_b is None else cost_b
+        cost_b = COST_B if cost_b is None else cost_b
         if join1(nn, i, j, cost_b):
             return True
         for attempt in range(tries):
@@ -861,17 +860,9 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
         cap = "C%d" % (HALL_CAP_BASE + b)
         pair("3V3", (cap, "1"), (hr, HALL_PINS["VDD"]))     # straight to the switch's pins
         pair("GND", (cap, "2"), (hr, HALL_PINS["GND"]))
-    # 2. decoupling at every IC; then the input and LED lines (row by row, spot by spot, each spot's
-    # two together), short with the chips beside their spots; the chains, the clocks and LOAD, which
-    # travel along the band, find their way round them afterwards
-
-    def lines():
-        for hr in order:
-            b = int(hr[1:]) - 1
-            connect(_in_net(b))
-            connect(_led_net(b))
-        for b in range(R * 8):
-            connect(_in_net(b))
+    # 2. decoupling at every IC; then LOAD's trunk, the input and LED lines (row by row, spot by
+    # spot, each spot's two together), short with the chips beside their spots; the chains, the
+    # clocks and LOAD, which travel along the band, find their way round them afterwards
     for r in range(R + 1):
         u, c = "U%d" % (r + 1), "C%d" % (r + 1)
         if r < R:
@@ -895,18 +886,22 @@ def _route_all(rt, d, parts, pad_geo, netid, log):
     u, c = "U%d" % (2 * R + 4), "C%d" % (2 * R + 5)
     pair("3V3", (u, INV_PINS["VCC"]), (c, "1"))
     pair("GND", (u, INV_PINS["GND"]), (c, "2"))
-    chains = (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
-                                                  "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
-                                                  "CLK_BUF", "LQ_N"]
-              + ["LQ%d" % r for r in range(1, R + 1)])
     for nn in sorted(trunk_nets):
         connect(nn, cost_b=1.0)
-    lines()
+    for hr in order:
+        b = int(hr[1:]) - 1
+        connect(_in_net(b))
+        connect(_led_net(b))
+    for b in range(R * 8):
+        connect(_in_net(b))
     connect("SRCLK_DRV")
     connect("SRCLK", cost_b=1.5)
     connect(OE_NET, cost_b=1.5)        # like SRCLK: to every 74HC595
     connect("CLK", cost_b=1.5)        # to every 74HC165, before the chains take the band
-    for nn in chains:
+    for nn in (["Q%d" % r for r in range(1, R)] + ["QH0", "DATA_UP", "DATA_IN", "CLK_IN", "LOAD_IN",
+                                                   "CLK_OUT", "LOAD_OUT", "LIGHT_IN", "LIGHT_RT", "LIGHT_OUT",
+                                                   "CLK_BUF", "LQ_N"]
+               + ["LQ%d" % r for r in range(1, R + 1)]):
         connect(nn)
     for nn in ("CLK", "LOAD", OE_NET):
         connect(nn, cost_b=1.5)
