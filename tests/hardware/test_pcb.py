@@ -16,13 +16,14 @@ import csv
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import zipfile
 
 import pytest
 
-from hwcommon import FULL, HW, REDUCED, TOOLS, _load, read_json
+from hwcommon import FULL, HW, REDUCED, TOOLS, _load, design, read_json
 
 SYS_PY = "/usr/bin/python3"
 TOOL = os.path.join(HW, "tools", "build_pcb.py")
@@ -474,7 +475,6 @@ print(json.dumps(out))
 def test_every_led_hole_lies_in_its_space_beside_the_switch(built, board):
     """The LED shines up through its hole into the printed space: the hole lies inside the space's
     printed square, clear of the hall switch (and of every pad); the LED sits on the underside."""
-    from hwcommon import design
     r = subprocess.run([SYS_PY, "-c", _HOLES, os.path.join(_folder(built, board), board + ".kicad_pcb")],
                        capture_output=True, text=True, timeout=300, check=True)
     fps = json.loads(r.stdout.strip().splitlines()[-1])
@@ -646,7 +646,6 @@ def test_every_hall_switch_has_its_own_100nf_beside_it(built, board):
 def test_solderable_connectors_and_wide_power_rails(built, board):
     """The ground pours meet through-hole pads with thermal relief (a maker's iron can heat the
     connector's GND pins); the lanes' 3V3 and GND rails are 0.5 mm, signals 0.25 mm."""
-    import re
     with open(os.path.join(_folder(built, board), board + ".kicad_pcb")) as f:
         text = f.read()
     zones = re.findall(r'\(zone \(net \d+\) \(net_name "GND"\).*?\(connect_pads ([a-z_]*)', text, re.S)
@@ -666,7 +665,6 @@ def test_the_router_figures_are_measured_and_printed(built, board):
     """Vias per signal net (average and worst net) and the ground pour's islands per layer are in
     the summary, counted again here from the board file; the board meets the goals (<= 2 vias on
     average, no net over 8, at most 2 pour islands per layer) and its build printed them."""
-    import re
     s = read_json(os.path.join(_folder(built, board), "summary.json"))[board]
     with open(os.path.join(_folder(built, board), board + ".kicad_pcb")) as f:
         text = f.read()
@@ -695,7 +693,6 @@ def test_chips_and_connectors_sit_in_the_middle_band(built, board):
     """Between the rows' cells (design.MID_H, y 27-53 mm from the top): every chip, each register's
     pair under the 8 spots it serves (row 0's in the upper half, row 1's in the lower), J1 at the
     left short edge and J2 at the right; all on the underside (placement file, y up)."""
-    from hwcommon import design
     pin, part, members = _netlist(built, board)
     with open(os.path.join(_folder(built, board), board + "_cpl.csv")) as f:
         rows = list(csv.DictReader(f))
