@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from hwcommon import HW, TOOLS, _load
+from hwcommon import FULL, HW, TOOLS, _load, read_json
 
 PAGES = os.path.join(HW, "overlays", "pages")
 A4_LANDSCAPE = (297.0, 210.0)
@@ -66,9 +66,7 @@ def test_every_page_fits_a4_and_letter_and_keeps_its_content_inside_the_margins(
 def test_every_spot_of_every_board_is_on_its_page_with_a_value_or_not_used():
     """A page shows all the board's spots (registers x 8): each one either prints the value it
     means in that game or says "not used"; the page names the board by its place in the chain."""
-    import json
-    with open(os.path.join(HW, "sensor_map.json")) as f:
-        doc = json.load(f)
+    doc = read_json(FULL)
     for fn in sorted(os.listdir(PAGES)):
         n = int(re.search(r"_(\d\d)_", fn).group(1))
         strip = doc["strips"][n - 1]
