@@ -900,7 +900,7 @@ def what_ifs(rows):
     return [(what, v, round(base - v, 2)) for what, v in cases]
 
 
-def break_even(rows, keys=("hall", "led"), kit="full"):
+def break_even(keys=("hall", "led"), kit="full"):
     """The one unit price (US$) for every part in `keys` at which the kit lands at its goal, or None
     if even free parts miss it (landed cost is linear in that price)."""
     goal = bom_data.KIT_GOALS[kit]
@@ -948,7 +948,7 @@ def _bom_goal(rows, totals):
         cases = what_ifs(rows)
         for what, v, save in cases:
             out.append("| %s | %.2f | %.2f |\n" % (what, v, save))
-        be = break_even(rows)
+        be = break_even()
         unit = (bom_data.ONBOARD["hall"][3], bom_data.ONBOARD["led"][3])
         out.append("\n")
         if be is None:

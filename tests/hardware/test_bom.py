@@ -179,7 +179,7 @@ def test_the_goal_is_stated_with_what_would_reach_it():
             assert "| %s | %.2f | %.2f |" % (what, landed, save) in sec
             assert abs(full - landed - save) < 0.011 and save > 0
         free = build_docs.kit_landed(build_docs.bom_rows(prices={"hall": 0.0, "led": 0.0})[0], "full")[1]
-        assert (build_docs.break_even(rows_) is None) == (free > goal)
+        assert (build_docs.break_even() is None) == (free > goal)
         assert "would" in sec
     else:
         assert "The full set meets the goal." in sec
