@@ -238,18 +238,8 @@ def outputs(map_path=None):
 
 def main(argv):
     os.makedirs(ART, exist_ok=True)
-    outs = outputs()
-    bad = design.write_or_check(outs, argv, 'build_art.py')
-    # a strip the map no longer has (the old track and resource boards) leaves no artwork behind
-    for fn in sorted(set(f for f in os.listdir(ART) if f.startswith("strip_"))
-                     - {os.path.basename(p) for p in outs}):
-        if "--check" in argv:
-            print("stale: hardware/artwork/%s is no longer generated" % fn)
-            bad = 1
-        else:
-            os.remove(os.path.join(ART, fn))
-            print("removed", os.path.join(ART, fn))
-    return bad
+    # a strip the map no longer has leaves no artwork behind
+    return design.write_or_check(outputs(), argv, 'build_art.py', owned=(ART, "strip_"))
 
 
 if __name__ == "__main__":

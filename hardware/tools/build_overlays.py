@@ -127,15 +127,8 @@ def main(argv):
     except OverlayError as e:
         print("refused: %s" % e, file=sys.stderr)
         return 2
-    bad = design.write_or_check(outs, argv, "build_overlays.py")
-    stale = sorted(set(os.listdir(os.path.join(HW, "overlays", "pages"))) - {os.path.basename(p) for p in outs})
-    for fn in stale:
-        if "--check" in argv:
-            print("stale: hardware/overlays/pages/%s is no longer generated" % fn)
-            bad = 1
-        else:
-            os.remove(os.path.join(HW, "overlays", "pages", fn))
-    return bad
+    return design.write_or_check(outs, argv, "build_overlays.py",
+                                 owned=(os.path.join(HW, "overlays", "pages"), ""))
 
 
 if __name__ == "__main__":

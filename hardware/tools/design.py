@@ -22,6 +22,8 @@ Decisions (see hardware/README.md "Design decisions"):
 """
 import os
 
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+
 GAME = "civmint"
 SEATS = ["p1", "p2"]
 
@@ -293,8 +295,10 @@ def magnet_figures():
     }
 
 
-def write_or_check(outputs, argv, script):
-    """Write generated files, or with --check report the stale ones; returns the exit status."""
+def write_or_check(outputs, argv, script, owned=None):
+    """Write generated files, or with --check report the stale ones; returns the exit status.
+    owned = (folder, prefix): the files there whose names start with prefix are all this script's,
+    so one it no longer generates (a strip the map dropped) is removed, or with --check reported."""
     bad = 0
     for path, text in outputs.items():
         if "--check" in argv:
@@ -305,7 +309,19 @@ def write_or_check(outputs, argv, script):
             with open(path, "w", newline="\n") as f:
                 f.write(text)
             print("wrote", path)
+    if owned:
+        folder, prefix = owned
+        for fn in sorted(set(f for f in os.listdir(folder) if f.startswith(prefix))
+                         - {os.path.basename(p) for p in outputs}):
+            path = os.path.join(folder, fn)
+            if "--check" in argv:
+                print("stale: %s is no longer generated" % os.path.relpath(path, _ROOT))
+                bad = 1
+            else:
+                os.remove(path)
+                print("removed", path)
     return bad
+
 
 
 def _read(path):
