@@ -103,10 +103,10 @@ def track_name(track):
 def strips(include_resources=True):
     """Strips in chain order; each strip's lanes in map (wire) order: a track's p1 lane, then p2."""
     out = []
-    for kind, tracks, what in (("development", DEVELOPMENT, "development"),
-                               ("aspect", ASPECT, "civilization aspects")):
+    for prefix, kind, tracks, what in (("dev", "development", DEVELOPMENT, "development"),
+                                       ("aspect", "aspect", ASPECT, "civilization aspects")):
         for a, b in zip(tracks[0::2], tracks[1::2]):
-            st = _strip("%s_%s_%s" % ("dev" if kind == "development" else kind, a, b),
+            st = _strip("%s_%s_%s" % (prefix, a, b),
                         "%s and %s (%s)" % (track_name(a), track_name(b), what), kind,
                         [[(t + "." + s, t, s) for t in (a, b)] for s in SEATS])
             st["lanes"].sort(key=lambda ln: (ln["track"] != a, ln["seat"]))
