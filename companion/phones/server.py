@@ -275,6 +275,7 @@ class TableServer:
         app.router.add_get("/join/{key}", self._join)
         app.router.add_get("/seat", self._seat_page)
         app.router.add_get("/joined", self._joined)
+        app.router.add_get("/favicon.ico", lambda request: web.Response(status=204))
         app.router.add_get("/ws", self._ws)
         app.router.add_post("/photo", self._photo)
         app.router.add_get("/static/{name}", self._static)
