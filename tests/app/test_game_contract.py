@@ -62,13 +62,12 @@ def test_the_bots_and_the_base_hooks_name_no_game(path):
             assert name not in text, f"{path} names the game {name!r}"
 
 
-def test_each_game_brings_its_own_hooks():
+def test_a_games_hooks_live_in_its_own_folder():
     from companion.games.hooks import GameHooks
 
     for game in GAME_DIRS:
         m = games.get_module(game)
-        assert issubclass(m.hooks, GameHooks) and m.hooks is not GameHooks, game
-        assert m.hooks.__module__ == f"companion.games.{game}.hooks", m.hooks.__module__
+        assert m.hooks is GameHooks or m.hooks.__module__ == f"companion.games.{game}.hooks", m.hooks
     assert toy_module().hooks is GameHooks  # a game with nothing of its own gets the defaults
 
 
