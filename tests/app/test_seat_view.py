@@ -130,3 +130,20 @@ def test_rules_no_registered_game_owns_get_the_default_hooks():
 
     h = games.hooks_for(Stray())
     assert type(h) is GameHooks and h.observe("anything", "p1") == "anything"
+
+
+def test_mint_works_deck_does_not_give_away_a_hidden_lotto_plan():
+    """The deck's list plus every face-up plan would name a hidden Lotto plan by elimination:
+    another seat's view shows only the deck's size, and the bots' sample from that view still
+    accounts for all 21 plans."""
+    m, state, seats = mid_game("mint_works")
+    hidden_id = state.deck[0]
+    state.deck.remove(hidden_id)
+    state.plans[seats[1]] = state.plans[seats[1]] + [(hidden_id, False, True)]
+    assert not m.game.status(state)
+    view = m.seat_view(state, seats[0])
+    assert len(view.deck) == len(state.deck)
+    assert not set(view.deck) & set(m.game.data.plans), "the deck's plans show in another seat's view"
+    sample = games.hooks_for("mint_works").determinize(view, seats[0], random.Random(3))
+    assert not m.game.status(sample)
+    assert len(sample.deck) == len(state.deck)

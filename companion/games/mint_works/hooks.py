@@ -39,6 +39,8 @@ class MintWorksHooks(GameHooks):
         s = state.copy()
         for p, i in hidden:
             s.plans[p][i] = ("?", False, True)
+        # the deck's list, taken from every plan, would name the hidden plans: only its size shows
+        s.deck = ["?"] * len(s.deck)
         return s
 
     def determinize(self, state, seat, rng):
@@ -47,11 +49,11 @@ class MintWorksHooks(GameHooks):
         if not hidden:
             return state
         s = state.copy()
-        # what `seat` cannot tell apart: the deck and the plans it has not seen anywhere (the
-        # hidden plans' own ids are not read, so an observed state with "?" works the same)
-        seen = set(s.supply) | set(s.bottom) | set(s.deck) | {
+        # what `seat` cannot tell apart: every plan it has not seen face up (the deck and the
+        # hidden plans; neither is read, so an observed state with "?" works the same)
+        seen = set(s.supply) | set(s.bottom) | {
             pid for p in s.seats for i, (pid, _, _) in enumerate(s.plans[p]) if (p, i) not in hidden}
-        pool = sorted(set(s.deck) | (set(self.game.data.plans) - seen))
+        pool = sorted(set(self.game.data.plans) - seen)
         rng.shuffle(pool)
         for p, i in hidden:
             s.plans[p][i] = (pool.pop(), False, True)
