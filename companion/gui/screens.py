@@ -683,8 +683,9 @@ class GameScreen(Screen):
         new = moment != self._moment
         self._moment = moment
         self.header = view.header(c.game, c.state, c.setup)
+        acting = actor if actor in self.player_panels else view.roll_owner(c.state)  # a roll: its thrower
         for seat, panel in self.player_panels.items():
-            panel.update(snap["players"][seat], active=(actor == seat))
+            panel.update(snap["players"][seat], active=(acting == seat))
         self.awaiting_dice = c.awaiting_dice()
         self.can_undo = c.can_undo()
         self._dice = dice = c.dice_request()  # every change of state refreshes: valid until the next

@@ -44,6 +44,11 @@ DEV_PATTERNS = (
     ("wrong plural", re.compile(r"(?<![\w.,/-])1 (?:cards|stars|points|dice|tokens|coins|mints|resources|actions|"
                                 r"moves|areas|cities|units|plots|rounds|turns|players|spaces|buildings|"
                                 r"technologies|advances|wonders|steps|hammers)\b", re.I)),
+    # "build a Infantry": the article does not fit the word after it (issue 39 item 10)
+    ("wrong article", re.compile(r"(?<![\w'-])(?:[Aa] (?:[AEIaei][a-z]|O[a-z])|[Aa]n (?:[B-DF-HJ-NP-TV-Zb-df-hj-np-tv-z][a-z]))")),
+    # "Plot 1 (grassland)": a name shown by its lower-case id after a numbered thing
+    # (not a seat's default name with its role or colour: "Player 2 (dealer)", "Player 1 (blue)")
+    ("lower-case name", re.compile(r"\b(?!Player )[A-Z][a-z]+ \d+ \((?:[a-z]+)\)")),
 )
 
 

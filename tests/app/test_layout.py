@@ -232,10 +232,13 @@ def scenario_checker_catches(app, drv):
     # plain player words are no developer text
     for ok in ("Ana: Build a Market (2 coins)", "Round 3 - Production", "Roll 2 dice: 7",
                "Mint Works: Ana (blue) vs Bo (green)", "e.g. 3 - 4 players", "Done: Take 2 coins",
-               "1 die", "11 cards", "1 Food, 1 Coin", "page 1 of 3"):
+               "1 die", "11 cards", "1 Food, 1 Coin", "page 1 of 3", "build an Infantry", "a Settler",
+               "an Artillery", "a unit", "a one-die roll", "Plot 1 (Grassland)", "Infantry (1 damage)", "(a, b)",
+               "Player 1 (blue)", "Player 2 (dealer)"):
         assert dev_text(ok) == [], (ok, dev_text(ok))
     for bad in ("@r1c1", "end_step", "MW-R1", "REG-L3", "[1, 2]", "{}", "save.journal", "view.py",
-                "[b]Round 2[/b]", "Hand: 1 cards", "1 stars", "Roll 1 dice"):
+                "[b]Round 2[/b]", "Hand: 1 cards", "1 stars", "Roll 1 dice", "build a Infantry",
+                "Ana: build a Artillery", "an Settler", "Plot 1 (grassland)"):
         assert dev_text(bad), bad
 
 

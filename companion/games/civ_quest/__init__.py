@@ -26,7 +26,7 @@ MODULE = GameModule(
     data_version=3, game=GAME, view=CivQuestView(), make_setup=make_setup, sensing=SENSING,
     hooks=CivQuestHooks,
     options=(Option("max_rounds", "Round limit", "int", None, low=1, high=99, none_label="no round limit",
-                    help="The text's game ends only by its four conditions; a table may agree a limit."),),
+                    help="Without a limit the game ends by one of its own four end conditions; a table may agree a limit."),),
     tabs=(("cq_map", "Map", "companion.games.civ_quest.ui.map_tab:CivQuestMap"),),
     tab_for_step={},
     pickers={"area": "companion.games.civ_quest.ui.map_picker:AreaPicker"},
