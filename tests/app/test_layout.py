@@ -72,6 +72,7 @@ def _step(ctrl, drv, rng, where, out):
     action's control is tapped first when the screen shows one (checked while it is picked),
     then the action is applied through the controller unless the tap applied it."""
     if ctrl.awaiting_dice():
+        _press_dice(drv, where, out)
         ctrl.roll_virtual()
         return "roll"
     acts = ctrl.legal_actions()
@@ -87,6 +88,27 @@ def _step(ctrl, drv, rng, where, out):
     if len(ctrl.journal) == n:
         ctrl.dispatch(a, "ui")
     return label
+
+
+def _press_dice(drv, where, out):
+    """The dice entry on screen (if any): + and - of each die tapped by a real finger; a button
+    that does not change its die is a finding."""
+    from layout_check import visible_widgets
+
+    for entry in [w for w, _ in visible_widgets() if type(w).__name__ == "DiceEntry" and not w.disabled]:
+        for die in range(1, int(entry.count) + 1):
+            for sign, delta in (("plus", 1), ("minus", -1)):
+                button = entry.ids[f"{sign}{die}"]
+                if not [b for b, _ in visible_widgets() if b is button.__self__]:
+                    continue  # scrolled out of view: the next check says so if it is a fault
+                before = getattr(entry, f"value{die}")
+                if before == (6 if delta > 0 else 1):
+                    continue
+                drv.tap(button)
+                if getattr(entry, f"value{die}") != before + delta:
+                    out.append({"where": where, "kind": "dead-button",
+                                "finding": f"dead-button: the {'+' if delta > 0 else '-'} of die {die} "
+                                           f"left it at {before}", "key": ["dead-button", sign, str(die)]})
 
 
 def _visit_tabs(app, drv, where, out):
@@ -196,6 +218,24 @@ def scenario_checker_catches(app, drv):
     # hidden (opacity 0): not seen, so no finding
     layer.opacity = 0
     drv.pump(2)
+    assert not [f for f in check_window() if f.key() not in before]
+    home.remove_widget(layer)
+
+    # an unseen, disabled button over a visible one swallows its taps (issue 39: the second die's
+    # hidden row over the first die's + and -); under it, it takes nothing
+    layer = FloatLayout()
+    seen_b = Button(text="Plus", size_hint=(None, None), size=(80, 60), pos=(300, 100))
+    ghost = Button(text="Hidden plus", size_hint=(None, None), size=(80, 60), pos=(310, 110),
+                   opacity=0, disabled=True)
+    layer.add_widget(seen_b)
+    layer.add_widget(ghost)
+    home.add_widget(layer)
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert [(f.kind, f.text) for f in new] == [("hidden", "Plus")], [str(f) for f in new]
+    layer.remove_widget(ghost)
+    layer.add_widget(ghost, index=len(layer.children))  # drawn first: under the visible one
+    drv.pump(3)
     assert not [f for f in check_window() if f.key() not in before]
     home.remove_widget(layer)
 
