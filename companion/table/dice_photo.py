@@ -35,6 +35,7 @@ MAX_PIXELS = 200_000_000        # over this (width x height in its header), refu
 READ_LONG_SIDE = 1600           # faces are read at most at this size (a phone's 12 MP is shrunk)
 FIND_WIDTH = 640                # dice are found at this width
 MAX_BLOBS = 40                  # more candidate blobs than this: not a photo of a few dice
+ACCEPT_FIT = 0.13                # a face's pips at most this far (of its side) from a layout's
 TIME_LIMIT = 3.0                # seconds
 
 #: pip centres of each value on a unit face; 2, 3 and 6 also turned a quarter
@@ -165,7 +166,8 @@ def image_size(data: bytes) -> tuple | None:
 
 
 def _decode(image) -> tuple:
-    """(BGR uint8 array, scale of the decoded picture to the given one) or a problem string."""
+    """(BGR uint8 array, its scale to the picture given, the given (width, height)) or a
+    problem string."""
     if isinstance(image, np.ndarray):
         a = image
         if a.dtype != np.uint8:
@@ -182,7 +184,7 @@ def _decode(image) -> tuple:
             return NOT_AN_IMAGE
         if a.shape[0] * a.shape[1] > MAX_PIXELS:
             return TOO_LARGE
-        return np.ascontiguousarray(a), 1.0
+        return np.ascontiguousarray(a), 1.0, (a.shape[1], a.shape[0])
     if isinstance(image, (bytearray, memoryview)):
         image = bytes(image)
     if not isinstance(image, bytes) or len(image) < 24:
@@ -212,7 +214,7 @@ def _decode(image) -> tuple:
         f = math.sqrt(SCALE_DOWN_PIXELS / (a.shape[0] * a.shape[1]))
         a = cv2.resize(a, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     scale = a.shape[1] / w
-    return a, scale
+    return a, scale, (w, h)
 
 
 # --------------------------------------------------------------------------- reading a face
@@ -266,9 +268,12 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         if a > expected * 3:
             pips.append(None)  # something big that is not a pip
             continue
-        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if max(w, h) > 2.2 * min(w, h) + 2:
-            pips.append(None)
+        x, y, w, h = stats[i, :4]
+        cx, cy = cents[i] / FACE
+        if not (0.13 < cx < 0.87 and 0.13 < cy < 0.87) or x <= 4 or y <= 4 or x + w >= FACE - 4 or y + h >= FACE - 4:
+            continue  # the edge of the face, or past it: never a pip of this face
+        if max(w, h) > 1.6 * min(w, h) + 1:
+            pips.append(None)  # a stretched blob: this is not a face seen square (a side)
             continue
         pips.append((cents[i][0] / FACE, cents[i][1] / FACE))
         areas.append(a)
@@ -307,7 +312,7 @@ def _face_quads(region: np.ndarray) -> list:
     out = []
     box = cv2.boxPoints(((cx, cy), (w, h), ang))
     if parts == 1:
-        return [(_order_quad(box), 1)]
+        return [(_order_quad(box), 1, min(w, h) / max(w, h))]
     # split along the long side
     a, b, cc, d = box
     long_ab = np.linalg.norm(b - a) >= np.linalg.norm(cc - b)
@@ -316,7 +321,7 @@ def _face_quads(region: np.ndarray) -> list:
     for i in range(parts):
         p0, p1 = a + (b - a) * i / parts, a + (b - a) * (i + 1) / parts
         q0, q1 = d + (cc - d) * i / parts, d + (cc - d) * (i + 1) / parts
-        out.append((_order_quad([p0, p1, q1, q0]), parts))
+        out.append((_order_quad([p0, p1, q1, q0]), parts, min(w, h) / (max(w, h) / parts)))
     return out
 
 
@@ -332,6 +337,15 @@ def _warp_face(img, quad) -> np.ndarray:
     M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
     return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+def _blurred(small) -> bool:
+    """No sharp edge anywhere: the dice's outlines and pips are the sharpest things in a photo
+    of dice, and a photo in focus has some (the 99.9th percentile of the gradient, at
+    FIND_WIDTH, is 290-750 in focus, under 120 when a die's pips blur away)."""
+    g = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    return float(np.percentile(mag, 99.9)) < 130
 
 
 class _Reader:
@@ -367,19 +381,19 @@ class _Reader:
         self.check()
         med = float(np.median(diff))
         mad = float(np.median(np.abs(diff - med))) + 1e-3
-        thr = max(22.0, med + 7.0 * mad)
+        thr = max(12.0, med + 6.0 * mad)
         fg = (diff > thr).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         cnts, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         min_area = (sw * 0.022) ** 2
         cnts = [c for c in cnts if cv2.contourArea(c) >= min_area]
-        if not cnts:
-            sharp = cv2.Laplacian(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var()
-            return [], (TOO_BLURRED if sharp < 4 else NO_DICE)
+        if not cnts:  # a blurred photo of dice still has their contrast; a bare table has not
+            busy = float(lab[..., 0].std()) > 12
+            return [], (TOO_BLURRED if busy and _blurred(small) else NO_DICE)
         if len(cnts) > MAX_BLOBS:
             return [], TOO_MANY
-        dice = []
+        blobs = []
         up = 1.0 / f_find
         Lread = None
         for c in cnts:
@@ -396,13 +410,83 @@ class _Reader:
             sil = cv2.resize(sil[max(0, y - pad):y + bh + pad, max(0, x - pad):x + bw + pad],
                              (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
             touches_edge = x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1
-            for d in self.read_blob(roi, sil, touches_edge):
-                quad = (d["quad"] + np.array([x0, y0], np.float32)) / f_read
-                dice.append(Die(d["value"], tuple(float(v) for v in quad.mean(0)),
-                                tuple(tuple(float(v) for v in p) for p in quad), d["confidence"], d["problem"]))
+            nadir = (rw / 2 - x0, rh / 2 + 0.15 * rw - y0)
+            got = self.read_blob(roi, sil, touches_edge, nadir)
+            if got:
+                shift = np.array([x0, y0], np.float32)
+                for d in got:
+                    d["quad"] = (d["quad"] + shift) / f_read
+                    d["sil_quad"] = (d["sil_quad"] + shift) / f_read
+                blobs.append(got)
+        dice = self.settle(blobs)
+        if any(d.value is None for d in dice) and _blurred(small):
+            return dice, TOO_BLURRED
         return dice, ""
 
-    def read_blob(self, roi, sil, touches_edge) -> list:
+    @staticmethod
+    def settle(blobs) -> list:
+        """The dice of the photo from each blob's readings, checked against the blobs' sizes:
+        a blob about as big as one die more than it shows read holds a die touching another
+        (said, never dropped); a blob too small for the faces read in it is one die seen twice
+        (declined); an unread blob much smaller than the dice is a mark on the table."""
+        faces = [d["face_area"] for b in blobs for d in b if d["value"] is not None]
+        face_med = float(np.median(faces)) if faces else 0.0
+        for b in blobs:  # a "face" far smaller than the dice's faces is a speck on the table
+            for d in b:
+                if d["value"] is not None and d["face_area"] < 0.4 * face_med:
+                    d.update(value=None, problem=UNREADABLE, confidence=0.0)
+        # how much bigger a die's blob is than its top face (its sides, its shadow's edge)
+        ratios = [b[0]["blob_total"] / b[0]["face_area"] for b in blobs if len(b) == 1 and b[0]["value"] is not None]
+        ratio = float(np.median(ratios)) if ratios else 1.6
+        typical = ratio * face_med if face_med else None
+
+        def die(d, value=None, problem=None, quad=None):
+            q = d["quad"] if quad is None else quad
+            return Die(d["value"] if problem is None else value, tuple(float(v) for v in q.mean(0)),
+                       tuple(tuple(float(v) for v in p) for p in q),
+                       d["confidence"] if problem is None else 0.0, d["problem"] if problem is None else problem)
+        out = []
+        for b in blobs:
+            read = [d for d in b if d["value"] is not None]
+            total = b[0]["blob_total"]
+            n_est = total / typical if typical else 1.0
+            if not read:
+                if typical and n_est < 0.45:
+                    continue
+                why = TOUCHING if n_est > 1.6 and b[0]["problem"] == UNREADABLE else b[0]["problem"]
+                out.append(die(b[0], None, why))
+                continue
+            n_est = total / (ratio * float(np.mean([d["face_area"] for d in read])))
+            if len(read) >= 2 and n_est < len(read) - 0.6:
+                out.append(die(b[0], None, UNREADABLE, b[0]["sil_quad"]))
+                continue
+            out += [die(d) for d in read]
+            if n_est > len(read) + 0.5:
+                out.append(die(b[0], None, TOUCHING, b[0]["sil_quad"]))
+        return out
+
+    @staticmethod
+    def tops(faces, nadir) -> list:
+        faces = sorted(faces, key=lambda r: -r["aspect"])
+        keep = []
+        for r in faces:
+            c = r["quad"].mean(0)
+            clash = [o for o in keep if np.linalg.norm(c - o["quad"].mean(0)) < 0.9 * math.sqrt(max(r["area"], o["area"]))]
+            if not clash:
+                keep.append(r)
+                continue
+            for o in clash:
+                oc = o["quad"].mean(0)
+                v = c - oc
+                to_n = np.asarray(nadir, np.float32) - oc
+                cos = float(v @ to_n / (np.linalg.norm(v) * np.linalg.norm(to_n) + 1e-6))
+                if cos < -0.3:  # r lies away from the nadir: r is the top, o a side
+                    keep.remove(o)
+                    if r not in keep:
+                        keep.append(r)
+        return keep
+
+    def read_blob(self, roi, sil, touches_edge, nadir) -> list:
         """The dice of one candidate blob: [{"value", "quad", "confidence", "problem"}]."""
         lab = cv2.cvtColor(roi, cv2.COLOR_BGR2Lab)
         area = int(sil.sum())
@@ -415,23 +499,27 @@ class _Reader:
         t, _ = cv2.threshold(vals.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         cut = max(1, int(side * 0.03))
         er = np.ones((2 * cut + 1, 2 * cut + 1), np.uint8)
+        # the rounded edges between faces (and the pips) are darker lines: cut along them too
+        bk = max(3, int(side * 0.12)) | 1
+        seams = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (bk, bk)))
         found = []
-        for part in ((L > t) & (sil > 0), (L <= t) & (sil > 0)):
+        for part in ((L > t) & (sil > 0), (L <= t) & (sil > 0), (seams <= 7) & (sil > 0), (seams <= 14) & (sil > 0)):
             m = cv2.erode(part.astype(np.uint8), er)
             n, lab_img, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
             for i in range(1, n):
                 if stats[i, cv2.CC_STAT_AREA] < area * 0.08:
                     continue
                 region = (lab_img == i).astype(np.uint8)
-                for quad, parts in _face_quads(region):
+                for quad, parts, aspect in _face_quads(region):
                     quad = _grow(quad, 1.0 + 2.2 * cut / max(4.0, math.sqrt(cv2.contourArea(quad.reshape(-1, 1, 2)))))
                     face = _warp_face(roi, quad)
                     r = _read_face(face)
                     r["quad"] = quad
                     r["area"] = float(cv2.contourArea(quad.reshape(-1, 1, 2)))
                     r["parts"] = parts
+                    r["aspect"] = aspect
                     found.append(r)
-        good = [r for r in found if r["value"] is not None and r["fit"] < 0.13]
+        good = [r for r in found if r["value"] is not None and r["fit"] < ACCEPT_FIT]
         # non-overlapping faces, best fit first, the larger first on ties
         good.sort(key=lambda r: (r["fit"] > 0.08, -r["area"]))
         chosen = []
@@ -446,15 +534,25 @@ class _Reader:
         if chosen:
             big = max(r["area"] for r in chosen)
             chosen = [r for r in chosen if r["area"] >= big * 0.55]
+        # two faces closer than a face's side are one die's top and side. A camera held above
+        # the table sees a die's sides on the way to the point below it (the nadir: the centre
+        # of the photo, or below it when the phone leans forward): the top is the face farther
+        # from there; when that does not tell, the face seen squarest
+        chosen = self.tops(chosen, nadir)
         out = []
         for r in chosen:
             conf = max(0.0, min(1.0, 1.0 - r["fit"] / 0.2))
-            out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": ""})
+            out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
         if not out:
+            if max((r["pips"] for r in found), default=0) == 0:
+                return []  # nothing like a pip anywhere in it: a mark on the table, not a die
             quad = _order_quad(cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(sil))))
             glare = any(r.get("glare", 0) > 8 for r in found)
             why = CUT_OFF if touches_edge else (GLARE if glare else UNREADABLE)
-            out.append({"value": None, "quad": quad, "confidence": 0.0, "problem": why})
+            out.append({"value": None, "quad": quad, "confidence": 0.0, "problem": why, "face_area": 0.0})
+        sil_quad = _order_quad(cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(sil))))
+        for d in out:
+            d.update(blob_total=float(area), sil_quad=sil_quad)
         return out
 
 
@@ -467,8 +565,7 @@ def read_dice(image, time_limit: float = TIME_LIMIT) -> DiceReading:
     got = _decode(image)
     if isinstance(got, str):
         return DiceReading(problem=got, seconds=time.monotonic() - start)
-    img, scale = got
-    size = (int(round(img.shape[1] / scale)), int(round(img.shape[0] / scale)))
+    img, scale, size = got
     try:
         dice, problem = _Reader(start + time_limit).run(img)
     except _Timeout:
