@@ -301,12 +301,13 @@ def write_or_check(outputs, argv, script, owned=None):
     so one it no longer generates (a strip the map dropped) is removed, or with --check reported."""
     bad = 0
     for path, text in outputs.items():
+        binary = isinstance(text, bytes)      # a PDF: compared and written byte for byte
         if "--check" in argv:
-            if not os.path.exists(path) or _read(path) != text:
+            if not os.path.exists(path) or _read(path, binary) != text:
                 print("stale: %s (run python hardware/tools/%s)" % (path, script))
                 bad = 1
         else:
-            with open(path, "w", newline="\n") as f:
+            with (open(path, "wb") if binary else open(path, "w", newline="\n")) as f:
                 f.write(text)
             print("wrote", path)
     if owned:
@@ -324,8 +325,8 @@ def write_or_check(outputs, argv, script, owned=None):
 
 
 
-def _read(path):
-    with open(path) as f:
+def _read(path, binary=False):
+    with open(path, "rb" if binary else "r") as f:
         return f.read()
 
 
