@@ -301,9 +301,6 @@ MAKER = [
     ("K4", "controller", "2-pin header + jumper (REPL-at-boot), 10 kOhm + 10 uF + 3 x 100 Ohm for "
      "the carrier", "generic", "AliExpress", 0.30, "estimate", lambda c: 1,
      "MISO pull-down, bulk capacitor, series resistors on SCK, LOAD and MOSI (LIGHT)"),
-    ("W1", "cable", "JST XH 9-pin cable 300 mm, both ends crimped, pin 1 to pin 1",
-     "generic", "AliExpress", 0.60, "estimate", lambda c: c["boards"],
-     "controller -> first board, board -> board"),
     ("W2", "cable", "Dupont jumper wires female-female 200 mm, 40-pack", "generic", "AliExpress",
      2.00, "estimate", lambda c: 1, "6 wires per well: 5V, GND, SDA, SCL, LED, spare"),
     ("K3", "controller", "USB cable micro-B to USB-A, 1 m, data", "generic", "AliExpress", 1.50,
@@ -324,6 +321,20 @@ MAKER = [
     ("L1", "wells", "Matte white sticker paper A4 (colour print of artwork/dice_face_marks.svg)",
      "Avery L7871-class", "any stationer", 0.50, "estimate", lambda c: 1, "six marks per die"),
 ]
+
+
+# The chain cables: one per hop of the table layout (design.table_layout, docs/table_layout.md), each
+# the shortest stocked length that reaches with the margin. Price: an estimate of a 9-way XH cable
+# crimped both ends (AliExpress), a base and a part per metre: US$0.60 at 300 mm as before.
+CABLE_BASE_USD, CABLE_USD_PER_M = 0.45, 0.50
+
+
+def cable_line(length_mm, qty):
+    """The BOM line of the chain cables of one length (ref, category, item, part, shop, unit, basis,
+    qty, notes)."""
+    return ("W1.%d" % length_mm, "cable", "JST XH 9-pin cable %d mm, both ends crimped, pin 1 to pin 1"
+            % length_mm, "generic", "AliExpress", round(CABLE_BASE_USD + CABLE_USD_PER_M * length_mm / 1000.0, 2),
+            "estimate", qty, "the hops that need it: docs/table_layout.md")
 
 
 def well_material_item():

@@ -262,7 +262,8 @@ def pins_md():
                "| 7 | GND | | |\n"
                "| 8 | LIGHT (guidance lights' data) | in: SER of the board's first 74HC595, 10 kOhm to GND (unplugged = dark) | out: QH' of the board's last 74HC595, through the lock-up flip-flop and 100 Ohm |\n"
                "| 9 | LIGHTS_OFF (the same net as pin 1) | | |\n\n"
-               "Cable: straight-through 9-way JST XH, 300 mm; board DOWN -> next board UP; the controller "
+               "Cable: straight-through 9-way JST XH, the length each hop needs (`table_layout.md`); board "
+               "DOWN -> next board UP; the controller "
                "carrier's connector has the same pinout (it drives CLK, LOAD, LIGHT and LIGHTS_OFF, reads "
                "DATA). A reversed cable meets GND to GND, 3V3 to 3V3 and LIGHTS_OFF to LIGHTS_OFF (pin p to "
                "pin 10 - p), never 3V3 to GND; pin 8 (LIGHT) meets pin 2 (CLK): at both ends of that pair an "
@@ -365,7 +366,7 @@ def clock_md():
     m = full_map()
     nb = len(m["strips"])
     regs = m["chain"]["registers"]
-    cable_m = nb * 0.3
+    cable_m = sum(h["cable_mm"] for h in design.table_layout(m)["hops"]) / 1000.0
     c_pf = cable_m * 60 + nb * 4           # ~60 pF/m of cable + one Schmitt input per board
     tau_ns = 100 * c_pf / 1000.0           # 100 Ohm series resistor at the controller
     rise_ns = 2.2 * tau_ns
@@ -392,6 +393,44 @@ def clock_md():
             "then 250000) before anything else.\n\n"
             % (f, nb, cable_m, c_pf, rise_ns, cable_m * 2 * 5, half_ns,
                rise_ns + cable_m * 10 + 100, half_ns / (rise_ns + cable_m * 10 + 100), regs + 1, read_ms))
+
+
+# ----------------------------------------------------------------- table_layout.md
+def table_layout_md():
+    out = [HEADER, "# The strips on the table\n\n"
+           "Where the strips lie at a table for up to four players, and the chain cable of every hop, from the "
+           "sensor map (`tools/design.py` table_layout: the rows, the gaps, the connectors' places). Seat 1 (p1) "
+           "sits at the south edge, seat 2 (p2) at the north, seats 3 and 4 at the west and east ends. The "
+           "shared strips (development and aspects) lie in the middle, %d to a row; each seat's resource strips "
+           "in a row in front of it, upright for that seat (seat 2's turned by 180 degrees). Every strip's UP "
+           "connector J1 is at its left short edge as its row reads it, so the chain snakes from row to row and "
+           "no hop crosses a strip: a cable leaves its plug (%g mm beyond the board's edge), runs along the "
+           "table's axes round the strips' ends, and is at least %d %% longer than that route (slack, bends, a "
+           "strip set down a little off its place).\n\n"
+           "![the strips on the table](../artwork/table_layout.svg)\n\n"
+           "Gaps: %g mm between strips end to end (two plugs), %g mm between rows; the controller carrier "
+           "%g mm beyond the first strip's UP connector, at the west end.\n\n"
+           % (design.SHARED_PER_ROW, design.PLUG_OUT, round(design.CABLE_MARGIN * 100), design.TABLE_GAP_END,
+              design.TABLE_GAP_ROW, design.CONTROLLER_GAP)]
+    for title, smap in (("Full set", full_map()), ("Without the resource strips", reduced_map())):
+        lay = design.table_layout(smap)
+        out.append("## %s\n\n| # | hop | route mm | with %d %% margin | cable |\n|---|---|---|---|---|\n"
+                   % (title, round(design.CABLE_MARGIN * 100)))
+        for k, h in enumerate(lay["hops"]):
+            out.append("| %d | `%s` -> `%s` | %.0f | %.0f | %d mm |\n"
+                       % (k, h["from"], h["to"], h["route_mm"], h["need_mm"], h["cable_mm"]))
+        cc = design.cable_counts(lay)
+        out.append("\nCables (BOM W1): %s; %d mm in all.\n\n"
+                   % (", ".join("%d x %d mm" % (n, L) for L, n in cc.items()),
+                      sum(L * n for L, n in cc.items())))
+        longest = max(lay["hops"], key=lambda h: h["route_mm"])
+        out.append("The longest hop, `%s` -> `%s` (%.0f mm), is the turn between two rows at the table's "
+                   "%s end; no hop needs more than %d mm. Stocked lengths: %s mm (a maker can also crimp "
+                   "any length).\n\n"
+                   % (longest["from"], longest["to"], longest["route_mm"],
+                      "east" if lay["strips"][[s["id"] for s in lay["strips"]].index(longest["to"])]["j1"][2] > 0
+                      else "west", longest["cable_mm"], ", ".join(str(c) for c in design.CABLE_STOCK_MM)))
+    return "".join(out)
 
 
 # ----------------------------------------------------------------- power_budget.md
@@ -642,6 +681,9 @@ def bom_lines(smap, without=(), prices=None, classes=None, shipping=None):
                       "-", "JLCPCB", a["manual_joint_usd"], "rule", hand_joints, "%d boards" % n))
     for ref, cat, item, part, shop, unit, basis, qty, notes in bom_data.MAKER:
         lines.append((ref, cat, item() if callable(item) else item, part, shop, unit, basis, qty(c), notes))
+        if ref == "K5":
+            for length, n in design.cable_counts(design.table_layout(smap)).items():
+                lines.append(bom_data.cable_line(length, n))
     ref, cat, part, shop, unit, basis, qty, notes = bom_data.MAKER_WELLS
     lines.append((ref, cat, bom_data.well_material_item(), part, shop, unit, basis, qty(c), notes))
     for ref, what, usd, basis, shops in bom_data.SHIPPING:
@@ -1271,6 +1313,7 @@ def outputs():
         os.path.join(HW, "docs", "sensor_map.md"): sensor_map_md(),
         os.path.join(HW, "docs", "pins_and_wiring.md"): pins_md(),
         os.path.join(HW, "docs", "power_budget.md"): power_md(),
+        os.path.join(HW, "docs", "table_layout.md"): table_layout_md(),
         os.path.join(HW, "bom.csv"): bom_csv(),
         os.path.join(HW, "bom.md"): bom_md(),
     } | guides()
@@ -1278,7 +1321,12 @@ def outputs():
 
 def main(argv):
     os.makedirs(os.path.join(HW, "docs"), exist_ok=True)
-    return design.write_or_check(outputs(), argv, 'build_docs.py')
+    try:
+        outs = outputs()
+    except design.LayoutError as e:
+        print("refused: %s" % e, file=sys.stderr)
+        return 2
+    return design.write_or_check(outs, argv, 'build_docs.py')
 
 
 if __name__ == "__main__":
