@@ -347,6 +347,11 @@ class GameView:
         sc = self.score(game, state).get(seat)
         return [("Score", f"[b]{sc['total']}[/b]")] if sc else []
 
+    def private_lines(self, game: Game, state, setup, seat) -> list:
+        """Lines as player_lines that only `seat`'s own phone shows, read from its own view (its
+        face-down cards by name); the tablet, seen by everyone, never shows them."""
+        return []
+
     def score(self, game: Game, state) -> dict:
         """seat -> {"total": int, "items": {label: int}} ({} when the game keeps no score)."""
         fn = getattr(game, "score", None)

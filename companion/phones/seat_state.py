@@ -269,6 +269,8 @@ class SeatStates:
             p.setdefault("colour", c.colour(s))
             p.setdefault("score", score.get(s))
             lines = _safe(lambda: v.player_lines(g, st, su, s, p), [])
+            if s == seat:  # what only this seat's phone shows (its face-down cards)
+                lines = list(lines) + list(_safe(lambda: v.private_lines(g, st, su, s), []))
             total = p["score"]
             if isinstance(total, dict):
                 total = total.get("total")

@@ -275,7 +275,7 @@ class TableServer:
         app.router.add_get("/join/{key}", self._join)
         app.router.add_get("/seat", self._seat_page)
         app.router.add_get("/joined", self._joined)
-        app.router.add_get("/favicon.ico", lambda request: web.Response(status=204))
+        app.router.add_get("/favicon.ico", self._no_icon)
         app.router.add_get("/ws", self._ws)
         app.router.add_post("/photo", self._photo)
         app.router.add_get("/static/{name}", self._static)
@@ -349,6 +349,9 @@ class TableServer:
             return web.Response(status=403, text=SCAN_AGAIN, content_type="text/html")
         # no cookie: the page itself holds no state; its connection asks for the seat
         return web.Response(body=(STATIC / "seat.html").read_bytes(), content_type="text/html")
+
+    async def _no_icon(self, request):
+        return web.Response(status=204)
 
     async def _joined(self, request):
         """204 while this phone's cookie names a seat, else 403 (the page then says to scan again)."""

@@ -257,6 +257,11 @@ class MintWorksView(GameView):
         return f"{name}{extra}: " + ", ".join(spaces)
 
     # ------------------------------------------------------------------ players and score
+    def private_lines(self, game, state, setup, seat) -> list:
+        """A seat's face-down Lotto plans by name, for its own phone only."""
+        hidden = [self.plan_card(p) for p, built, secret in state.plans[seat] if secret and not built]
+        return [("Face down", ", ".join(hidden), "block")] if hidden else []
+
     def player_lines(self, game, state, setup, seat, player=None) -> list:
         g = game
         lines = []

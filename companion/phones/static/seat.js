@@ -7,7 +7,7 @@
     history.replaceState(null, "", "/seat");  // the key stays in the cookie, not in the address
   }
   var $ = function (id) { return document.getElementById(id); };
-  var ws = null, state = null, retry = 250, pending = null, closedForGood = false, sent = 0;
+  var ws = null, state = null, retry = 250, pending = null, closedForGood = false, sent = 0, renders = 0, noteLife = 0;
 
   function el(tag, text, cls) {
     var e = document.createElement(tag);
@@ -20,6 +20,7 @@
     var n = $("note");
     if (!text) { n.hidden = true; return; }
     n.textContent = text; n.className = ok ? "note ok" : "note"; n.hidden = false;
+    noteLife = ok ? 2 : 1;  // "Done" outlives the state it brought; a refusal goes with the next move
   }
   function link(text, cls) { var l = $("link"); l.textContent = text; l.className = "link " + (cls || ""); }
 
@@ -41,7 +42,10 @@
     ws.onmessage = function (ev) {
       var msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg.type === "state") { state = msg; render(); }
+      if (msg.type === "state") {
+        if (state && state.at !== msg.at && --noteLife <= 0) note("");  // old words go as the game moves on
+        state = msg; render();
+      }
       else if (msg.type === "ok") { if (pending && pending.id === msg.id) pending = null; note(msg.text, true); }
       else if (msg.type === "refused") {
         if (pending && msg.id && pending.id === msg.id) pending = null;
@@ -68,6 +72,7 @@
 
   function render() {
     var s = state;
+    renders += 1;
     $("me").textContent = s.you.name + " - " + s.title;
     $("chip").style.background = s.you.colour;
     document.title = s.you.name + ": " + s.title;
@@ -210,6 +215,8 @@
             function () { $("photonote").textContent = "The photo could not be sent."; });
     $("photofile").value = "";
   });
-  window.seatPage = { sent: function () { return sent; }, state: function () { return state; } };
+  // for the browser tests: what the page holds, and a way to send what a page could send
+  window.seatPage = { sent: function () { return sent; }, state: function () { return state; },
+                      renders: function () { return renders; }, send: send };
   connect();
 })();
