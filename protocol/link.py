@@ -366,6 +366,7 @@ class Link:
             return
         self.rx_expected = (seq + 1) & 0xFFFF
         try:
+            wire.check_type(self.role, mtype)  # the type first, then the payload (spec 2)
             msg = wire.decode_payload(mtype, payload)
             wire.check_fields(mtype, msg)
         except wire.ProtocolError as exc:
@@ -574,9 +575,6 @@ class BoardLink(Link):
         if mtype == wire.CMD_SNAPSHOT:
             if self.queue_snapshot(wire.SNAP_REQUEST) < 0:
                 self._fold()  # the overflow snapshot answers it
-            return
-        if not 0x20 <= mtype <= 0x2F:
-            self._bad(wire.E_UNKNOWN_TYPE, mtype, msg["seq"], "not a host command")
             return
         self.on_message(msg)
 

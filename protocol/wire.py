@@ -64,6 +64,28 @@ def is_sequenced(mtype):
     return 0x10 <= mtype <= 0x7F
 
 
+def takes(role, mtype):
+    """Does a receiver of this role take the type? The link types both ways, board events
+    (0x10-0x1F) only the tablet, commands (0x20-0x2F) only the board. Checked before the
+    payload (docs/protocol.md 2): a DICE sent to the board is unknown_type, whatever its value."""
+    if mtype not in TYPE_NAMES:
+        return False
+    if mtype < 0x10:
+        return True
+    if mtype < 0x20:
+        return role == ROLE_HOST
+    return role == ROLE_BOARD
+
+
+def check_type(role, mtype):
+    """Raise unknown_type when a receiver of this role does not take the type."""
+    if not takes(role, mtype):
+        if mtype in TYPE_NAMES:
+            raise ProtocolError(E_UNKNOWN_TYPE, "%s is not a message the %s takes" % (
+                TYPE_NAMES[mtype], "board" if role == ROLE_BOARD else "tablet"))
+        raise ProtocolError(E_UNKNOWN_TYPE, "unknown message type 0x%02x" % mtype)
+
+
 # HELLO
 ROLE_BOARD = const(0)
 ROLE_HOST = const(1)
@@ -506,12 +528,15 @@ def encode_frame(mtype, seq, ack, fields, session=None, peer=None):
     return b"\x00" + cobs.encode(body) + b"\x00"
 
 
-def decode_frame(raw):
-    """One frame (with or without delimiters) -> message dict; raises ProtocolError."""
+def decode_frame(raw, receiver=None):
+    """One frame (with or without delimiters) -> message dict; raises ProtocolError.
+    receiver: ROLE_BOARD or ROLE_HOST checks the type is one that side takes (`takes`)."""
     raw = bytes(raw).strip(b"\x00")
     body = bytearray(MAX_BODY)
     n = unstuff(raw, len(raw), body)
     mtype, seq, ack, session, peer, payload = parse_body(body, n)
+    if receiver is not None:
+        check_type(receiver, mtype)
     msg = decode_payload(mtype, bytes(payload))
     check_fields(mtype, msg)
     msg["type"] = TYPE_NAMES[mtype]

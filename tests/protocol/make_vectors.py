@@ -31,8 +31,11 @@ def message_vector(name, mtype, seq, ack, session, peer, fields):
     return {"name": name, "frame": binascii.hexlify(raw).decode(), "message": msg}
 
 
-def error_vector(name, raw, error):
-    return {"name": name, "frame": binascii.hexlify(raw).decode(), "expect_error": error}
+def error_vector(name, raw, error, to=None):
+    v = {"name": name, "frame": binascii.hexlify(raw).decode(), "expect_error": error}
+    if to is not None:  # decoded as that side receives it (wire.takes: the type first)
+        v["to"] = to
+    return v
 
 
 def raw(body):
@@ -118,7 +121,13 @@ def frame_vectors():
         error_vector("error-unknown-type", raw(wire.build_body(0x7E, 1, 0, b"\x02", B, T)), "unknown_type"),
         error_vector("error-bad-payload-length", raw(wire.build_body(wire.DICE, 1, 0, b"\x02", B, T)),
                      "bad_payload"),
-        error_vector("error-die-value-7", raw(die7), "bad_payload"),
+        error_vector("error-die-value-7", raw(die7), "bad_payload", "host"),
+        # 2, 3.6: the type is checked before the payload: a board event sent to the board is
+        # unknown_type whatever its values, a command sent to the tablet likewise
+        error_vector("error-die-value-7-sent-to-the-board", raw(wire.build_body(
+            wire.DICE, 2, 0, bytes([1, 2, 7, 90, 1]), T, B)), "unknown_type", "board"),
+        error_vector("error-command-sent-to-the-tablet", raw(wire.build_body(
+            wire.CMD_SELF_TEST, 3, 0, b"", B, T)), "unknown_type", "host"),
         error_vector("error-cobs-overrun", b"\x00\x05\x01\x02\x00", "bad_framing"),
         error_vector("error-ack-with-payload", raw(wire.build_body(wire.ACK, 0, 3, b"\x01", T, B)),
                      "bad_payload"),
@@ -200,7 +209,8 @@ def link_cases():
         {"name": "board-answers-bad-frames",
          "note": "paired; an ACK with a payload, a DICE event sent to the board (a type the board "
                  "does not take: unknown_type, 3.6) and a HELLO with a 65-byte board id "
-                 "(bad_payload) each get an ERROR; the pairing stays",
+                 "(bad_payload) each get an ERROR; a DICE with value 7 sent to the board is "
+                 "unknown_type too (the type is checked before the payload, 2); the pairing stays",
          "side": "board", "session": B1,
          "steps": [
              [0, f(wire.HELLO, 0, 0, T, 0, th)],
@@ -208,6 +218,8 @@ def link_cases():
              [150, f(wire.DICE, 0, 1, T, B1, {"well": 0, "state": 1, "value": 0,
                                              "confidence": 0, "roll": 0})],
              [300, binascii.hexlify(raw(long_th)).decode()],
+             [310, f(wire.DICE, 1, 1, T, B1, {"well": 0, "state": 2, "value": 7,
+                                             "confidence": 90, "roll": 1})],
          ]},
         {"name": "board-defers-its-hello-to-a-foreign-frame-inside-the-gap",
          "note": "4.1: the board pairs with T at 0 ms and sends its HELLO; at 221 ms a HEARTBEAT "

@@ -101,11 +101,30 @@ def test_link_cases_say_what_the_spec_says():
     # 3.6: an event sent to the board is a type it does not take: unknown_type, consumed
     assert s[2]["sent"] == ["ERROR 0 1 12345678 cafebabe unknown_type", "ACK 0 1 12345678 cafebabe"]
     assert s[3]["sent"] == ["ERROR 0 1 12345678 cafebabe bad_payload"]  # a 65-byte board id
+    # 2: the type before the payload: a DICE of value 7 sent to the board is unknown_type
+    assert s[4]["sent"] == ["ERROR 0 2 12345678 cafebabe unknown_type", "ACK 0 2 12345678 cafebabe"]
     assert not any(d.startswith("LINK") for step in s[1:] for d in step["delivered"])
     s = _steps("board-takes-lights-and-refuses-nine")
     assert s[1]["delivered"] == ["CMD_LIGHTS 0"]  # the board's command handler gets it
     assert s[2]["delivered"] == []  # nine lights: never delivered ...
     assert [f.split()[0] for f in s[2]["sent"]] == ["ERROR", "ACK"]  # ... but consumed and answered
+
+
+def test_the_type_is_checked_before_the_payload():
+    """Issue 41.1: a DICE with value 7 is bad_payload to the tablet, unknown_type to the board."""
+    v = {x["name"]: x for x in _vectors()}
+    assert v["error-die-value-7"]["expect_error"] == "bad_payload"
+    to_board = bytes.fromhex(v["error-die-value-7-sent-to-the-board"]["frame"])
+    assert v["error-die-value-7-sent-to-the-board"]["expect_error"] == "unknown_type"
+    with pytest.raises(wire.ProtocolError) as exc:
+        wire.decode_frame(to_board, wire.ROLE_BOARD)
+    assert exc.value.code == wire.E_UNKNOWN_TYPE
+    with pytest.raises(wire.ProtocolError) as exc:  # the same body read by the tablet
+        wire.decode_frame(to_board, wire.ROLE_HOST)
+    assert exc.value.code == wire.E_BAD_PAYLOAD
+    assert v["error-command-sent-to-the-tablet"]["expect_error"] == "unknown_type"
+    assert [t for t in wire.TYPE_NAMES if wire.takes(wire.ROLE_BOARD, t)] == [1, 2, 3, 4] + list(range(0x20, 0x26))
+    assert [t for t in wire.TYPE_NAMES if wire.takes(wire.ROLE_HOST, t)] == [1, 2, 3, 4] + list(range(0x10, 0x15))
 
 
 def test_lights_vectors_say_what_the_spec_says():

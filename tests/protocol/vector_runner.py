@@ -32,8 +32,10 @@ def run(vectors):
     results = []
     for v in vectors:
         frame = binascii.unhexlify(v["frame"])
+        to = v.get("to")  # the receiving side, when the vector is about what that side takes
         try:
-            msg = wire.decode_frame(frame)
+            msg = wire.decode_frame(frame, None if to is None else
+                                    (wire.ROLE_BOARD if to == "board" else wire.ROLE_HOST))
             decoded = jsonable(msg)
         except wire.ProtocolError as exc:
             decoded = {"error": exc.code}
