@@ -335,7 +335,11 @@ class BoardConnection:
         elif t == "LINK_DOWN":
             self._set_state("searching", "no answer from the board")
         elif t == "REFUSED":
-            if msg.get("peer"):  # its HELLO was readable, so it speaks our protocol
+            if self.host.synced:
+                # another board refused while this one stays paired (4.6): the state stays
+                # 'paired'; the refusal is shown as an error with its reason
+                self._put({"type": "ERROR", "code": msg["code"], "detail": msg["reason"]})
+            elif msg.get("peer"):  # its HELLO was readable, so it speaks our protocol
                 self._set_state("refused", msg["reason"], peer=dict(msg["peer"]), protocol=wire.VERSION)
             else:
                 self._set_state("refused", msg["reason"], peer=None, protocol=msg.get("protocol"))
