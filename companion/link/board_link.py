@@ -250,8 +250,7 @@ class TableMirror:
                 elif code in (wire.FAULT_SENSOR_MISSING, wire.FAULT_SENSOR_ID, wire.FAULT_SENSOR_SATURATED):
                     where = well_name(index)
                 elif code == wire.FAULT_CAL_IMPLAUSIBLE:
-                    where = "%s: its stored face %d reads like face %d" % (
-                        well_name(index), value >> 8, value & 0xFF)
+                    where = "%s: %s" % (well_name(index), wire.cal_fault_words(value))
                 else:
                     where = wire.fault_where(code, index, value)
                 faults.append({"code": code, "fault": name, "where": where, "value": value})
