@@ -338,6 +338,7 @@ class _Scan:
         self.repeats: list[int] = []
         self.problem: str | None = None  # first problem found (None: healthy)
         self.notes: list[str] = []  # what was done before reading (a foreign journal set aside)
+        self.sensed: list = []  # raw (seq, detail, checksum) rows of the sensed table, if any
 
     def entries(self) -> list[Entry]:
         return [_entry(r) for r in self.rows]
@@ -868,6 +869,10 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
 
     # 4. every row, in order; stop at the first bad one and keep the prefix
     row_problem = _load_rows(conn, scan)
+    try:  # how sensed actions were read: a note beside them (checked when asked for)
+        scan.sensed = conn.execute("SELECT seq, detail, checksum FROM sensed ORDER BY seq").fetchall()
+    except (sqlite3.DatabaseError, UnicodeError):  # none written yet (or unreadable: a note only)
+        scan.sensed = []
     scan.problem = row_problem or problem
     if row_problem and problem:
         scan.problem = f"{row_problem} ({problem})"
@@ -1098,6 +1103,7 @@ class Journal:
         self._lock = threading.RLock()
         self._readonly: str | None = None
         self.notes: list[str] = list(scan.notes)  # e.g. a foreign -journal set aside on open
+        self._sensed: list = list(scan.sensed)  # (seq, detail, checksum) as stored
 
     # ---- construction
 
@@ -1291,21 +1297,17 @@ class Journal:
         """{seq: detail} of the entries written with `sensed` (a detail whose checksum does not
         match its entry is left out: it is a note, the entry stands without it)."""
         with self._lock:
-            conn = self._conn
-            if conn is None:
-                raise JournalClosed(self._path)
-            try:
-                rows = conn.execute("SELECT seq, detail, checksum FROM sensed ORDER BY seq").fetchall()
-            except sqlite3.Error:  # no such table: nothing was sensed
-                return {}
+            rows = list(self._sensed)
             sums = {r[0]: r[4] for r in self._rows}
             out = {}
             for seq, detail, checksum in rows:
-                if seq in sums and isinstance(detail, str) and checksum == _row_checksum(sums[seq], seq, "sensed", "", detail):
-                    try:
-                        out[seq] = json.loads(detail)
-                    except ValueError:
-                        continue
+                if seq not in sums or not isinstance(detail, str) \
+                        or checksum != _row_checksum(sums[seq], seq, "sensed", "", detail):
+                    continue
+                try:
+                    out[seq] = json.loads(detail)
+                except ValueError:
+                    continue
             return out
 
     def undo(self, is_chance: Callable[[dict], bool], source: str = "ui") -> Entry:
@@ -1372,8 +1374,8 @@ class Journal:
                     if sensed is not None:
                         for sql in _SENSED_SQL:
                             conn.execute(sql)
-                        conn.execute("INSERT INTO sensed(seq, detail, checksum) VALUES (?,?,?)",
-                                     (seq, sensed, _row_checksum(row[4], seq, "sensed", "", sensed)))
+                        sensed_row = (seq, sensed, _row_checksum(row[4], seq, "sensed", "", sensed))
+                        conn.execute("INSERT INTO sensed(seq, detail, checksum) VALUES (?,?,?)", sensed_row)
                     conn.execute("COMMIT")
                 except BaseException:
                     if conn.in_transaction:
@@ -1386,6 +1388,8 @@ class Journal:
                 raise JournalWriteError(
                     self._path, f"{self._path}: could not record the action: {exc}") from None
             self._rows.append(row)
+            if sensed is not None:
+                self._sensed.append(sensed_row)
             self._parsed = None  # handed-out-once cache: only for the rows read at open
             if undoes is None:
                 self._effective.append(len(self._rows) - 1)
