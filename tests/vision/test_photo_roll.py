@@ -152,3 +152,11 @@ def test_cli_reads_image_files(tmp_path):
     assert lines[0].startswith(f"{photo}: {' '.join(map(str, r.values))} (confidence")
     assert lines[1] == f"{junk}: not read: This file is not a photo the app can read (JPEG or PNG)."
     assert (tmp_path / "drawn.png").stat().st_size > 1000
+
+
+def test_android_build_asks_for_opencv_and_numpy():
+    import configparser
+    cp = configparser.ConfigParser(interpolation=None)
+    cp.read(os.path.join(ROOT, "buildozer.spec"), encoding="utf-8")
+    reqs = [r.partition("==")[0] for r in cp["app"]["requirements"].split(",")]
+    assert "opencv" in reqs and "numpy" in reqs
