@@ -24,6 +24,7 @@ from companion.store.journal import JournalError, UndoRefused
 from companion.kit import DiceEntry, rgba
 from companion.table.sensing import Binding, lanes_of
 from companion.table.sync import DiceFeeder, TableSync
+from companion.gui import photo_dice  # noqa: F401  (PhotoDiceButtons of game.kv)
 from companion.table.todo import TableTodo, setup_checklist
 
 from companion import controller as C
@@ -619,6 +620,11 @@ class GameScreen(Screen):
         if action is not None:
             self._feeder.used(action)
             self.submit(action, "board", label="dice from the board: " + c.action_label(action))
+
+    def dispatch_sensed(self, action, source, sensed, label=None) -> bool:
+        """A roll the table confirmed elsewhere (a photo's values, gui/photo_dice.py): applied
+        now with its source and how it was read (journaled beside it)."""
+        return self._run(lambda: self.ctrl.dispatch(action, source, sensed=sensed), label)
 
     def submit(self, action, source="ui", label=None) -> bool:
         """A panel, the map or the dice entry chose `action`. The players' choice ("ui") waits

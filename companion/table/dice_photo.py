@@ -579,3 +579,34 @@ def read_dice(image, time_limit: float = TIME_LIMIT) -> DiceReading:
     if not problem and not dice:
         problem = NO_DICE
     return DiceReading(tuple(dice), problem, size, scale, time.monotonic() - start)
+
+
+def draw_reading(image, reading: DiceReading, max_side: int = 1280, values=None) -> bytes | None:
+    """The photo as PNG bytes (at most `max_side` px) with each die's top face outlined and its
+    value drawn on it: green when read, red "?" when not (`values`: the table's corrections,
+    drawn in blue). None when the photo cannot be decoded. For the confirm screens."""
+    got = _decode(image)
+    if isinstance(got, str):
+        return None
+    img, scale, _ = got
+    f = min(1.0, max_side / max(img.shape[:2]))
+    out = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else img.copy()
+    k = scale * f  # given px -> drawn px
+    for i, d in enumerate(reading.dice):
+        fixed = values[i] if values is not None and i < len(values) else None
+        v = fixed if fixed is not None else d.value
+        colour = (255, 120, 0) if fixed is not None else ((60, 200, 60) if d.value is not None else (40, 40, 230))
+        pts = np.array([[x * k, y * k] for x, y in d.box], np.int32)
+        cv2.polylines(out, [pts], True, colour, max(2, int(out.shape[1] / 400)), cv2.LINE_AA)
+        side = max(12.0, float(np.linalg.norm(pts[0] - pts[1])))
+        text = str(v) if v is not None else "?"
+        scale_txt = max(0.6, side / 40)
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale_txt, 2)
+        x, y = int(d.centre[0] * k - tw / 2), int(min(p[1] for p in pts) - 8)
+        y = max(th + 4, y)
+        cv2.rectangle(out, (x - 4, y - th - 4), (x + tw + 4, y + 4), (255, 255, 255), -1)
+        cv2.putText(out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale_txt, colour, 2, cv2.LINE_AA)
+        cv2.putText(out, str(i + 1), (int(pts[:, 0].max()) + 4, int(pts[:, 1].max())), cv2.FONT_HERSHEY_SIMPLEX,
+                    max(0.5, scale_txt * 0.5), (255, 255, 255), 2, cv2.LINE_AA)
+    ok, buf = cv2.imencode(".png", out)
+    return buf.tobytes() if ok else None
