@@ -301,12 +301,13 @@ def write_or_check(outputs, argv, script, owned=None):
     so one it no longer generates (a strip the map dropped) is removed, or with --check reported."""
     bad = 0
     for path, text in outputs.items():
+        binary = isinstance(text, bytes)      # a PDF: compared and written byte for byte
         if "--check" in argv:
-            if not os.path.exists(path) or _read(path) != text:
+            if not os.path.exists(path) or _read(path, binary) != text:
                 print("stale: %s (run python hardware/tools/%s)" % (path, script))
                 bad = 1
         else:
-            with open(path, "w", newline="\n") as f:
+            with (open(path, "wb") if binary else open(path, "w", newline="\n")) as f:
                 f.write(text)
             print("wrote", path)
     if owned:
@@ -324,6 +325,133 @@ def write_or_check(outputs, argv, script, owned=None):
 
 
 
-def _read(path):
-    with open(path) as f:
+def _read(path, binary=False):
+    with open(path, "rb" if binary else "r") as f:
         return f.read()
+
+
+# ---- the strips on the table (issue 40): where they lie, and the chain cable of every hop -------
+# A table for up to 4 players: seat 1 (p1) at the south edge, seat 2 (p2) at the north, seats 3 and 4
+# at the west and east ends.  The shared strips (development, aspects) lie in the middle, two to a
+# row; each seat's resource strips in a row in front of it, upright for that seat.  Every strip's UP
+# connector J1 is at its left short edge as its seat reads it, so the chain snakes: a row read
+# west -> east (upright for seat 1) ends at the east, where the next row, turned for seat 2, starts.
+# Rows, north to south: (name, turned by 180 degrees for seat 2, which strips).
+TABLE_ROWS = [
+    ("seat 2's resources", True, ("resource", "p2")),
+    ("shared, north", False, ("shared", 0)),
+    ("shared, south", True, ("shared", 1)),
+    ("seat 1's resources", False, ("resource", "p1")),
+]
+SHARED_PER_ROW = 2
+TABLE_GAP_END = 30.0      # mm between two strips end to end (room for the two plugs)
+TABLE_GAP_ROW = 40.0      # mm between rows
+CONN_IN = 10.2            # the connector's pin row from the short edge (build_pcb.CONN_X)
+CONN_Y_MID = 40.0         # the middle of its pin row from the strip's top edge (pins y 30-50)
+PLUG_OUT = 15.0           # a plug and the cable's first bend beyond the board edge, each end
+CONTROLLER_GAP = 120.0    # the controller carrier this far beyond the first strip's UP connector
+CABLE_MARGIN = 0.25       # a cable is at least 25 % longer than its route (slack, bends, a misplaced strip)
+CABLE_STOCK_MM = (150, 200, 300, 400, 500, 600, 800, 1000)   # 9-way XH cables sold crimped both ends (estimate)
+
+
+class LayoutError(ValueError):
+    pass
+
+
+def strip_seat(smap, strip_id):
+    """The seat whose strip it is ('p1', 'p2'), or 'shared' when its lanes belong to both seats."""
+    seats = {l["seat"] for l in smap["lanes"] if l["strip"] == strip_id}
+    return seats.pop() if len(seats) == 1 else "shared"
+
+
+def table_layout(smap):
+    """Where each strip of a map lies on the table and the chain's hops.
+
+    Returns {"strips": [{"id", "row", "x", "y", "w", "h", "turned", "j1", "j2"}] (table mm, x east,
+    y south, origin the table's centre; j1/j2 = (x, y, outward direction +1 east / -1 west)),
+    "controller": (x, y), "hops": [{"from", "to", "route_mm", "need_mm", "cable_mm"}]}.
+    A strip that no row takes, or a hop no stocked cable reaches, is refused (LayoutError naming it)."""
+    rows = [[] for _ in TABLE_ROWS]
+    shared = [s for s in smap["strips"] if strip_seat(smap, s["id"]) == "shared"]
+    for s in smap["strips"]:
+        seat = strip_seat(smap, s["id"])
+        for k, (_, _, (what, which)) in enumerate(TABLE_ROWS):
+            if what == "resource" and s["kind"] == "resource" and seat == which:
+                rows[k].append(s)
+                break
+            if what == "shared" and seat == "shared" and shared.index(s) // SHARED_PER_ROW == which:
+                rows[k].append(s)
+                break
+        else:
+            raise LayoutError("strip '%s' (%s, seat %s): no row of the table layout takes it "
+                              "(design.TABLE_ROWS)" % (s["id"], s["kind"], seat))
+    placed = {}
+    n_rows = sum(1 for r in rows if r)
+    y = -(n_rows * STRIP_H + (n_rows - 1) * TABLE_GAP_ROW) / 2.0
+    for k, row in enumerate(rows):
+        if not row:
+            continue
+        name, turned, _ = TABLE_ROWS[k]
+        width = len(row) * STRIP_W + (len(row) - 1) * TABLE_GAP_END
+        for i, s in enumerate(row):
+            # upright: chain order west -> east; turned: east -> west
+            slot = i if not turned else len(row) - 1 - i
+            x = -width / 2.0 + slot * (STRIP_W + TABLE_GAP_END)
+            if not turned:
+                j1 = (x + CONN_IN, y + CONN_Y_MID, -1)
+                j2 = (x + STRIP_W - CONN_IN, y + CONN_Y_MID, 1)
+            else:
+                j1 = (x + STRIP_W - CONN_IN, y + STRIP_H - CONN_Y_MID, 1)
+                j2 = (x + CONN_IN, y + STRIP_H - CONN_Y_MID, -1)
+            placed[s["id"]] = {"id": s["id"], "row": name, "x": x, "y": y, "w": STRIP_W, "h": STRIP_H,
+                               "turned": turned, "j1": j1, "j2": j2}
+        y += STRIP_H + TABLE_GAP_ROW
+    order = [placed[s["id"]] for s in smap["strips"]]
+    first = order[0]["j1"]
+    controller = (first[0] + first[2] * CONTROLLER_GAP, first[1])
+    hops = []
+    prev_name, prev = "controller", (controller[0], controller[1], -first[2])
+    for p in order:
+        a, b = prev, p["j1"]
+        route = _route_mm(a, b) if prev_name != "controller" else abs(a[0] - b[0]) + abs(a[1] - b[1]) + PLUG_OUT
+        need = route * (1 + CABLE_MARGIN)
+        fits = [c for c in CABLE_STOCK_MM if c >= need]
+        if not fits:
+            raise LayoutError("hop %s -> %s: its route is %.0f mm, %.0f mm with the margin, longer than the "
+                              "longest cable stocked (%d mm)" % (prev_name, p["id"], route, need,
+                                                                 max(CABLE_STOCK_MM)))
+        hops.append({"from": prev_name, "to": p["id"], "route_mm": round(route, 1), "need_mm": round(need, 1),
+                     "cable_mm": fits[0]})
+        prev_name, prev = p["id"], p["j2"]
+    return {"strips": order, "controller": controller, "hops": hops}
+
+
+def _route_mm(a, b):
+    """A cable's route between two connectors (x, y, outward direction): out of each plug by
+    PLUG_OUT, then along the table's axes (around the strips' ends, never over a strip)."""
+    ax, bx = a[0] + a[2] * PLUG_OUT, b[0] + b[2] * PLUG_OUT
+    if a[2] == b[2]:
+        # both open the same way (a turn at the end of a row): out to the farther of the two, back
+        far = max(ax, bx) if a[2] > 0 else min(ax, bx)
+        horiz = abs(far - ax) + abs(far - bx)
+    else:
+        horiz = abs(ax - bx)
+    return 2 * PLUG_OUT + horiz + abs(a[1] - b[1])
+
+
+def route_points(a, b):
+    """The polyline _route_mm measures (for the drawing): connector, plug end, the turn, the other plug."""
+    ax, bx = a[0] + a[2] * PLUG_OUT, b[0] + b[2] * PLUG_OUT
+    if a[2] == b[2]:
+        far = max(ax, bx) if a[2] > 0 else min(ax, bx)
+        return [(a[0], a[1]), (far, a[1]), (far, b[1]), (b[0], b[1])]
+    mid = (ax + bx) / 2.0
+    return [(a[0], a[1]), (mid, a[1]), (mid, b[1]), (b[0], b[1])]
+
+
+def cable_counts(layout):
+    """{cable length mm: how many} for a layout's hops."""
+    out = {}
+    for h in layout["hops"]:
+        out[h["cable_mm"]] = out.get(h["cable_mm"], 0) + 1
+    return dict(sorted(out.items()))
