@@ -80,8 +80,12 @@
     var turn = $("turn");
     if (s.over) { turn.textContent = "Game over"; turn.className = "turn"; }
     else if (s.turn.app) { turn.textContent = "The app is choosing " + s.turn.name + "'s move"; turn.className = "turn app"; }
+    else if (s.dice) {
+      turn.textContent = s.dice.kind === "draw" ? (s.dice.mine && s.dice.who ? "Your draw" : "A draw is awaited")
+        : (s.dice.mine && s.dice.who ? "Your roll" : "A roll is awaited");
+      turn.className = s.dice.mine && s.dice.who ? "turn mine" : "turn";
+    }
     else if (s.turn.mine) { turn.textContent = "Your decision"; turn.className = "turn mine"; }
-    else if (s.dice) { turn.textContent = (s.dice.kind === "draw" ? "A draw is awaited" : "A roll is awaited"); turn.className = "turn"; }
     else if (s.turn.name) { turn.textContent = s.turn.name + " is deciding"; turn.className = "turn"; }
     else { turn.textContent = ""; turn.className = "turn"; }
     $("prompt").textContent = s.prompt;
@@ -152,7 +156,7 @@
     box.hidden = false;
     var d = s.dice;
     $("rolltext").textContent = (d.who ? d.who + ": " : "") + d.roll +
-      (d.kind === "draw" ? " - draw at the table; the tablet records it." :
+      (d.kind === "draw" ? ": draw at the table, then tap what was drawn on the tablet." :
         " (" + d.count + (d.count === 1 ? " die" : " dice") + ") - throw at the table; the board or the tablet reads it.");
     $("photo").hidden = d.kind !== "dice";
   }
