@@ -12,7 +12,7 @@ import io
 
 from kivy.clock import Clock
 from kivy.core.image import Image as CoreImage
-from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
@@ -82,6 +82,7 @@ class SeatCode(BoxLayout):
     texture = ObjectProperty(None, allownone=True)
     live = BooleanProperty(False)
     panel = ObjectProperty(None)
+    qr = NumericProperty(0)  # the code's side, px
 
 
 class PhonesPanel(ModalView):
