@@ -17,7 +17,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from phone_kit import Table, picks_to  # noqa: E402
+from phone_kit import Table, picks_to, read_qr  # noqa: E402
 
 from companion.controller import GameController  # noqa: E402
 from companion.phones.seat_state import SeatStates  # noqa: E402
@@ -42,7 +42,7 @@ def scan(png: bytes) -> str:
     import cv2
     import numpy as np
     img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(img)
+    text = read_qr(img)
     assert text, "the QR code could not be read"
     return text
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gui_process import run_scenario  # noqa: E402
 
 
@@ -49,11 +50,12 @@ def scenario_phones_panel(app, drv):
     import threading
 
     import cv2
-    import numpy as np
 
     from companion.gui import phones_panel
+    from phone_kit import read_qr
 
     phones_panel.HOST = "127.0.0.1"  # tests never listen on the network
+    phones_panel.PREFERRED_PORT = 0  # any free port: tests run side by side
     drv.start_from_form(app, "mint_works", names=("Ana", "Ben"))
     scr = drv.game_screen(app)
     while scr.ctrl.awaiting_dice():  # the app draws the Plan Supply (as "Let the app draw")
@@ -71,8 +73,7 @@ def scenario_phones_panel(app, drv):
     from kivy.core.window import Window
     path = drv.shot(f"phones-panel-{Window.width}x{Window.height}", folder=folder)
     img = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
-    ok, texts, _, _ = cv2.QRCodeDetector().detectAndDecodeMulti(img)
-    read = {t for t in texts if t} if ok else set()
+    read = read_qr(img, many=True)
     if Window.width >= 1000:  # both codes in sight (a smaller window scrolls to the second)
         assert read == {server.url("p1"), server.url("p2")}, read  # the codes on the screen are the seats'
     else:
