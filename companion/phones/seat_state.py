@@ -117,6 +117,8 @@ class SeatStates:
         self.module = ctrl.module
         self._hidden_from: dict[int, frozenset] = {}  # log seq -> seats that entry is hidden from
         self._decisions: dict[str, tuple] = {}        # seat -> (position, legal actions, Decision)
+        self._shared_players = None                   # ((position, state id), panels) for unhidden views
+        self._noted = None                            # the position _note_history last saw
 
     # ---------------------------------------------------------------- reading the controller
     def position(self) -> int:
@@ -131,7 +133,10 @@ class SeatStates:
 
     def _note_history(self):
         """Which seats each effective Log entry is hidden from (kept by seq: an undone entry keeps
-        its answer)."""
+        its answer). Once per position."""
+        if self._noted == self.position():
+            return
+        self._noted = self.position()
         seats = self.seats()
         for entry, before, after in self.ctrl.history.effective():
             if entry.seq in self._hidden_from:
@@ -289,6 +294,19 @@ class SeatStates:
         return out
 
     def _players(self, seat, st) -> list:
+        """Every seat's panel as `seat` sees it. A view that is the whole state (nothing hidden
+        from `seat`) gives the same panels to every such seat: made once per position."""
+        if st is self.ctrl.state:
+            key = (self.position(), id(st))
+            if self._shared_players is None or self._shared_players[0] != key:
+                self._shared_players = (key, self._players_of(None, st))
+            base = self._shared_players[1]
+            own = _safe(lambda: self.ctrl.view.private_lines(self.ctrl.game, st, self.ctrl.setup, seat), [])
+            return [dict(p, you=p["seat"] == seat, lines=p["lines"] + ([_line(x) for x in own] if p["seat"] == seat else []))
+                    for p in base]
+        return self._players_of(seat, st)
+
+    def _players_of(self, seat, st) -> list:
         c = self.ctrl
         g, su, v = c.game, c.setup, c.view
         snap = _safe(lambda: v.snapshot(g, st, su), {}) or {}
