@@ -311,6 +311,9 @@ MAKER = [
      "generic", "AliExpress", 0.10, "estimate", lambda c: 4 * c["boards"],
      "4 under every board, at its corners: the chain connector and its plug hang %g mm under it "
      "(pcb.md), so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
+    ("K6", "case", "JST XHP-9 housing without contacts: a cap over the last board's open DOWN connector",
+     "JST XHP-9", "AliExpress", 0.05, "estimate", lambda c: 1,
+     "the one chain connector no cable covers: its pins stay out of reach (ESD, pcb.md)"),
     ("M1", "token", "NdFeB N35 disc magnet 3 x 1 mm, axially magnetised, 100-pack", "generic",
      "AliExpress", 3.00, "estimate", _magnet_packs,
      "one glued under each token (design.MAGNET; field figures in docs/bringup.md)"),

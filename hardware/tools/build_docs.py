@@ -1279,10 +1279,34 @@ def pcb_figures_block():
     return "".join(out)
 
 
+def esd_block():
+    """pcb.md's ESD table: what a touched pin of each chain connector reaches on the board, from the
+    committed netlist (every pin of J1 and J2: its net and the other pads on it)."""
+    rows = netlist_rows(design.BOARD)
+    on = {}
+    for r in rows:
+        on.setdefault(r["Net"], []).append(r)
+    out = ["| pin | net | J1 (UP) meets | J2 (DOWN) meets |\n|---|---|---|---|\n"]
+    for pin in range(1, 10):
+        cells, net = [], None
+        for j in ("J1", "J2"):
+            r = next(x for x in rows if x["Reference"] == j and x["Pad"] == str(pin))
+            net = r["Net"]
+            if net in ("GND", "3V3"):
+                cells.append({"GND": "the GND pour (both layers)", "3V3": "the 3V3 rails, 100 nF at every chip"}[net])
+                continue
+            others = sorted({"%s %s pin %s" % (x["Reference"], x["Part"], x["Pad"]) for x in on[net]
+                             if x["Reference"] not in ("J1", "J2")})
+            cells.append(", ".join(others))
+        nets = {next(x for x in rows if x["Reference"] == j and x["Pad"] == str(pin))["Net"] for j in ("J1", "J2")}
+        out.append("| %d | %s | %s | %s |\n" % (pin, " / ".join(sorted(nets)), cells[0], cells[1]))
+    return "".join(out)
+
+
 GUIDE_BLOCKS = {
     "assembly.md": {"wells": well_block, "magnet": magnet_assembly_block},
     "bringup.md": {"magnet": magnet_bringup_block},
-    "pcb.md": {"parts": pcb_parts_block, "figures": pcb_figures_block},
+    "pcb.md": {"parts": pcb_parts_block, "figures": pcb_figures_block, "esd": esd_block},
 }
 
 
