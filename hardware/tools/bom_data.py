@@ -27,7 +27,7 @@ import math
 import os
 
 PRICED_ON = "2026-11-26"
-FOOT_MM = 10.0      # the boards' feet (BOM F1)
+FOOT_MM = 10.0      # the boards' feet (BOM F1; design.FOOT_H_MM, the tests hold them equal)
 FOOT_MIN_MM = 8.0   # what the chain connector and its plug need under the board (pcb.md)
 BUDGET_USD = 150.0   # the full set with lights (issue 32; landed: KIT_GOALS)
 
@@ -307,10 +307,9 @@ MAKER = [
      "estimate", lambda c: 1, "board to the tablet through the OTG adapter"),
     ("K5", "controller", "USB OTG adapter, USB-C plug to USB-A socket", "generic", "AliExpress",
      1.50, "estimate", lambda c: 1, "a tablet with a micro-B port needs the micro-B version"),
-    ("F1", "case", "Self-adhesive rubber bumper feet, 20 mm across, %g mm tall" % FOOT_MM,
-     "generic", "AliExpress", 0.10, "estimate", lambda c: 4 * c["boards"],
-     "4 under every board, at its corners: the chain connector and its plug hang %g mm under it "
-     "(pcb.md), so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
+    ("F1", "case", lambda: feet_item(), "generic", "AliExpress", 0.06, "estimate", lambda c: feet_per_board() * c["boards"],
+     "on the circles printed under every board (pcb.md, \"Feet and support\"): the chain connector and its "
+     "plug hang %g mm under it, so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
     ("K6", "case", "JST XHP-9 housing without contacts: a cap over the last board's open DOWN connector",
      "JST XHP-9", "AliExpress", 0.05, "estimate", lambda c: 1,
      "the one chain connector no cable covers: its pins stay out of reach (ESD, pcb.md)"),
@@ -345,6 +344,17 @@ def well_material_item():
     import design
     return ("Foam board %g mm, A4 + clear PET %g mm offcut (dice wells, template "
             "artwork/dice_well_template.svg)" % (design.WALL_T, design.PET_T))
+
+
+def feet_item():
+    import design
+    return ("Self-adhesive rubber feet (cylinders), %g mm across, %g mm tall, one size for every foot"
+            % (design.FOOT_D_MM, design.FOOT_H_MM))
+
+
+def feet_per_board():
+    import design
+    return len(design.feet())
 
 
 def die_item():
