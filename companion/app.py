@@ -287,6 +287,10 @@ def main(argv=None):
         from companion.cli.simulate import main as simulate
 
         return simulate(argv[1:])
+    if argv[:1] == ["read-dice"]:  # dice read from image files: no Kivy (companion/cli/read_dice.py)
+        from companion.cli.read_dice import main as read_dice
+
+        return read_dice(argv[1:])
     args = _parse(argv)
     if args.data:
         os.environ["TABLETOP_COMPANION_DATA"] = args.data

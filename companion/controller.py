@@ -163,15 +163,21 @@ class GameController:
         """fn(controller) is called after every change of state (dispatch, undo)."""
         self._listeners.append(fn)
 
+    def unsubscribe(self, fn):
+        """Stop calling fn (a listener given to subscribe); nothing when it is not one."""
+        if fn in self._listeners:
+            self._listeners.remove(fn)
+
     def _changed(self):
         for fn in list(self._listeners):
             fn(self)
 
     # ---------------------------------------------------------------- actions
-    def dispatch(self, action, source: str = "ui"):
+    def dispatch(self, action, source: str = "ui", sensed: dict | None = None):
         """Validate, journal (fsynced), then apply and publish; then the app plays its seats.
-        Raises Rejected (nothing written)."""
-        a = self.session.dispatch(action, source)
+        Raises Rejected (nothing written). `sensed`: how a sensed action was read (a photo's
+        confidence: companion/table/photo_roll.py), journaled beside it."""
+        a = self.session.dispatch(action, source) if sensed is None else self.session.dispatch(action, source, sensed)
         self._after_change()
         return a
 

@@ -1,6 +1,7 @@
 """One dispatch path for every input, whatever its source.
 
-`Session.dispatch(action, source)` (source: "ui", "board", "system" or "app") validates the action
+`Session.dispatch(action, source)` (source: "ui", "board", "system", "app", "camera", or a seat's
+phone "phone:p2") validates the action
 against the current state, appends it to the journal only when accepted (journal before state),
 then replaces the in-memory state. `Session.resume(path)` rebuilds the exact state by replaying
 the journal's effective actions through the same engine.
@@ -11,7 +12,8 @@ from .actions import Action
 from .dice import SeededDice
 from .errors import MalformedAction, Rejected
 
-SOURCES = ("ui", "board", "system", "app")  # app: a seat the app plays (a solitaire AI, a bot)
+SOURCES = ("ui", "board", "system", "app", "camera")  # app: a seat the app plays (a solitaire AI, a
+# bot); camera: dice read from a photo, confirmed by the table
 #: The session keeps the state after every this many effective actions (near the end
 #: of a resumed game, and from then on), so an undo replays at most this many actions, not the game
 MARK_EVERY = 64
@@ -130,10 +132,14 @@ class Session:
                    marks=marks)
 
     # -- the one input path ----------------------------------------------------------------------
-    def dispatch(self, action, source: str) -> Action:
-        """Validate, journal, then apply. Raises Rejected (nothing recorded) for bad input."""
+    def dispatch(self, action, source: str, sensed: dict | None = None) -> Action:
+        """Validate, journal, then apply. Raises Rejected (nothing recorded) for bad input.
+        `sensed`: how the action was read (a photo's confidence), journaled beside it."""
         if source not in SOURCES:
-            raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
+            from companion.store.journal import is_source  # the one list of what a journal records
+
+            if not is_source(source):
+                raise ValueError(f"source must be one of {SOURCES} or phone:<seat>, not {source!r}")
         if isinstance(action, Action):
             # an Action object is checked exactly like its dict: the same schema, kinds, seats
             try:
@@ -148,7 +154,10 @@ class Session:
                            "a correction is accepted only when the players confirm it on the tablet")
         new = self.game.apply(self.state, a)  # raises Rejected: never journaled, never applied
         if self.journal is not None:
-            self.journal.append(a.to_dict(), source)
+            if sensed is None:
+                self.journal.append(a.to_dict(), source)
+            else:
+                self.journal.append(a.to_dict(), source, sensed=sensed)
         self.state = new
         self._history.append((a, source))
         if len(self._history) % MARK_EVERY == 0:

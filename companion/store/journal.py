@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 __all__ = [
-    "SCHEMA_VERSION", "SOURCES", "JOURNAL_SUFFIX", "UNDO_TYPE",
+    "SCHEMA_VERSION", "SOURCES", "is_source", "JOURNAL_SUFFIX", "UNDO_TYPE",
     "Journal", "Entry", "JournalSummary", "BrokenJournal", "list_journals",
     "JournalError", "JournalCorrupt", "JournalTooNew", "NotAJournal", "UndoRefused",
     "JournalExists", "JournalNotFound", "JournalClosed", "JournalWriteError", "JournalReadOnly",
@@ -38,7 +38,21 @@ __all__ = [
 #: Version of the on-disk layout written by this module. A file with a larger number is refused.
 SCHEMA_VERSION = 1
 #: Who produced an action.
-SOURCES = frozenset({"ui", "board", "system", "app"})  # app: a seat the app plays (old files lack it)
+SOURCES = frozenset({"ui", "board", "system", "app", "camera"})  # app: a seat the app plays (old files
+# lack it); camera: dice read from a photo and confirmed by the table
+#: ... and a seat's own device: "phone:p3" (companion/phones; the seat, never its token)
+SEAT_SOURCE_KINDS = frozenset({"phone"})
+
+
+def is_source(source) -> bool:
+    """A source the journal records: one of SOURCES, or "<kind>:<seat>" (SEAT_SOURCE_KINDS)."""
+    if source.__class__ is not str:
+        return False
+    if source in SOURCES:
+        return True
+    kind, _, seat = source.partition(":")
+    return kind in SEAT_SOURCE_KINDS and 2 <= len(seat) <= 3 and seat[0] == "p" and seat[1:].isdigit() \
+        and seat[1] != "0" and seat[1:].isascii()
 #: File name suffix that :func:`list_journals` looks for.
 JOURNAL_SUFFIX = ".journal"
 #: ``type`` of the correction row written by :meth:`Journal.undo`.
@@ -60,7 +74,7 @@ CREATE TABLE meta (
 );
 CREATE TABLE entries (
     seq      INTEGER PRIMARY KEY,  -- 1, 2, 3 ... with no gaps
-    source   TEXT NOT NULL,        -- 'ui' | 'board' | 'system'
+    source   TEXT NOT NULL,        -- 'ui' | 'board' | 'system' | 'app' | 'camera'
     created  TEXT NOT NULL,        -- ISO 8601 UTC, millisecond precision
     action   TEXT NOT NULL,        -- canonical JSON of the action dict
     checksum TEXT NOT NULL         -- chained sha256 prefix, see _row_checksum()
@@ -74,6 +88,16 @@ CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta
 CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta
     BEGIN SELECT RAISE(ABORT, 'journal meta is write-once'); END;
 """
+
+#: How a sensed action was read (a photo's confidence), beside its entry: created with the first
+#: such row, in the same transaction as the entry; old files simply have none. Never replayed.
+_SENSED_SQL = (
+    "CREATE TABLE IF NOT EXISTS sensed (seq INTEGER PRIMARY KEY, detail TEXT NOT NULL, checksum TEXT NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS sensed_no_update BEFORE UPDATE ON sensed "
+    "BEGIN SELECT RAISE(ABORT, 'journal entries are append-only'); END",
+    "CREATE TRIGGER IF NOT EXISTS sensed_no_delete BEFORE DELETE ON sensed "
+    "BEGIN SELECT RAISE(ABORT, 'journal entries are append-only'); END",
+)
 
 
 # --------------------------------------------------------------------------- errors
@@ -286,8 +310,8 @@ def _encode_action(action) -> str:
 
 
 def _check_source(source) -> None:
-    if not isinstance(source, str) or source not in SOURCES:
-        raise ValueError(f"source must be one of {sorted(SOURCES)}, not {source!r}")
+    if not is_source(source):
+        raise ValueError(f"source must be one of {sorted(SOURCES)} or phone:<seat>, not {source!r}")
 
 
 def _ro_uri(path: Path) -> str:
@@ -327,6 +351,7 @@ class _Scan:
         self.repeats: list[int] = []
         self.problem: str | None = None  # first problem found (None: healthy)
         self.notes: list[str] = []  # what was done before reading (a foreign journal set aside)
+        self.sensed: list = []  # raw (seq, detail, checksum) rows of the sensed table, if any
 
     def entries(self) -> list[Entry]:
         return [_entry(r) for r in self.rows]
@@ -857,6 +882,10 @@ def _scan_conn(path: Path, conn: sqlite3.Connection, scan: _Scan, ours_by_header
 
     # 4. every row, in order; stop at the first bad one and keep the prefix
     row_problem = _load_rows(conn, scan)
+    try:  # how sensed actions were read: a note beside them (checked when asked for)
+        scan.sensed = conn.execute("SELECT seq, detail, checksum FROM sensed ORDER BY seq").fetchall()
+    except (sqlite3.DatabaseError, UnicodeError):  # none written yet (or unreadable: a note only)
+        scan.sensed = []
     scan.problem = row_problem or problem
     if row_problem and problem:
         scan.problem = f"{row_problem} ({problem})"
@@ -946,7 +975,7 @@ def _verify_rows(rows: list, scan: _Scan) -> str | None:
         if checksum != own:
             problem = f"entry {seq} fails its checksum (changed or half-written)"
             break
-        if source not in SOURCES:
+        if source not in SOURCES and not is_source(source):
             problem = f"entry {seq} has an unknown source {source!r}"
             break
         action = known.get(action_json)
@@ -1087,6 +1116,7 @@ class Journal:
         self._lock = threading.RLock()
         self._readonly: str | None = None
         self.notes: list[str] = list(scan.notes)  # e.g. a foreign -journal set aside on open
+        self._sensed: list = list(scan.sensed)  # (seq, detail, checksum) as stored
 
     # ---- construction
 
@@ -1258,14 +1288,40 @@ class Journal:
 
     # ---- writing
 
-    def append(self, action: dict, source: str) -> int:
+    def append(self, action: dict, source: str, sensed: dict | None = None) -> int:
         """Record one action durably (committed and fsynced before returning); returns its seq.
+
+        `sensed`: how the action was read (a JSON dict, e.g. a photo's confidence), kept beside
+        the entry in the same transaction (`sensed()`), never part of the action.
 
         ValueError (nothing written) for a bad source or an action that is not a dict with a
         non-empty str 'type' (not starting with '_') and JSON-serialisable contents."""
         _check_source(source)
         action_json = _encode_action(action)
-        return self._write(source, action_json, undoes=None)
+        sensed_json = None
+        if sensed is not None:
+            if not isinstance(sensed, dict):
+                raise ValueError(f"sensed must be a dict, not {type(sensed).__name__}")
+            _check_json_value(sensed, "sensed")
+            sensed_json = _canonical(sensed)
+        return self._write(source, action_json, undoes=None, sensed=sensed_json)
+
+    def sensed(self) -> dict:
+        """{seq: detail} of the entries written with `sensed` (a detail whose checksum does not
+        match its entry is left out: it is a note, the entry stands without it)."""
+        with self._lock:
+            rows = list(self._sensed)
+            sums = {r[0]: r[4] for r in self._rows}
+            out = {}
+            for seq, detail, checksum in rows:
+                if seq not in sums or not isinstance(detail, str) \
+                        or checksum != _row_checksum(sums[seq], seq, "sensed", "", detail):
+                    continue
+                try:
+                    out[seq] = json.loads(detail)
+                except ValueError:
+                    continue
+            return out
 
     def undo(self, is_chance: Callable[[dict], bool], source: str = "ui") -> Entry:
         """Remove the latest effective action by appending ``{"type": "_undo", "target": seq}``.
@@ -1307,7 +1363,7 @@ class Journal:
                             f"result; actions up to it are final")
             return None
 
-    def _write(self, source: str, action_json: str, undoes: int | None) -> int:
+    def _write(self, source: str, action_json: str, undoes: int | None, sensed: str | None = None) -> int:
         with self._lock:
             self._check_open()
             conn = self._conn
@@ -1328,6 +1384,11 @@ class Journal:
                                         f"writer since it was opened; reopen it")
                     conn.execute("INSERT INTO entries(seq, source, created, action, checksum)"
                                  " VALUES (?,?,?,?,?)", row)
+                    if sensed is not None:
+                        for sql in _SENSED_SQL:
+                            conn.execute(sql)
+                        sensed_row = (seq, sensed, _row_checksum(row[4], seq, "sensed", "", sensed))
+                        conn.execute("INSERT INTO sensed(seq, detail, checksum) VALUES (?,?,?)", sensed_row)
                     conn.execute("COMMIT")
                 except BaseException:
                     if conn.in_transaction:
@@ -1340,6 +1401,8 @@ class Journal:
                 raise JournalWriteError(
                     self._path, f"{self._path}: could not record the action: {exc}") from None
             self._rows.append(row)
+            if sensed is not None:
+                self._sensed.append(sensed_row)
             self._parsed = None  # handed-out-once cache: only for the rows read at open
             if undoes is None:
                 self._effective.append(len(self._rows) - 1)
