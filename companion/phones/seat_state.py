@@ -38,13 +38,8 @@ def plain(text) -> str:
 
 
 def seat_view(module, state, seat):
-    """What `seat` may read of `state`: the game's own function (GameModule.seat_view), else the
-    bots' fair-play observe of the game."""
-    own = getattr(module, "seat_view", None)
-    if own is not None:
-        return own(state, seat)
-    from companion.bots.hooks import hooks_for
-    return hooks_for(module.game).observe(state, seat)
+    """What `seat` may read of `state`: the game's own answer (GameModule.seat_view)."""
+    return module.seat_view(state, seat)
 
 
 # ---------------------------------------------------------------- what a view leaves out
@@ -68,6 +63,35 @@ def _leaves(obj, out, depth=0):
             if name == "cache" or name.startswith("_"):  # derived, rebuilt on demand
                 continue
             _leaves(getattr(obj, name, None), out, depth + 1)
+
+
+def _view_leaves(module, state, seat) -> collections.Counter:
+    out = []
+    _leaves(seat_view(module, state, seat), out)
+    return collections.Counter(out)
+
+
+def entry_hidden(module, before, action: dict, after, seat) -> bool:
+    """True when the words of `action` (taken from `before` to `after`) may tell `seat` something
+    its view does not: the action put something into the part of the state `seat` cannot see (a
+    card dealt into another hand), or it names a value `seat`'s view hides (before or after) that
+    did not come into sight by it (a plan drawn from the hidden deck into another's face-down
+    Lotto). A value that came into sight (a plan drawn into the supply, a card played from a
+    hand) leaves the words open. Counted as a multiset: a card with copies is judged by its
+    copies in sight."""
+    hid_before, hid_after = hidden_part(module, before, seat), hidden_part(module, after, seat)
+    if hid_after - hid_before:
+        return True
+    hidden = set(hid_before) | set(hid_after)
+    if not hidden:
+        return False
+    named = []
+    _leaves(action, named)
+    named = [v for v in named if v in hidden]
+    if not named:
+        return False
+    came = _view_leaves(module, after, seat) - _view_leaves(module, before, seat)
+    return any(came[v] <= 0 for v in named)
 
 
 def hidden_part(module, state, seat) -> collections.Counter:
@@ -112,12 +136,9 @@ class SeatStates:
         for entry, before, after in self.ctrl.history.effective():
             if entry.seq in self._hidden_from:
                 continue
-            hide = []
-            for s in seats:
-                new = hidden_part(self.module, after, s) - hidden_part(self.module, before, s)
-                if new:
-                    hide.append(s)
-            self._hidden_from[entry.seq] = frozenset(hide)
+            # a seat knows its own move; the others read its words only when they tell nothing hidden
+            self._hidden_from[entry.seq] = frozenset(
+                s for s in seats if s != entry.actor and entry_hidden(self.module, before, entry.action, after, s))
 
     def hidden_from(self, seq: int, seat) -> bool:
         """True when the Log entry `seq` must not be shown to `seat` (unknown: hidden, to be safe,
@@ -141,10 +162,19 @@ class SeatStates:
         actor = g.actor(c.state)
         if actor is not None and actor in c.app_seats():
             return []
+        if self.drawing():  # a card named as it comes off a deck: the tablet records it (the
+            return []       # phone's list would be the deck as only the tablet may know it)
         try:
             return [a.to_dict() for a in g.legal_actions_for(st, seat)]
         except Exception:  # noqa: BLE001 - a view the rules cannot read: the tablet decides
             return []
+
+    def drawing(self) -> bool:
+        """A seat draws at the table now (the table names the card, on the tablet)."""
+        try:
+            return bool(self.module.hooks(self.ctrl.game).is_draw(self.ctrl.state))
+        except Exception:  # noqa: BLE001
+            return False
 
     def decision(self, seat, view=None):
         """(legal actions, Decision) of `seat` at the current position, made once per position."""
@@ -231,7 +261,11 @@ class SeatStates:
         if dice is not None:
             dice_out = {"kind": dice.get("kind", "dice"), "roll": str(dice.get("roll") or ""),
                         "count": int(dice.get("count") or 0),
-                        "who": c.name(dice["who"]) if dice.get("who") else ""}
+                        "who": c.name(dice["who"]) if dice.get("who") else "",
+                        "mine": dice.get("who") in (None, seat)}
+        elif not over and self.drawing():
+            dice_out = {"kind": "draw", "roll": "A card is drawn at the table", "count": 0,
+                        "who": c.name(actor) if actor in su.get("players", {}) else "", "mine": actor == seat}
         words = _safe(lambda: plain(v.prompt(g, st, su, dice)), "")
         if app_turn:
             words = (f"The app is choosing {c.name(actor)}'s move. Wait a moment: then it says what "

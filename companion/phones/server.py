@@ -19,6 +19,9 @@ Security (docs/phones.md):
   connection rejoins by the cookie. A wrong or forgotten token gets a short page, no state;
 * every request must name this server as its Host (no DNS rebinding); the WebSocket upgrade and
   the photo upload must come from this server's own page (`Origin`);
+* a photo of the roll (`POST /photo`, the roller's phone only, 8 MB at most) is read by the app's
+  dice reader off both threads, and its values are recorded (source `camera`) only once that
+  phone confirms them;
 * a message over 16 KB, not JSON, not one of the known shapes, naming another seat or coming
   faster than the rate limit is refused with a reason and changes nothing; a connection that
   keeps doing so is closed.
@@ -52,7 +55,7 @@ STRIKES = 5                     # refused messages in STRIKE_WINDOW seconds that
 STRIKE_WINDOW = 60.0
 REMEMBERED = 64                 # action ids remembered per seat (a resend is answered, not applied)
 MESSAGE_TYPES = {"sync": (), "pick": ("at", "field", "option"), "back": ("at",),
-                 "act": ("at", "id", "action")}
+                 "act": ("at", "id", "action"), "photo_ok": ("at",)}
 
 SCAN_AGAIN = ("<!doctype html><html lang=en><head><meta charset=utf-8>"
               "<meta name=viewport content='width=device-width,initial-scale=1'>"
@@ -158,7 +161,7 @@ class _Conn:
 class TableServer:
     """The phones' server of one open game (see the module doc)."""
 
-    def __init__(self, ctrl, owner, host: str | None = None, port: int = 0, photo_reader=None):
+    def __init__(self, ctrl, owner, host: str | None = None, port: int = 0):
         self.ctrl = ctrl
         self.owner = owner
         self.host = host
@@ -174,7 +177,7 @@ class TableServer:
         self._runner = None
         self._bound = None
         self._held = None                    # changes seen while a phone's action is dispatched
-        self.photo_reader = photo_reader
+        self._photos: dict = {}              # seat -> (position, action, sensed): a photo's roll to confirm
         self.sent = collections.Counter()    # messages sent per seat (benchmarks, tests)
         self.on_sent = None                  # fn(seat, text) after a message is queued (tests)
 
@@ -471,6 +474,8 @@ class TableServer:
         kind, seat, st = msg["type"], conn.seat, self.states
         if kind == "sync":
             return self._sync(conn)
+        if kind == "photo_ok":
+            return self._photo_ok(conn, msg)
         if kind == "pick":
             why = st.pick(seat, msg["at"], msg["field"], msg["option"])
         elif kind == "back":
@@ -545,13 +550,100 @@ class TableServer:
             self._send_from_owner(c, built[c.seat])
 
     # ---------------------------------------------------------------- a photo of the roll
+    async def _ask_owner(self, fn):
+        """fn() run on the owner thread; its result here (on the loop)."""
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+
+        def run():
+            try:
+                value, error = fn(), None
+            except Exception as exc:  # noqa: BLE001 - handed back to the request
+                value, error = None, exc
+
+            def put():
+                if fut.done():
+                    return
+                if error is not None:
+                    fut.set_exception(error)
+                else:
+                    fut.set_result(value)
+            loop.call_soon_threadsafe(put)
+        self.owner(run)
+        return await asyncio.wait_for(fut, 30)
+
+    def _photo_refusal(self, seat, at) -> str | None:
+        """On the owner thread: why `seat` may not send a photo of the roll now, or None."""
+        if at != self.states.position():
+            return STALE
+        req = self.ctrl.dice_request()
+        if req is None or req.get("kind") != "dice":
+            return "No dice roll is awaited now: nothing recorded."
+        who = req.get("who")
+        if who is not None and who != seat and who in self._keys:
+            return f"It is {self.ctrl.name(who)}'s roll: their phone or the tablet records it."
+        return None
+
+    def _photo_roll(self, seat, at, reading) -> dict:
+        """On the owner thread: the roll read from the photo, held for the phone to confirm."""
+        from companion.table.photo_roll import roll_from_photo
+
+        why = self._photo_refusal(seat, at)
+        if why is not None:
+            return {"reason": why}
+        got = roll_from_photo(reading, self.ctrl.dice_request())
+        if got.action is None:
+            return {"reason": got.refusal}
+        self._photos[seat] = (at, got.action, got.sensed)
+        values = ", ".join(map(str, got.values))
+        return {"values": list(got.values), "confirm": True,
+                "text": f"The photo shows {values}. Check the dice on the table, then tap Record this roll."}
+
+    def _photo_ok(self, conn, msg):
+        """On the owner thread: the phone confirmed the roll its photo showed."""
+        seat = conn.seat
+        held = self._photos.pop(seat, None)
+        if held is None or held[0] != msg["at"] or msg["at"] != self.states.position():
+            self._send_from_owner(conn, {"type": "refused", "reason": "That photo's roll is no longer awaited: "
+                                                                     "nothing recorded."})
+            return self._sync(conn)
+        _, action, sensed = held
+        self._held = []
+        try:
+            self.ctrl.dispatch(action, "camera", sensed=dict(sensed or {}, confirmed=f"phone:{seat}"))
+            reply = {"type": "ok", "text": "Roll recorded from the photo."}
+        except Rejected as exc:
+            reply = {"type": "refused", "reason": self.ctrl.refusal_text(exc)}
+        except Exception as exc:  # noqa: BLE001 - nothing applied
+            reply = {"type": "refused", "reason": f"The tablet could not record the roll ({exc.__class__.__name__})."}
+        finally:
+            changed, self._held = bool(self._held), None
+        self._send_from_owner(conn, reply)
+        if changed:
+            self._on_change(self.ctrl)
+        else:
+            self._sync(conn)
+
     async def _photo(self, request):
+        """POST /photo?at=N: a photo of the awaited roll from the roller's phone. Read by the
+        app's dice reader (companion/table/dice_photo.py) off the loop and the tablet's thread;
+        the values are held until the phone confirms them (`photo_ok`): never recorded unseen."""
         if not self._same_origin(request):
             return web.json_response({"reason": "This upload must come from the seat's own page."}, status=403)
         seat = self._seat_by_key(request.cookies.get(COOKIE))
         if seat is None:
             return web.json_response({"reason": "Scan your seat's QR code again."}, status=403)
-        if self.photo_reader is None:
-            return web.json_response({"reason": "This version of the app cannot read dice from a photo yet: "
-                                                "enter the roll on the tablet."}, status=501)
-        return web.json_response({"reason": "Not available."}, status=501)
+        try:
+            at = int(request.query.get("at", ""))
+        except ValueError:
+            return web.json_response({"reason": "The photo does not say which roll it is for."}, status=400)
+        why = await self._ask_owner(lambda: self._photo_refusal(seat, at))
+        if why is not None:
+            return web.json_response({"reason": why}, status=409)
+        body = await request.read()
+        if not body or len(body) > MAX_PHOTO:
+            return web.json_response({"reason": "That photo is empty or too large."}, status=413)
+        from companion.table.dice_photo import read_dice
+        reading = await asyncio.get_running_loop().run_in_executor(None, read_dice, body)
+        answer = await self._ask_owner(lambda: self._photo_roll(seat, at, reading))
+        return web.json_response(answer, status=200 if answer.get("confirm") else 422)

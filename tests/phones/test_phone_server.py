@@ -279,3 +279,60 @@ def test_switch_off_closes_every_phone_and_stops_listening(tmp_path):
         assert t.server.running and t.server.url("p1").startswith("http://127.0.0.1:")
     finally:
         t.close()
+
+
+def test_a_photo_of_the_roll_from_the_rollers_phone_is_recorded_once_confirmed(tmp_path):
+    """The seat page's "Photo of the roll": read by the app's dice reader, held until the
+    roller's phone confirms it, then journaled with the source camera; another seat's photo, a
+    photo when no roll is awaited and a stale one are refused in words."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "vision"))
+    from test_photo_roll import photo_of
+
+    t = Table(tmp_path, "civmint", ["Ana", "Ben"], seed=4)
+    try:
+        req = None
+        for _ in range(200):  # play the tablet until a roll with dice the wells would read is awaited
+            req = t.call(t.ctrl.dice_request)
+            if req is not None and req.get("spec") is not None and req["kind"] == "dice":
+                break
+            if req is not None:
+                t.call(t.ctrl.roll_virtual)
+            else:
+                t.tablet(first_action(t, t.call(lambda: t.ctrl.game.actor(t.ctrl.state))))
+        assert req is not None and req.get("spec") is not None
+        roller = req.get("who") or "p1"
+        other = "p2" if roller == "p1" else "p1"
+        scene, reading = photo_of(req["spec"].dice)
+
+        async def go():
+            mine, theirs = Phone(t), Phone(t)
+            await mine.join(t.server.url(roller))
+            await theirs.join(t.server.url(other))
+            st = await mine.connect()
+            assert st["dice"]["mine"]
+            url = f"http://{t.address}/photo?at={st['at']}"
+            if req.get("who"):
+                async with theirs.session.post(url, data=scene.jpeg, headers={"Origin": theirs.origin}) as r:
+                    assert r.status == 409 and "roll" in (await r.json())["reason"]
+            async with mine.session.post(f"http://{t.address}/photo?at={st['at'] - 1}", data=scene.jpeg,
+                                         headers={"Origin": mine.origin}) as r:
+                assert r.status == 409 and "moved on" in (await r.json())["reason"]
+            before = t.call(lambda: t.ctrl.journal.last_seq)
+            async with mine.session.post(url, data=scene.jpeg, headers={"Origin": mine.origin}) as r:
+                got = await r.json()
+            assert r.status == 200 and got["confirm"] and got["values"] == reading.values
+            assert t.call(lambda: t.ctrl.journal.last_seq) == before  # nothing recorded unseen
+            await mine.send({"type": "photo_ok", "at": st["at"]})
+            assert (await mine.next("ok"))["text"].startswith("Roll recorded")
+            last = t.call(lambda: t.ctrl.journal.entries(last=1)[0])
+            assert last.source == "camera" and last.seq > before
+            sensed = t.call(lambda: t.ctrl.journal.sensed())
+            assert any("phone:" + roller in json.dumps(x) for x in (sensed.values() if isinstance(sensed, dict)
+                                                                     else sensed))
+            await mine.send({"type": "photo_ok", "at": st["at"]})  # twice: nothing more
+            assert "no longer awaited" in (await mine.next("refused"))["reason"]
+            await mine.close()
+            await theirs.close()
+        run(go())
+    finally:
+        t.close()

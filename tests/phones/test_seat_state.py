@@ -64,7 +64,10 @@ def test_mint_works_lotto_plans_reach_only_their_owner(tmp_path):
 
     def each():
         for seat in ctrl.seats():
-            hidden = {v for (t, v), _ in hidden_part(ctrl.module, ctrl.state, seat).items() if t is str}
+            masked = {v for (t, v), _ in hidden_part(ctrl.module, ctrl.state, seat).items() if t is str}
+            hidden = {pid for p in ctrl.state.seats if p != seat
+                      for pid, built, secret in ctrl.state.plans[p] if secret and not built}
+            assert hidden <= masked  # the seat view hides them
             if not hidden:
                 continue
             secrets_seen.append(hidden)

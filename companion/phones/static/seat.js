@@ -7,7 +7,7 @@
     history.replaceState(null, "", "/seat");  // the key stays in the cookie, not in the address
   }
   var $ = function (id) { return document.getElementById(id); };
-  var ws = null, state = null, retry = 250, pending = null, closedForGood = false, sent = 0, renders = 0, noteLife = 0;
+  var ws = null, state = null, retry = 250, pending = null, closedForGood = false, sent = 0, renders = 0, noteLife = 0, photoAt = null;
 
   function el(tag, text, cls) {
     var e = document.createElement(tag);
@@ -80,8 +80,12 @@
     var turn = $("turn");
     if (s.over) { turn.textContent = "Game over"; turn.className = "turn"; }
     else if (s.turn.app) { turn.textContent = "The app is choosing " + s.turn.name + "'s move"; turn.className = "turn app"; }
+    else if (s.dice) {
+      turn.textContent = s.dice.kind === "draw" ? (s.dice.mine && s.dice.who ? "Your draw" : "A draw is awaited")
+        : (s.dice.mine && s.dice.who ? "Your roll" : "A roll is awaited");
+      turn.className = s.dice.mine && s.dice.who ? "turn mine" : "turn";
+    }
     else if (s.turn.mine) { turn.textContent = "Your decision"; turn.className = "turn mine"; }
-    else if (s.dice) { turn.textContent = (s.dice.kind === "draw" ? "A draw is awaited" : "A roll is awaited"); turn.className = "turn"; }
     else if (s.turn.name) { turn.textContent = s.turn.name + " is deciding"; turn.className = "turn"; }
     else { turn.textContent = ""; turn.className = "turn"; }
     $("prompt").textContent = s.prompt;
@@ -152,9 +156,10 @@
     box.hidden = false;
     var d = s.dice;
     $("rolltext").textContent = (d.who ? d.who + ": " : "") + d.roll +
-      (d.kind === "draw" ? " - draw at the table; the tablet records it." :
+      (d.kind === "draw" ? ": draw at the table, then tap what was drawn on the tablet." :
         " (" + d.count + (d.count === 1 ? " die" : " dice") + ") - throw at the table; the board or the tablet reads it.");
-    $("photo").hidden = d.kind !== "dice";
+    $("photo").hidden = d.kind !== "dice" || !d.mine;
+    if (photoAt !== s.at) { $("photook").hidden = true; }
   }
 
   function lines(dl, rows) {
@@ -202,17 +207,29 @@
     return Array.prototype.map.call(a, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
   }
 
+  $("photook").onclick = function () {
+    if (state && photoAt === state.at) send({ type: "photo_ok", at: photoAt });
+    $("photook").hidden = true;
+  };
   $("search").addEventListener("input", filter);
   $("restart").onclick = function () { if (state) send({ type: "back", at: state.at, field: "" }); };
   $("photofile").addEventListener("change", function () {
     var f = $("photofile").files[0];
-    if (!f) return;
-    $("photonote").textContent = "Sending the photo...";
-    fetch("/photo", { method: "POST", body: f, credentials: "same-origin",
-                      headers: { "Content-Type": f.type || "application/octet-stream" } })
+    if (!f || !state) return;
+    var at = state.at;
+    $("photonote").textContent = "Reading the dice...";
+    $("photook").hidden = true;
+    fetch("/photo?at=" + at, { method: "POST", body: f, credentials: "same-origin",
+                               headers: { "Content-Type": f.type || "application/octet-stream" } })
       .then(function (r) { return r.json(); })
-      .then(function (j) { $("photonote").textContent = j.reason || j.text || ""; },
-            function () { $("photonote").textContent = "The photo could not be sent."; });
+      .then(function (j) {
+        $("photonote").textContent = j.reason || j.text || "";
+        if (j.confirm && state && state.at === at) {
+          photoAt = at;
+          $("photook").textContent = "Record this roll: " + j.values.join(", ");
+          $("photook").hidden = false;
+        }
+      }, function () { $("photonote").textContent = "The photo could not be sent."; });
     $("photofile").value = "";
   });
   // for the browser tests: what the page holds, and a way to send what a page could send
