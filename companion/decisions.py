@@ -106,7 +106,7 @@ class Decision:
             one = self._one_declared_field(cands, types)
             if one is not None:  # only one declared pick varies: ask it in the game's words
                 return one
-            return Question(WHOLE, "choice", "Choose one:", [(a, self._label(a)) for a in cands])
+            return Question(WHOLE, "choice", "Choose one:", self._whole(cands))
         if len(types) > 1:
             return Question(TYPE_FIELD, "choice", "What do you do?",
                             [(t, self._type_label(t)) for t in types])
@@ -125,7 +125,18 @@ class Decision:
             text = pick.question or _default_question(kind, pick.field)
             return Question(pick.field, kind, text, self._options(cands, atype, pick.field, values))
         # nothing left that varies by field (should not happen): the whole actions
-        return Question(WHOLE, "choice", "Choose one:", [(a, self._label(a)) for a in cands])
+        return Question(WHOLE, "choice", "Choose one:", self._whole(cands))
+
+    def _whole(self, cands) -> list:
+        """[(action, label)] of whole actions, twins merged: actions the game words alike (two like
+        units on one space moved to the same space) are one option, the first of them."""
+        out, seen = [], set()
+        for a in cands:
+            label = self._label(a)
+            if label not in seen:
+                seen.add(label)
+                out.append((a, label))
+        return out
 
     def _one_declared_field(self, cands, types):
         """The question of the one field the game declares with words, when the candidates

@@ -590,11 +590,13 @@ def per_board(name, without=()):
     return per
 
 
-def bom_lines(smap, without=(), prices=None):
+def bom_lines(smap, without=(), prices=None, classes=None, shipping=None):
     """Every line of one build: (ref, category, item, part, shop, unit US$, basis, qty, notes).
     The board lines and JLCPCB's fees are worked out from the parts on the one design: one order,
-    one setup fee and stencil, one loading fee per unique extended part. `without` and `prices`
-    (key -> unit US$) only serve the what-ifs of the goal section."""
+    one setup fee and stencil, one loading fee per unique extended part; the bare boards are one lot
+    of JLCPCB's nearest quantity (a line per lot size: the track kit's 4 boards are a lot of 5).
+    `without`, `prices` and `classes` (board part key -> unit US$ / JLCPCB class) and `shipping`
+    (the shipping refs kept) only serve the what-ifs and the floor of the goal section."""
     c = counts(smap)
     a = bom_data.ASSEMBLY
     lines = []
@@ -604,7 +606,7 @@ def bom_lines(smap, without=(), prices=None):
         lot = jlc_lot(n)
         w, h = d["size_mm"]
         per = per_board(name, without)
-        lines.append((tag + ".PCB", "board", "%s PCB, 2-layer FR-4 1.6 mm HASL, %g x %g mm, lot of %d "
+        lines.append(("%s.PCB%d" % (tag, lot), "board", "%s PCB, 2-layer FR-4 1.6 mm HASL, %g x %g mm, lot of %d "
                       "(%d used)" % (name, w, h, lot, n), "hardware/pcb/%s" % name, "JLCPCB",
                       pcb_price(lot, (w, h)), "estimate", 1,
                       "US$%.2f + US$%.3f/cm2 x %d boards" % (bom_data.PCB_BASE_USD,
@@ -615,6 +617,7 @@ def bom_lines(smap, without=(), prices=None):
         for key, q in sorted(per.items()):
             item, mpn, lcsc, unit, basis, cls, joints, tht = bom_data.ONBOARD[key]
             unit = (prices or {}).get(key, unit)
+            cls = (classes or {}).get(key, cls)
             if cls == "maker":
                 pass                       # soldered by the maker: no JLCPCB joint or fee
             elif tht:
@@ -623,7 +626,7 @@ def bom_lines(smap, without=(), prices=None):
                 smt_joints += joints * q * n
             if cls in bom_data.FEE_CLASSES:
                 extended += 1
-            shop = ("the maker: any JST distributor (%s)" % lcsc if cls == "maker"
+            shop = ("LCSC, soldered by the maker (%s)" % lcsc if cls == "maker"
                     else "JLCPCB (%s, %s)" % (lcsc if lcsc.startswith("LCSC") else "LCSC " + lcsc, cls))
             lines.append(("%s.%s" % (tag, key), "board part", item, mpn, shop,
                           unit, basis, q * n, "%d per board x %d boards" % (q, n)))
@@ -641,18 +644,19 @@ def bom_lines(smap, without=(), prices=None):
         lines.append((ref, cat, item() if callable(item) else item, part, shop, unit, basis, qty(c), notes))
     ref, cat, part, shop, unit, basis, qty, notes = bom_data.MAKER_WELLS
     lines.append((ref, cat, bom_data.well_material_item(), part, shop, unit, basis, qty(c), notes))
-    for ref, what, usd, basis in bom_data.SHIPPING:
-        lines.append((ref, "shipping", what, "-", "-", usd, basis, 1, ""))
+    for ref, what, usd, basis, shops in bom_data.SHIPPING:
+        if shipping is None or ref in shipping:
+            lines.append((ref, "shipping", what, "-", "-", usd, basis, 1, "for: %s" % ", ".join(shops)))
     return lines
 
 
-def bom_rows(without=(), prices=None):
+def bom_rows(without=(), prices=None, classes=None, shipping=None):
     """Rows with a quantity per build (0 where a build lacks the line), and the totals."""
     per_build = {}
     order = []
     for bid, _, which in BUILDS:
         smap = full_map() if which == "full" else reduced_map()
-        for ln in bom_lines(smap, without, prices):
+        for ln in bom_lines(smap, without, prices, classes, shipping):
             if ln[0] not in per_build:
                 per_build[ln[0]] = {"line": ln, "qty": {}}
                 order.append(ln[0])
@@ -738,6 +742,11 @@ def bom_md():
                                                           bom_data.PCB_USD_PER_CM2))
     if n_prior:
         out.append("- **prior** (%d lines): carried from the earlier BOM, not re-checked.\n" % n_prior)
+    for key, note in bom_data.PRICE_NOTES.items():
+        out.append("- %s: %s.\n" % (bom_data.ONBOARD[key][0], note))
+    out.append("- Shipping: one line per shop the lines name (%s); a Raspberry Pi reseller's parcel is "
+               "not counted (the Pico comes with the modules).\n"
+               % "; ".join("%s %s US$%.2f" % (r[0], "/".join(r[4]), r[2]) for r in bom_data.SHIPPING))
     out.append("- JLCPCB's class (basic or extended: an extended part costs a loading fee per order) is "
                "the one read from a source where marked in `tools/bom_data.py`, otherwise extended as "
                "the conservative guess; the BOM tool shows the real class.\n\n")
@@ -756,6 +765,7 @@ def bom_md():
                "board is the same design with the same parts.\n\n" % name)
     out.append(kits_md(rows))
     out.append(_bom_goal(rows, totals))
+    out.append(floor_md(rows))
     head = "| ref | item | part | shop | unit US$ | basis |" + "".join(" qty %s | ext %s |" % (b, b) for b, _, _ in BUILDS) + " notes |\n"
     out.append("## Lines\n\n" + head)
     out.append("|" + "---|" * (6 + 2 * len(BUILDS) + 1) + "\n")
@@ -783,7 +793,7 @@ KITS = [
      "the track kit's steps for all 10 boards (one order), the 6 resource strips at the end of the "
      "chain (`assembly.md` section 6)"),
 ]
-DICE_REFS = ("MCU1", "K1", "K4", "K3", "K5", "S1", "W2", "D1", "L1", "K2", "SH2", "SH3")
+DICE_REFS = ("MCU1", "K1", "K4", "K3", "K5", "S1", "W2", "D1", "L1", "K2", "SH3", "SH5")
 
 
 def kit_qty(r, kit):
@@ -856,15 +866,15 @@ def kits_md(rows):
     dice_goal, full_goal = bom_data.KIT_GOALS["dice"], bom_data.KIT_GOALS["full"]
     owned = round(sum(round(r["unit_usd"] * kit_qty(r, "dice"), 2) for r in rows
                       if r["ref"] in ("MCU1", "K3", "K5")), 2)
-    one_shop = kit_landed([r for r in rows if r["ref"] != "SH2"], "dice")[1]
+    reseller = kit_landed(rows + [{"ref": "SH2", "category": "shipping", "unit_usd": RESELLER_SHIPPING,
+                                   "qty": {"full": 1, "no_resources": 1}}], "dice")[1]
     owned_landed = kit_landed([r for r in rows if r["ref"] not in ("MCU1", "K3", "K5")], "dice")[1]
-    why = ("The dice kit is the controller, two sensor modules and shipping from two shops, then tax%s: "
-           "bought from one shop (the Pico with the modules, one parcel) it lands at US$%.2f (%s), and a "
-           "maker who already owns a Pico, a USB cable and an OTG adapter (US$%.2f of the lines) lands at "
-           "US$%.2f. The full set's gap and what would close it: \"The goals\" below."
-           % ("" if d <= dice_goal else " (US$%.2f over)" % (d - dice_goal), one_shop,
-              "within the goal" if one_shop <= dice_goal else "still US$%.2f over" % (one_shop - dice_goal),
-              owned, owned_landed))
+    why = ("The dice kit is the controller and two sensor modules from one shop in one parcel (the Pico "
+           "with the modules: the default path), then tax; with the Pico from a Raspberry Pi reseller "
+           "instead (its own parcel, ~US$%.2f, estimate) it lands at US$%.2f, and a maker who already "
+           "owns a Pico, a USB cable and an OTG adapter (US$%.2f of the lines) lands at US$%.2f. The full "
+           "set against its floor and what would close the gap: \"The goals\" below."
+           % (RESELLER_SHIPPING, reseller, owned, owned_landed))
     out.append("Against the goals: the dice kit lands at **US$%.2f** (goal US$%.0f: %s) and the full set "
                "with lights at **US$%.2f** (goal US$%.0f: %s). %s\n\n"
                % (d, dice_goal, "met" if d <= dice_goal else "not met",
@@ -872,13 +882,23 @@ def kits_md(rows):
     return "".join(out)
 
 
+RESELLER_SHIPPING = 5.00   # a Raspberry Pi reseller's own parcel, if the Pico does not come with the modules
+
+
 LEAD_PRICE = {"hall": bom_data.HALL_LEAD[1]}   # the what-ifs' cheaper hall switch (bom_data.HALL_LEAD)
 
 
 def one_parcel(rows):
-    """The lines without the controller's and the modules' own shipping (SH2, SH3): every part in
-    the boards' parcel (SH1)."""
-    return [r for r in rows if r["ref"] not in ("SH2", "SH3")]
+    """The lines with every part in the boards' parcel (SH1): no AliExpress, LCSC or local parcel."""
+    return [r for r in rows if not (r["category"] == "shipping" and r["ref"] != "SH1")]
+
+
+def floor_rows():
+    """The floor's lines (bom_data.FLOOR_PARTS): the cheapest part seen listed for each of those board
+    lines, their class, and only the floor's parcels; everything else as it is."""
+    f = bom_data.FLOOR_PARTS
+    return bom_rows(prices={k: v[0] for k, v in f.items()}, classes={k: v[1] for k, v in f.items()},
+                    shipping=bom_data.FLOOR_SHIPPING)[0]
 
 
 def what_ifs(rows):
@@ -911,6 +931,88 @@ def break_even(keys=("hall", "led"), kit="full"):
     return round((goal - at0) / (at1 - at0), 3)
 
 
+FLOOR_WORDS = {"hall": "hall switches", "led": "LEDs", "sr": "74HC595s", "inv": "74LVC1G14s",
+               "conn": "chain connectors"}
+
+
+def floor_closers(rows):
+    """What closes the gap to the floor, one change at a time on the full set as it is:
+    [(change, landed, saves)], then all of them (= the floor)."""
+    base = kit_landed(rows, "full")[1]
+    f = bom_data.FLOOR_PARTS
+    out = []
+    for key, (unit, cls, basis, src) in f.items():
+        now = bom_data.ONBOARD[key]
+        words = "%s at US$%.4g (now US$%.2f)" % (FLOOR_WORDS[key], unit, now[3])
+        if cls != now[5]:
+            words += ", %s instead of %s" % (cls, now[5])
+        v = kit_landed(bom_rows(prices={key: unit}, classes={key: cls})[0], "full")[1]
+        out.append((words, v, round(base - v, 2)))
+    v = kit_landed(bom_rows(shipping=bom_data.FLOOR_SHIPPING)[0], "full")[1]
+    out.append(("the connectors and the Pico in the AliExpress parcel (no LCSC parcel: %s)"
+                % ", ".join(bom_data.FLOOR_SHIPPING), v, round(base - v, 2)))
+    fee = kit_landed(bom_rows(classes={"buf": "basic", "inv": "basic"})[0], "full")[1]
+    out.append(("fewer loading fees: the buffer and the inverters as one basic-library 74HC14 (pcb.md, "
+                "\"A basic-library 74HC14\"; two fees, its price taken as theirs)", fee, round(base - fee, 2)))
+    return out
+
+
+def floor_md(rows):
+    """bom.md's floor: the same sensing with the cheapest credible parts and one order."""
+    fr = floor_rows()
+    parts, floor = kit_landed(fr, "full")
+    full = kit_landed(rows, "full")[1]
+    f = bom_data.FLOOR_PARTS
+    out = ["## The floor\n\n"
+           "What the full set with lights would land at with the same sensing (the same boards, one order, "
+           "the same fees, the same controller, wells, cables, magnets and feet) and the cheapest credible "
+           "part seen listed for each of these board lines, every price with its source or marked as an "
+           "estimate (a bound: the floor's switch and LED are not checked for this board):\n\n"
+           "| line | ours | floor | basis | source |\n|---|---|---|---|---|\n"]
+    for key, (unit, cls, basis, src) in f.items():
+        now = bom_data.ONBOARD[key]
+        out.append("| %s | US$%.3f (%s, %s) | US$%.4g (%s) | %s | %s |\n"
+                   % (now[0], now[3], now[4], now[5], unit, cls, basis, src))
+    out.append("| shipping | %s | %s | estimate | one fab parcel and one AliExpress parcel (the Pico and "
+               "the connectors in it) |\n\n"
+               % (", ".join(r[0] for r in bom_data.SHIPPING), ", ".join(bom_data.FLOOR_SHIPPING)))
+    out.append("| floor, full set with lights | US$ |\n|---|---|\n")
+    for what, v, _ in parts:
+        out.append("| %s | %.2f |\n" % (what, v))
+    out.append("| **floor** | **%.2f** |\n\n" % floor)
+    p = lambda pred: bom_parts(fr, "full", pred)  # noqa: E731
+    big = [("the fab's fees and bare boards", p(lambda x: x["category"] in ("assembly", "board"))),
+           ("the off-board parts (controller, wells, cables, magnets, feet)",
+            p(lambda x: not x["ref"].startswith("B") and x["category"] != "shipping")),
+           ("tax and duty", parts[-1][1]), ("shipping", parts[3][1]),
+           ("the hall switches", p(lambda x: x["ref"].endswith(".hall"))),
+           ("the LEDs", p(lambda x: x["ref"].endswith(".led")))]
+    out.append("Its biggest lines: %s.\n\n" % ", ".join("%s US$%.2f" % (w, v) for w, v in big))
+    goal = round(floor * (1 + bom_data.FLOOR_MARGIN), 2)
+    out.append("**Goal (issue 40): the full set with lights within %d %% of its floor, at most US$%.2f. It lands "
+               "at US$%.2f: %s** (%.0f %% above the floor).\n\n"
+               % (round(bom_data.FLOOR_MARGIN * 100), goal, full,
+                  "met" if full <= goal else "missed by US$%.2f" % (full - goal), (full / floor - 1) * 100))
+    if full > goal:
+        out.append("What closes the rest, one change at a time on the set as it is (recomputed through the "
+                   "same lines):\n\n| change | landed US$ | saves US$ |\n|---|---|---|\n")
+        for what, v, save in floor_closers(rows):
+            out.append("| %s | %.2f | %.2f |\n" % (what, v, save))
+        f = bom_data.FLOOR_PARTS
+        but_switch = kit_landed(bom_rows(prices={k: v[0] for k, v in f.items() if k != "hall"},
+                                         classes={k: v[1] for k, v in f.items() if k != "hall"},
+                                         shipping=bom_data.FLOOR_SHIPPING)[0], "full")[1]
+        out.append("\nThe switch is the line that decides it: with every other change of the floor but not "
+                   "the switch the set lands at US$%.2f, %s. A cheaper switch (or one from JLCPCB's "
+                   "basic library, which also drops its loading fee) must first have its operate and release "
+                   "points checked against the token's field (`tests/hardware/test_magnet.py`); the LED "
+                   "needs a reverse-mount part at a basic-library price, or the lights left off. Every "
+                   "extended part made basic saves its US$%.2f loading fee and its share of tax.\n\n"
+                   % (but_switch, "within the goal" if but_switch <= goal else "still US$%.2f above the goal"
+                      % (but_switch - goal), bom_data.ASSEMBLY["extended_part_usd"]))
+    return "".join(out)
+
+
 def _bom_goal(rows, totals):
     """The kits against the goals, and what would close each gap (from the lines)."""
     goal = bom_data.KIT_GOALS["full"]
@@ -927,7 +1029,7 @@ def _bom_goal(rows, totals):
                   "met" if f <= goal else "missed by US$%.2f" % (f - goal)))
     p = lambda pred: bom_parts(rows, "full", pred)  # noqa: E731
     fees = p(lambda x: x["category"] == "assembly")
-    pcbs = p(lambda x: x["ref"].endswith(".PCB"))
+    pcbs = p(lambda x: x["category"] == "board")
     hall = p(lambda x: x["ref"].endswith(".hall"))
     led = p(lambda x: x["ref"].endswith(".led"))
     others = round(p(lambda x: x["category"] == "board part") - hall - led, 2)
@@ -1091,12 +1193,23 @@ def pcb_parts_block():
     for kind in bp.PARTS:
         route, number, source = bp.SOURCING[kind]
         out.append("- %s (%s): %s.\n" % (bp.PARTS[kind][2], number, source))
-    out.append("\nPlacement files: JLCPCB's convention for bottom-side parts as the most used KiCad "
-               "plugin applies it (Bouni/kicad-jlcpcb-tools: the angle mirrored, (180 - angle) mod 360, "
-               "then the package correction of matthewlai/JLCKicadTools' rotation database: %s; none "
-               "for the others). Not verified against a real order: check every polarised part (the "
-               "LEDs' cathodes, pin 1 of the ICs and switches) in the fab's placement preview.\n"
-               % ", ".join("%s %d" % (p.strip("^"), c) for p, c in bp.CPL_CORRECTIONS))
+    out.append("\nPlacement rotations (`tools/jlc_rotations.csv`, one row per footprint, first match wins): "
+               "JLCPCB's convention as the most used KiCad plugin applies it (Bouni/kicad-jlcpcb-tools: a "
+               "bottom-side part's angle mirrored, (180 - angle) mod 360, plus the row's correction). The "
+               "rows marked *table* are the community table that plugin downloads, vendored; the others "
+               "are ours, each with its reason. A footprint without a row is refused "
+               "(`tests/hardware/test_rotations.py` checks every line of the placement file against the "
+               "table).\n\n| footprint | row | correction | from |\n|---|---|---|---|\n")
+    for fpn in sorted({bp.PARTS[k][1] for k in bp.PARTS}):
+        pat, corr, src = bp.rotation_row(fpn)
+        out.append("| `%s` | `%s` | %d | %s |\n" % (fpn, pat, corr, src))
+    out.append("\nThe switch's pin order: %s.\n" % bp.HALL_PINOUT_SOURCE)
+    out.append("\n**Confirm in the fab's placement preview** (not verified against a real order): every "
+               "hall switch sits with its lone pin 3 (GND) towards its LED and its two pins 1 (VDD) and 2 "
+               "(OUTPUT) towards its 10 kOhm pull-up; every LED's cathode (pad 1, the marked end) faces its "
+               "switch; pin 1 of each SOIC-16 where the board file has it (U1's at x 65.9, y 33.5 mm from the "
+               "board's top-left corner, U6's at x 70.1, y 28.5 mm). A switch turned by "
+               "180 degrees puts its supply on the output line: check H1 before paying for 320.\n")
     return "".join(out)
 
 

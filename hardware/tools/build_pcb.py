@@ -111,6 +111,18 @@ SOURCING = {
 ROUTES = ("fab", "global", "hand")
 FP_DIR = "/usr/share/kicad/footprints"
 HALL_PINS = {"VDD": "1", "OUT": "2", "GND": "3"}          # AH1806-W-7 SC59 (KiCad's pad numbers)
+# Where that pin order was read (pcb.md, "Parts"): the maker's datasheet for the AH1806 itself
+# (diodes.com/assets/Datasheets/AH1806.pdf) could not be read here; Diodes' datasheet of the AH1802,
+# the same family in the same SC59 ("W") package, gives it, and two designs with the AH1806 agree.
+HALL_PINOUT_SOURCE = (
+    "SC59 top view: pin 1 VDD, pin 2 OUTPUT, pin 3 GND, from Diodes' AH1802 datasheet (the same "
+    "micropower omnipolar family in the same SC59 'W' package; dtsheet.com/model/747396, 'SC59 (Top "
+    "View) 1. Vdd 2. Output 3. GND'), as KiCad numbers SC-59's pads (1 and 2 on one side, 3 alone); "
+    "the AH1806's own datasheet (diodes.com/assets/Datasheets/AH1806.pdf) was not readable here. Two "
+    "designs with the AH1806 wire it the same way: a public AH1806W symbol for KiCad's SC-59 (1 VDD, "
+    "2 OUTPUT, 3 GND) and BerkeleyHCI/PolymorphicBlocks MagneticSwitch_Ah1806.py (pad 1 VDD, 2 output, "
+    "3 GND), whose note 'kicad pin numbers differs from datasheet pin numbers' therefore cannot mean "
+    "these pads. Read the AH1806 PDF's pin table before ordering, and measure one switch at bring-up")
 REG_INPUT_PIN = {"A": "11", "B": "12", "C": "13", "D": "14", "E": "3", "F": "4", "G": "5", "H": "6"}
 # 74HC595 (TI pin naming): output QX lights the position read at 74HC165 input X
 SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G": "6", "H": "7"}
@@ -1063,9 +1075,49 @@ def write_fab(board, out, name, tmp):
 
 # JLCPCB's placement convention as the most used KiCad plugin applies it (Bouni/kicad-jlcpcb-tools,
 # fabrication.py fix_rotation/rotate): a bottom-side part's angle is mirrored, (180 - angle) mod
-# 360, then the package's correction from the rotation database it uses
-# (matthewlai/JLCKicadTools jlc_kicad_tools/cpl_rotations_db.csv) is added.  Our packages:
-CPL_CORRECTIONS = [(r"^SOT-23", 180), (r"^SOIC-", 270)]   # SC-59, 0603/0805/1206, JST XH: none listed
+# 360, then the correction of the first row of the rotation table whose pattern matches the
+# footprint's name is added.  The table is hardware/tools/jlc_rotations.csv: the rows of the
+# community table that plugin downloads (matthewlai/JLCKicadTools cpl_rotations_db.csv) for our
+# packages, vendored with their source, and a row of our own for every other footprint, saying why.
+# A footprint with no row is refused (check_rotations): no part is placed at a guessed angle.
+ROTATIONS_CSV = os.path.join(HERE, "jlc_rotations.csv")
+
+
+def load_rotations(path=ROTATIONS_CSV):
+    """[(pattern, correction in degrees, source)] in the file's order (the first match wins)."""
+    rows = []
+    with open(path, newline="") as f:
+        for n, r in enumerate(csv.DictReader(f), 2):
+            try:
+                rows.append((re.compile(r["pattern"]).pattern, int(r["correction"]), r["source"].strip()))
+            except (KeyError, TypeError, ValueError, re.error) as e:
+                raise MapError("%s line %d: not a rotation row (pattern, correction, source): %s"
+                               % (os.path.basename(path), n, e))
+            if not rows[-1][2]:
+                raise MapError("%s line %d: the row for %s names no source"
+                               % (os.path.basename(path), n, rows[-1][0]))
+    return rows
+
+
+ROTATIONS = load_rotations()
+
+
+def rotation_row(footprint, table=None):
+    """The first row of the rotation table matching a footprint name, or None."""
+    for row in ROTATIONS if table is None else table:
+        if re.search(row[0], footprint):
+            return row
+    return None
+
+
+def check_rotations(table=None, parts=None):
+    """Every footprint the boards use has a row in the rotation table; raises MapError naming the
+    first that has none."""
+    for kind, (lib, fpn, value, mpn, _) in sorted((parts or PARTS).items()):
+        if rotation_row(fpn, table) is None:
+            raise MapError("part '%s' (%s): footprint '%s' has no rotation entry in %s: add the fab "
+                           "table's row, or one of our own with its reason"
+                           % (kind, value, fpn, os.path.basename(ROTATIONS_CSV)))
 
 
 def cpl_rotation(fp):
@@ -1073,11 +1125,11 @@ def cpl_rotation(fp):
     if fp.IsFlipped():
         rot = (180 - rot) % 360
     name = str(fp.GetFPID().GetLibItemName())
-    for pattern, corr in CPL_CORRECTIONS:
-        if re.search(pattern, name):
-            rot = (rot + corr) % 360
-            break
-    return rot
+    row = rotation_row(name)
+    if row is None:
+        raise MapError("%s: footprint '%s' has no rotation entry in %s"
+                       % (fp.GetReference(), name, os.path.basename(ROTATIONS_CSV)))
+    return (rot + row[1]) % 360
 
 
 def write_assembly(board, parts, out, name):
@@ -1192,6 +1244,8 @@ def main(argv):
                                                      "(no routing: for a change to those files' rules)")
     ap.add_argument("--verify", metavar="DIR", help="check the boards committed in DIR against the map "
                                                    "(nets, DRC, assembly files) without routing them")
+    ap.add_argument("--rotations", help="a rotation table (pattern, correction, source) replacing "
+                                        "tools/jlc_rotations.csv; every footprint needs a row")
     ap.add_argument("--parts", help="JSON {kind: [route, number, source]} replacing entries of the "
                                     "parts' sourcing (a maker's substitutes); checked like the built-in ones")
     a = ap.parse_args(argv)
@@ -1204,6 +1258,13 @@ def main(argv):
             check_parts()
     except (MapError, ValueError, OSError) as e:
         print("refused: %s: %s" % (os.path.basename(a.parts), e), file=sys.stderr)
+        return 2
+    try:
+        if a.rotations:
+            ROTATIONS[:] = load_rotations(a.rotations)
+        check_rotations()
+    except (MapError, OSError) as e:
+        print("refused: %s: %s" % (os.path.basename(a.rotations or ROTATIONS_CSV), e), file=sys.stderr)
         return 2
     try:
         check_parts()
@@ -1248,6 +1309,7 @@ def main(argv):
             cmd = [sys.executable, os.path.abspath(__file__), "--map", a.map, "--out", a.out, "--board", n]
             cmd += ["--docs", a.docs] if a.docs else []
             cmd += ["--parts", a.parts] if a.parts else []
+            cmd += ["--rotations", a.rotations] if a.rotations else []
             bad = max(bad, subprocess.call(cmd))
         return bad
     bad = 0

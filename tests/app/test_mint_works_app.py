@@ -208,7 +208,7 @@ def scenario_mint_works_plan_grid(app, drv):
     buttons = {b.plan: b for b in grid.grid.children}
     assert set(buttons) == set(ctrl.game.draw_candidates(ctrl.state))
     assert buttons["assembler"].text.startswith("[b]Assembler[/b]") and "cost 5, 1 star" in buttons["assembler"].text
-    assert "stars by its card" in buttons["museum"].text
+    assert "1 star per Culture building" in buttons["museum"].text
     assert grid.grid.cols >= 2 and all(b.width >= 120 for b in buttons.values()), grid.grid.cols
     findings = [str(f) for f in check_window() if "Plan" in f.widget or "plan" in str(f).lower()]
     assert not findings, findings

@@ -85,7 +85,7 @@ def test_labels_prompt_and_player_lines_in_plain_words():
     assert lab(type="place", player="p1", location="crowdfunder", beneficiary="p2") == \
         "Ana: place 3 mints on the Crowdfunder, 1 more mint to Ben"
     assert lab(type="pass", player="p2") == "Ben: pass"
-    assert lab(type="draw", plan="vault") == "Plan drawn: Vault (cost 5, stars by its card)"
+    assert lab(type="draw", plan="vault") == "Plan drawn: Vault (cost 5, 2 stars per face-down plan)"
     text = VIEW.prompt(G, s, setup)
     assert "Ana: place mints on a free space, or pass (3 mints in hand)." in text
     assert "Plan Supply: Mine (Production, cost 2), Plant (Production, cost 5), Statue (Culture, cost 2)" in text

@@ -176,7 +176,7 @@ class CivCardView(GameView):
 
     def value_label(self, game, state, setup, action_type, field, value) -> str:
         if field == "plot" and isinstance(value, int) and state is not None and not state.over:
-            return self.plot_name(state, game.actor(state), value).capitalize()
+            return _first_up(self.plot_name(state, game.actor(state), value))
         if field == "attacker" and isinstance(value, int):
             return self._attacker_words(state, setup, value)
         if field in ("give", "get") and value in RES_WORDS:
@@ -363,8 +363,11 @@ class CivCardView(GameView):
 
     def _attacker_words(self, state, setup, i):
         if state is None or not 0 <= i < len(state.combat):
-            return f"attacking unit {i + 1}"
-        return f"{self.name(setup, state.current)}'s {state.combat[i][0]} (unit {i + 1})"
+            return f"the {ordinal(i + 1)} attacking unit"
+        card = state.combat[i][0]
+        same = [j for j, c in enumerate(state.combat) if c[0] == card]
+        nth = f" ({ordinal(same.index(i) + 1)})" if len(same) > 1 else ""  # two alike: which one
+        return f"{self.name(setup, state.current)}'s {card}{nth}"
 
     # ---------------------------------------------------------------- the moment
     def last_outcome(self, game, state, setup) -> str:
@@ -424,8 +427,8 @@ class CivCardView(GameView):
             return f"{name}: put your free population card on one of your plots."
         if kind == "discard":
             n = game.rules["initial_discard"]
-            return (f"{name}: you hold {count_words(s.hand[who], 'card')}; discard {count_words(n, 'card')}, "
-                    "then choose Discarded below.")
+            return (f"{name}: you hold {count_words(s.hand[who], 'card')}; discard {count_words(n, 'card')} "
+                    "face down, then tap what you discarded.")
         if kind == "steal_card":
             return (f"{name} (Writing): take one card at random from an opponent's hand. Tap whose; if it was a card "
                     "the app lists as known, tap that one.")

@@ -13,6 +13,10 @@ from . import scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# a plan whose stars come from a formula (scoring.plan_stars): the formula as the card says it
+STAR_RULE_WORDS = {"museum": "1 star per Culture building", "gallery": "1 star per Mint on it",
+                   "obelisk": "1 star per building", "vault": "2 stars per face-down plan"}
+
 END_WORDS = {
     "seven_stars": "A neighbourhood reached 7 stars at Upkeep.",
     "supply_not_refilled": "The Plan Supply could not be refilled from the deck.",
@@ -77,11 +81,11 @@ class MintWorksView(GameView):
         return f"{p['name']} ({p['type'].title()}, cost {p['cost']})"
 
     def plan_facts(self, pid) -> str:
-        """'cost 5, 1 star' ('stars by its card' where a formula gives them)."""
+        """'cost 5, 1 star' (the formula in words where the card's stars depend on the game)."""
         p = self._game().data.plans.get(pid)
         if p is None:
             return ""
-        stars = "stars by its card" if p.get("star_rule") else plural(p["stars"], "star")
+        stars = STAR_RULE_WORDS.get(p.get("star_rule")) or plural(p["stars"], "star")
         return f"cost {p['cost']}, {stars}"
 
     def plan_words(self, pid) -> str:

@@ -1,0 +1,581 @@
+"""Dice read from a photo (no Kivy): `read_dice(image)` -> a `DiceReading`.
+
+A classical OpenCV pipeline (docs/dice-photo.md):
+
+1. decode (JPEG or PNG bytes, or an array), refusing what is not an image; a photo over
+   20 megapixels is decoded scaled down (JPEG natively), and one over MAX_PIXELS refused;
+2. find the dice: the table is estimated by a large median (dice are small against it), and
+   what differs from it by more than the table's own texture does is a candidate blob;
+3. straighten each top face: inside a blob, the faces are split by their shading (the top face
+   of a die lit from above is one tone, its sides another, the rounded edges between them
+   darker); each face-sized region is warped to a square;
+4. count the pips on the square (blobs that differ from the face's colour, either darker or
+   lighter) and check them against the six pip layouts. A face whose pips are not exactly one
+   of the layouts is never given a value: the die is reported with a reason instead.
+
+Whatever goes wrong is said in a player's words (`Die.problem`, `DiceReading.problem`), and
+nothing is guessed: `DiceReading.values` is None unless every die found was read.
+
+The reader checks a deadline between steps and gives up with "took too long" past it; inputs
+are bounded before any work (bytes, pixels, blob count), so a crafted file cannot make it hang.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import struct
+import time
+
+import cv2
+import numpy as np
+
+MAX_BYTES = 60_000_000          # a larger file is refused before it is decoded
+SCALE_DOWN_PIXELS = 20_000_000  # over this, the photo is decoded scaled down first
+MAX_PIXELS = 200_000_000        # over this (width x height in its header), refused
+READ_LONG_SIDE = 1600           # faces are read at most at this size (a phone's 12 MP is shrunk)
+FIND_WIDTH = 640                # dice are found at this width
+MAX_BLOBS = 40                  # more candidate blobs than this: not a photo of a few dice
+ACCEPT_FIT = 0.13                # a face's pips at most this far (of its side) from a layout's
+TIME_LIMIT = 3.0                # seconds
+
+#: pip centres of each value on a unit face; 2, 3 and 6 also turned a quarter
+LAYOUTS = {
+    1: [[(0.5, 0.5)]],
+    2: [[(0.25, 0.25), (0.75, 0.75)], [(0.75, 0.25), (0.25, 0.75)]],
+    3: [[(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)], [(0.75, 0.25), (0.5, 0.5), (0.25, 0.75)]],
+    4: [[(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)]],
+    5: [[(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)]],
+    6: [[(0.25, 0.25), (0.75, 0.25), (0.25, 0.5), (0.75, 0.5), (0.25, 0.75), (0.75, 0.75)],
+        [(0.25, 0.25), (0.5, 0.25), (0.75, 0.25), (0.25, 0.75), (0.5, 0.75), (0.75, 0.75)]],
+}
+
+# the reasons, in a player's words
+NOT_AN_IMAGE = "This file is not a photo the app can read (JPEG or PNG)."
+TOO_LARGE = "This photo is far too large to read; take it again with the phone's normal camera."
+TOO_DARK = "The photo is too dark: turn on a light or move the dice into the light."
+TOO_BLURRED = "The photo is too blurred: hold the phone still and let it focus."
+NO_DICE = "No dice found in the photo: photograph the dice from above, filling most of the picture."
+TOO_MANY = "Too many things in the photo look like dice: photograph only the dice, on a plain part of the table."
+TOO_SLOW = "Reading the photo took too long; take it again."
+TOUCHING = "Two dice touch: move them apart."
+GLARE = "Glare on a die: tilt the phone."
+ON_EDGE = "A die is on its edge: lay it flat."
+UNREADABLE = "A die could not be read: move it apart from other things and photograph it from above."
+CUT_OFF = "A die is cut off by the edge of the photo: take the whole roll."
+
+
+@dataclasses.dataclass(frozen=True)
+class Die:
+    """One die found: its value (None: not read, see `problem`), where it is in the image as
+    given (`box`: four corners of the top face in px, `centre`), and how sure the reader is."""
+    value: int | None
+    centre: tuple
+    box: tuple
+    confidence: float
+    problem: str = ""
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "centre": [round(c, 1) for c in self.centre],
+                "box": [[round(x, 1), round(y, 1)] for x, y in self.box],
+                "confidence": round(self.confidence, 3), "problem": self.problem}
+
+
+@dataclasses.dataclass(frozen=True)
+class DiceReading:
+    """What a photo shows: the dice found (read or not) and, when the whole photo is refused,
+    `problem` in plain words. `values` only when every die was read and nothing is wrong."""
+    dice: tuple = ()
+    problem: str = ""
+    size: tuple = (0, 0)      # (width, height) of the image as given (0, 0: not decoded)
+    scaled: float = 1.0       # < 1 when a very large photo was decoded scaled down
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and bool(self.dice) and all(d.value is not None for d in self.dice)
+
+    @property
+    def values(self) -> list | None:
+        """The values, left to right then top to bottom... in reading order (see `dice`), or
+        None when the photo or any die was not read."""
+        return [d.value for d in self.dice] if self.ok else None
+
+    @property
+    def confidence(self) -> float:
+        """The least sure die's confidence (0 when nothing was read)."""
+        return min((d.confidence for d in self.dice), default=0.0) if self.ok else 0.0
+
+    @property
+    def reason(self) -> str:
+        """Why the roll cannot be taken from this photo ("" when it can): the photo's problem,
+        else the first die's."""
+        if self.problem:
+            return self.problem
+        for d in self.dice:
+            if d.value is None:
+                return d.problem
+        return "" if self.dice else NO_DICE
+
+    def to_dict(self) -> dict:
+        return {"dice": [d.to_dict() for d in self.dice], "problem": self.problem, "ok": self.ok,
+                "values": self.values, "confidence": round(self.confidence, 3), "reason": self.reason,
+                "size": list(self.size), "seconds": round(self.seconds, 4)}
+
+
+class _Timeout(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def image_size(data: bytes) -> tuple | None:
+    """(width, height) from a PNG's or a JPEG's header, or None when it is neither or is cut
+    before its size. Read before decoding, to refuse or scale down huge pictures."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        if len(data) < 24 or data[12:16] != b"IHDR":
+            return None
+        w, h = struct.unpack(">II", data[16:24])
+        return (w, h) if w and h else None
+    if data[:2] != b"\xff\xd8":
+        return None
+    i, n = 2, len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            i += 1
+            continue
+        marker = data[i + 1]
+        if marker == 0xFF:
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        if marker == 0xD9:
+            return None
+        seg = struct.unpack(">H", data[i + 2:i + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if i + 9 > n:
+                return None
+            h, w = struct.unpack(">HH", data[i + 5:i + 9])
+            return (w, h) if w and h else None
+        if seg < 2:
+            return None
+        i += 2 + seg
+    return None
+
+
+def _decode(image) -> tuple:
+    """(BGR uint8 array, its scale to the picture given, the given (width, height)) or a
+    problem string."""
+    if isinstance(image, np.ndarray):
+        a = image
+        if a.dtype != np.uint8:
+            if a.dtype.kind not in "uif" or a.size == 0 or not np.isfinite(a).all():
+                return NOT_AN_IMAGE
+            a = np.clip(a * (255.0 if a.dtype.kind == "f" and a.max() <= 1.0 else 1.0), 0, 255).astype(np.uint8)
+        if a.ndim == 2:
+            a = cv2.cvtColor(a, cv2.COLOR_GRAY2BGR)
+        elif a.ndim == 3 and a.shape[2] == 4:
+            a = cv2.cvtColor(a, cv2.COLOR_BGRA2BGR)
+        elif not (a.ndim == 3 and a.shape[2] == 3):
+            return NOT_AN_IMAGE
+        if a.shape[0] < 16 or a.shape[1] < 16:
+            return NOT_AN_IMAGE
+        if a.shape[0] * a.shape[1] > MAX_PIXELS:
+            return TOO_LARGE
+        return np.ascontiguousarray(a), 1.0, (a.shape[1], a.shape[0])
+    if isinstance(image, (bytearray, memoryview)):
+        image = bytes(image)
+    if not isinstance(image, bytes) or len(image) < 24:
+        return NOT_AN_IMAGE
+    if len(image) > MAX_BYTES:
+        return TOO_LARGE
+    size = image_size(image)
+    if size is None:
+        return NOT_AN_IMAGE
+    w, h = size
+    if w * h > MAX_PIXELS:
+        return TOO_LARGE
+    flag, scale = cv2.IMREAD_COLOR, 1.0
+    for f, k in ((cv2.IMREAD_REDUCED_COLOR_2, 2), (cv2.IMREAD_REDUCED_COLOR_4, 4), (cv2.IMREAD_REDUCED_COLOR_8, 8)):
+        if w * h <= SCALE_DOWN_PIXELS:
+            break
+        if (w // k) * (h // k) <= SCALE_DOWN_PIXELS or k == 8:
+            flag, scale = f, 1.0 / k
+            break
+    try:
+        a = cv2.imdecode(np.frombuffer(image, np.uint8), flag)
+    except cv2.error:
+        return NOT_AN_IMAGE
+    if a is None or a.ndim != 3 or a.shape[0] < 16 or a.shape[1] < 16:
+        return NOT_AN_IMAGE
+    if a.shape[0] * a.shape[1] > SCALE_DOWN_PIXELS * 1.01:
+        f = math.sqrt(SCALE_DOWN_PIXELS / (a.shape[0] * a.shape[1]))
+        a = cv2.resize(a, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    scale = a.shape[1] / w
+    return a, scale, (w, h)
+
+
+# --------------------------------------------------------------------------- reading a face
+
+
+def _layout_fit(points) -> tuple:
+    """(value, worst distance) of the layout nearest to pip centres on a unit face, or (None, inf)."""
+    n = len(points)
+    if not 1 <= n <= 6:
+        return None, math.inf
+    best = math.inf
+    pts = np.asarray(points, np.float64)
+    for lay in LAYOUTS[n]:
+        lay = np.asarray(lay, np.float64)
+        # nearest-neighbour assignment is exact enough for <= 6 points on a grid: check it is 1:1
+        d = np.linalg.norm(pts[:, None, :] - lay[None, :, :], axis=2)
+        pick = d.argmin(1)
+        if len(set(pick.tolist())) != n:
+            continue
+        best = min(best, float(d[np.arange(n), pick].max()))
+    return (n, best) if best < math.inf else (None, math.inf)
+
+
+FACE = 64  # side of the straightened face, px
+
+
+def _read_face(face_bgr: np.ndarray) -> dict:
+    """Read a straightened face (FACE x FACE BGR): {"value", "fit", "pips", "glare", "contrast"}."""
+    lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+    inner = lab[6:-6, 6:-6]
+    body = np.median(inner.reshape(-1, 3), axis=0)
+    dist = np.sqrt(((lab - body) ** 2 * np.array([1.0, 1.0, 1.0], np.float32)).sum(2))
+    bgr_max = face_bgr.max(2)
+    glare = (bgr_max >= 250) & (lab[..., 0] > body[0] + 25)
+    d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
+    core = d8[6:-6, 6:-6]
+    t, _ = cv2.threshold(core, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    t = max(t, 40)  # a pip differs from the face by at least this much (x2 units of Lab)
+    mask = (d8 > t).astype(np.uint8)
+    mask[:4, :] = 0
+    mask[-4:, :] = 0
+    mask[:, :4] = 0
+    mask[:, -4:] = 0
+    n, lab_img, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    pips, areas = [], []
+    expected = (FACE * 0.19) ** 2 * math.pi / 4  # a pip's area on the straightened face
+    for i in range(1, n):
+        a = stats[i, cv2.CC_STAT_AREA]
+        if a < expected * 0.25:
+            continue  # speck
+        if a > expected * 3:
+            pips.append(None)  # something big that is not a pip
+            continue
+        x, y, w, h = stats[i, :4]
+        cx, cy = cents[i] / FACE
+        if not (0.13 < cx < 0.87 and 0.13 < cy < 0.87) or x <= 4 or y <= 4 or x + w >= FACE - 4 or y + h >= FACE - 4:
+            continue  # the edge of the face, or past it: never a pip of this face
+        if max(w, h) > 1.6 * min(w, h) + 1:
+            pips.append(None)  # a stretched blob: this is not a face seen square (a side)
+            continue
+        pips.append((cents[i][0] / FACE, cents[i][1] / FACE))
+        areas.append(a)
+    glare_px = int(glare.sum())
+    if any(p is None for p in pips):
+        return {"value": None, "fit": math.inf, "pips": len(pips), "glare": glare_px, "odd": True}
+    value, fit = _layout_fit(pips)
+    if value is not None and areas and max(areas) > 2.6 * min(areas):
+        value, fit = None, math.inf
+    contrast = float(np.median([dist[int(y * FACE), int(x * FACE)] for x, y in pips])) if pips else 0.0
+    return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False, "contrast": contrast}
+
+
+# --------------------------------------------------------------------------- finding dice
+
+
+def _order_quad(q):
+    q = np.asarray(q, np.float32).reshape(4, 2)
+    c = q.mean(0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    return q[np.argsort(ang)]
+
+
+def _face_quads(region: np.ndarray) -> list:
+    """Quadrilaterals of the face-shaped parts of a binary region (uint8): the region's own
+    rotated rectangle, or, for a region as long as two or three faces, its halves / thirds."""
+    cnts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cnts:
+        return []
+    c = max(cnts, key=cv2.contourArea)
+    (cx, cy), (w, h), ang = cv2.minAreaRect(c)
+    if min(w, h) < 4:
+        return []
+    k = max(w, h) / min(w, h)
+    parts = 1 if k < 1.55 else (2 if k < 2.5 else 3)
+    out = []
+    box = cv2.boxPoints(((cx, cy), (w, h), ang))
+    if parts == 1:
+        return [(_order_quad(box), 1, min(w, h) / max(w, h))]
+    # split along the long side
+    a, b, cc, d = box
+    long_ab = np.linalg.norm(b - a) >= np.linalg.norm(cc - b)
+    if not long_ab:
+        a, b, cc, d = b, cc, d, a
+    for i in range(parts):
+        p0, p1 = a + (b - a) * i / parts, a + (b - a) * (i + 1) / parts
+        q0, q1 = d + (cc - d) * i / parts, d + (cc - d) * (i + 1) / parts
+        out.append((_order_quad([p0, p1, q1, q0]), parts, min(w, h) / (max(w, h) / parts)))
+    return out
+
+
+def _grow(quad, f):
+    c = quad.mean(0)
+    return (quad - c) * f + c
+
+
+def _warp_face(img, quad) -> np.ndarray:
+    dst = np.array([[0, 0], [FACE, 0], [FACE, FACE], [0, FACE]], np.float32)
+    # start the corners at the top-left-most one so the warp is not mirrored
+    q = _order_quad(quad)
+    M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _blurred(small) -> bool:
+    """No sharp edge anywhere: the dice's outlines and pips are the sharpest things in a photo
+    of dice, and a photo in focus has some (the 99.9th percentile of the gradient, at
+    FIND_WIDTH, is 290-750 in focus, under 120 when a die's pips blur away)."""
+    g = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    return float(np.percentile(mag, 99.9)) < 130
+
+
+class _Reader:
+    def __init__(self, deadline):
+        self.deadline = deadline
+
+    def check(self):
+        if time.monotonic() > self.deadline:
+            raise _Timeout
+
+    def run(self, img: np.ndarray) -> tuple:
+        """(list of Die in `img` px, photo problem or "")."""
+        h, w = img.shape[:2]
+        # the working copy
+        f_read = min(1.0, READ_LONG_SIDE / max(h, w))
+        read = cv2.resize(img, None, fx=f_read, fy=f_read, interpolation=cv2.INTER_AREA) if f_read < 1 else img
+        rh, rw = read.shape[:2]
+        f_find = FIND_WIDTH / rw if rw > FIND_WIDTH else 1.0
+        small = cv2.resize(read, None, fx=f_find, fy=f_find, interpolation=cv2.INTER_AREA) if f_find < 1 else read
+        sh, sw = small.shape[:2]
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+        if float(lab[..., 0].mean()) < 28 and float(np.percentile(lab[..., 0], 99)) < 90:
+            return [], TOO_DARK
+        # the table: a median far larger than a die
+        tiny_w = 160
+        ft = tiny_w / sw
+        tiny = cv2.resize(lab, (tiny_w, max(8, int(round(sh * ft)))), interpolation=cv2.INTER_AREA)
+        k = max(3, int(min(tiny.shape[:2]) * 0.45)) | 1
+        bg = cv2.medianBlur(tiny, min(k, 255))
+        bg = cv2.resize(bg, (sw, sh), interpolation=cv2.INTER_LINEAR)
+        labf = cv2.GaussianBlur(lab, (3, 3), 0).astype(np.float32)
+        diff = np.sqrt(((labf - bg.astype(np.float32)) ** 2).sum(2))
+        self.check()
+        med = float(np.median(diff))
+        mad = float(np.median(np.abs(diff - med))) + 1e-3
+        thr = max(12.0, med + 6.0 * mad)
+        fg = (diff > thr).astype(np.uint8)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        cnts, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        min_area = (sw * 0.022) ** 2
+        cnts = [c for c in cnts if cv2.contourArea(c) >= min_area]
+        if not cnts:  # a blurred photo of dice still has their contrast; a bare table has not
+            busy = float(lab[..., 0].std()) > 12
+            return [], (TOO_BLURRED if busy and _blurred(small) else NO_DICE)
+        if len(cnts) > MAX_BLOBS:
+            return [], TOO_MANY
+        blobs = []
+        up = 1.0 / f_find
+        Lread = None
+        for c in cnts:
+            self.check()
+            x, y, bw, bh = cv2.boundingRect(c)
+            if bw * bh > sw * sh * 0.3:
+                continue
+            pad = int(max(bw, bh) * 0.15) + 2
+            x0, y0 = max(0, int((x - pad) * up)), max(0, int((y - pad) * up))
+            x1, y1 = min(rw, int((x + bw + pad) * up)), min(rh, int((y + bh + pad) * up))
+            roi = read[y0:y1, x0:x1]
+            sil = np.zeros((sh, sw), np.uint8)
+            cv2.drawContours(sil, [c], -1, 1, -1)
+            sil = cv2.resize(sil[max(0, y - pad):y + bh + pad, max(0, x - pad):x + bw + pad],
+                             (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
+            touches_edge = x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1
+            nadir = (rw / 2 - x0, rh / 2 + 0.15 * rw - y0)
+            got = self.read_blob(roi, sil, touches_edge, nadir)
+            if got:
+                shift = np.array([x0, y0], np.float32)
+                for d in got:
+                    d["quad"] = (d["quad"] + shift) / f_read
+                    d["sil_quad"] = (d["sil_quad"] + shift) / f_read
+                blobs.append(got)
+        dice = self.settle(blobs)
+        if any(d.value is None for d in dice) and _blurred(small):
+            return dice, TOO_BLURRED
+        return dice, ""
+
+    @staticmethod
+    def settle(blobs) -> list:
+        """The dice of the photo from each blob's readings, checked against the blobs' sizes:
+        a blob about as big as one die more than it shows read holds a die touching another
+        (said, never dropped); a blob too small for the faces read in it is one die seen twice
+        (declined); an unread blob much smaller than the dice is a mark on the table."""
+        faces = [d["face_area"] for b in blobs for d in b if d["value"] is not None]
+        face_med = float(np.median(faces)) if faces else 0.0
+        for b in blobs:  # a "face" far smaller than the dice's faces is a speck on the table
+            for d in b:
+                if d["value"] is not None and d["face_area"] < 0.4 * face_med:
+                    d.update(value=None, problem=UNREADABLE, confidence=0.0)
+        # how much bigger a die's blob is than its top face (its sides, its shadow's edge)
+        ratios = [b[0]["blob_total"] / b[0]["face_area"] for b in blobs if len(b) == 1 and b[0]["value"] is not None]
+        ratio = float(np.median(ratios)) if ratios else 1.6
+        typical = ratio * face_med if face_med else None
+
+        def die(d, value=None, problem=None, quad=None):
+            q = d["quad"] if quad is None else quad
+            return Die(d["value"] if problem is None else value, tuple(float(v) for v in q.mean(0)),
+                       tuple(tuple(float(v) for v in p) for p in q),
+                       d["confidence"] if problem is None else 0.0, d["problem"] if problem is None else problem)
+        out = []
+        for b in blobs:
+            read = [d for d in b if d["value"] is not None]
+            total = b[0]["blob_total"]
+            n_est = total / typical if typical else 1.0
+            if not read:
+                if typical and n_est < 0.45:
+                    continue
+                why = TOUCHING if n_est > 1.6 and b[0]["problem"] == UNREADABLE else b[0]["problem"]
+                out.append(die(b[0], None, why))
+                continue
+            n_est = total / (ratio * float(np.mean([d["face_area"] for d in read])))
+            if len(read) >= 2 and n_est < len(read) - 0.6:
+                out.append(die(b[0], None, UNREADABLE, b[0]["sil_quad"]))
+                continue
+            out += [die(d) for d in read]
+            if n_est > len(read) + 0.5:
+                out.append(die(b[0], None, TOUCHING, b[0]["sil_quad"]))
+        return out
+
+    @staticmethod
+    def tops(faces, nadir) -> list:
+        faces = sorted(faces, key=lambda r: -r["aspect"])
+        keep = []
+        for r in faces:
+            c = r["quad"].mean(0)
+            clash = [o for o in keep if np.linalg.norm(c - o["quad"].mean(0)) < 0.9 * math.sqrt(max(r["area"], o["area"]))]
+            if not clash:
+                keep.append(r)
+                continue
+            for o in clash:
+                oc = o["quad"].mean(0)
+                v = c - oc
+                to_n = np.asarray(nadir, np.float32) - oc
+                cos = float(v @ to_n / (np.linalg.norm(v) * np.linalg.norm(to_n) + 1e-6))
+                if cos < -0.3:  # r lies away from the nadir: r is the top, o a side
+                    keep.remove(o)
+                    if r not in keep:
+                        keep.append(r)
+        return keep
+
+    def read_blob(self, roi, sil, touches_edge, nadir) -> list:
+        """The dice of one candidate blob: [{"value", "quad", "confidence", "problem"}]."""
+        lab = cv2.cvtColor(roi, cv2.COLOR_BGR2Lab)
+        area = int(sil.sum())
+        side = math.sqrt(area)
+        pip_k = max(3, int(side * 0.16)) | 1
+        L = cv2.medianBlur(lab[..., 0], pip_k)
+        vals = L[sil > 0]
+        if vals.size < 20:
+            return []
+        t, _ = cv2.threshold(vals.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        cut = max(1, int(side * 0.03))
+        er = np.ones((2 * cut + 1, 2 * cut + 1), np.uint8)
+        # the rounded edges between faces (and the pips) are darker lines: cut along them too
+        bk = max(3, int(side * 0.12)) | 1
+        seams = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (bk, bk)))
+        found = []
+        for part in ((L > t) & (sil > 0), (L <= t) & (sil > 0), (seams <= 7) & (sil > 0), (seams <= 14) & (sil > 0)):
+            m = cv2.erode(part.astype(np.uint8), er)
+            n, lab_img, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+            for i in range(1, n):
+                if stats[i, cv2.CC_STAT_AREA] < area * 0.08:
+                    continue
+                region = (lab_img == i).astype(np.uint8)
+                for quad, parts, aspect in _face_quads(region):
+                    quad = _grow(quad, 1.0 + 2.2 * cut / max(4.0, math.sqrt(cv2.contourArea(quad.reshape(-1, 1, 2)))))
+                    face = _warp_face(roi, quad)
+                    r = _read_face(face)
+                    r["quad"] = quad
+                    r["area"] = float(cv2.contourArea(quad.reshape(-1, 1, 2)))
+                    r["parts"] = parts
+                    r["aspect"] = aspect
+                    found.append(r)
+        good = [r for r in found if r["value"] is not None and r["fit"] < ACCEPT_FIT]
+        # non-overlapping faces, best fit first, the larger first on ties
+        good.sort(key=lambda r: (r["fit"] > 0.08, -r["area"]))
+        chosen = []
+        for r in good:
+            c = r["quad"].mean(0)
+            if any(cv2.pointPolygonTest(o["quad"].reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+                   or cv2.pointPolygonTest(r["quad"].reshape(-1, 1, 2), tuple(float(v) for v in o["quad"].mean(0)), False) >= 0
+                   for o in chosen):
+                continue
+            chosen.append(r)
+        # a top face is about as big as the largest face; smaller readable faces are sides
+        if chosen:
+            big = max(r["area"] for r in chosen)
+            chosen = [r for r in chosen if r["area"] >= big * 0.55]
+        # two faces closer than a face's side are one die's top and side. A camera held above
+        # the table sees a die's sides on the way to the point below it (the nadir: the centre
+        # of the photo, or below it when the phone leans forward): the top is the face farther
+        # from there; when that does not tell, the face seen squarest
+        chosen = self.tops(chosen, nadir)
+        out = []
+        for r in chosen:
+            conf = max(0.0, min(1.0, 1.0 - r["fit"] / 0.2))
+            out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
+        if not out:
+            if max((r["pips"] for r in found), default=0) == 0:
+                return []  # nothing like a pip anywhere in it: a mark on the table, not a die
+            quad = _order_quad(cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(sil))))
+            glare = any(r.get("glare", 0) > 8 for r in found)
+            why = CUT_OFF if touches_edge else (GLARE if glare else UNREADABLE)
+            out.append({"value": None, "quad": quad, "confidence": 0.0, "problem": why, "face_area": 0.0})
+        sil_quad = _order_quad(cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero(sil))))
+        for d in out:
+            d.update(blob_total=float(area), sil_quad=sil_quad)
+        return out
+
+
+def read_dice(image, time_limit: float = TIME_LIMIT) -> DiceReading:
+    """Read the dice in a photo: JPEG or PNG bytes, or a numpy array (BGR, BGRA or grey).
+
+    Never raises for a bad picture: the reading's `problem` says what is wrong in a player's
+    words. `time_limit` seconds bounds the work after decoding."""
+    start = time.monotonic()
+    got = _decode(image)
+    if isinstance(got, str):
+        return DiceReading(problem=got, seconds=time.monotonic() - start)
+    img, scale, size = got
+    try:
+        dice, problem = _Reader(start + time_limit).run(img)
+    except _Timeout:
+        return DiceReading(problem=TOO_SLOW, size=size, scaled=scale, seconds=time.monotonic() - start)
+    except cv2.error:  # a picture OpenCV cannot work with: said, never raised
+        return DiceReading(problem=NOT_AN_IMAGE, size=size, scaled=scale, seconds=time.monotonic() - start)
+    if scale != 1.0:
+        dice = [dataclasses.replace(d, centre=tuple(v / scale for v in d.centre),
+                                    box=tuple(tuple(v / scale for v in p) for p in d.box)) for d in dice]
+    dice.sort(key=lambda d: (round(d.centre[1] / max(1.0, size[1] / 6)), d.centre[0]))
+    if not problem and not dice:
+        problem = NO_DICE
+    return DiceReading(tuple(dice), problem, size, scale, time.monotonic() - start)
