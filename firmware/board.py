@@ -324,10 +324,10 @@ class Board:
 
     def _lights_for_chain(self):
         """Lights on only for a sound chain: the length the self-test last measured matches
-        the map and the scans' chain check (tail byte, spare inputs) holds. Past a short,
-        long or reversed chain the 74HC595s latch random bits (up to ~82 mA a board), so the
-        LEDs stay dark (/OE high) and the self-test's FAULT_CHAIN_LENGTH says why. Called
-        after every self-test, which runs when the chain check changes its verdict."""
+        the map and the scans' chain check (tail byte, spare inputs, reads that agree) holds.
+        Past a short, long or reversed chain the 74HC595s latch random bits (up to ~82 mA a
+        board), so the LEDs stay dark (/OE high) and the self-test's FAULT_CHAIN_LENGTH says
+        why. Called after every self-test, which runs when the chain check changes its verdict."""
         sc = self.scanner
         self._lights_enable(self.lights is not None and sc is not None and not sc.chain_suspect
                             and self.registers_found == self.smap.chain_registers

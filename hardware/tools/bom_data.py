@@ -27,7 +27,7 @@ import math
 import os
 
 PRICED_ON = "2026-11-26"
-FOOT_MM = 10.0      # the boards' feet (BOM F1)
+FOOT_MM = 10.0      # the boards' feet (BOM F1; design.FOOT_H_MM, the tests hold them equal)
 FOOT_MIN_MM = 8.0   # what the chain connector and its plug need under the board (pcb.md)
 BUDGET_USD = 150.0   # the full set with lights (issue 32; landed: KIT_GOALS)
 
@@ -142,9 +142,11 @@ PRICE_NOTES = {
              "maker, the AH1911-W-7 (LCSC C5246112), is listed at min_q_price US$0.2696 in tscircuit/"
              "jlcsearch docs/generated/magnetic_sensors.md (\"Hall Switches\"), and the AH1806 is priced "
              "like it (the 0.12 used before had no source)"),
-    "conn": ("US$0.45: no listing of the JST S9B-XH-A(LF)(SN) was readable; the issue-40 review puts it "
-             "at US$0.30-0.60 at a distributor, the middle is used (the 0.15 used before was a guess): "
-             "the one price to check in the cart"),
+    "conn": ("US$0.45: no listing of the JST S9B-XH-A(LF)(SN) was readable; its 5-way sibling, the "
+             "right-angle S5B-XH, is listed at GBP 0.234 a piece (about US$0.30) on a public project page "
+             "(less-smog/ESP8266-AirQuality wiki, 'Nova Fitness SDS011'), and the issue-40 review puts the "
+             "9-way at US$0.30-0.60 at a distributor: the middle is used (the 0.15 used before was a "
+             "guess), the one price to check in the cart"),
 }
 # Classes: "basic" and "preferred" parts carry no loading fee at JLCPCB; "extended" and "global"
 # (bought through JLCPCB's global sourcing, then placed like an extended part) one fee per order
@@ -307,10 +309,12 @@ MAKER = [
      "estimate", lambda c: 1, "board to the tablet through the OTG adapter"),
     ("K5", "controller", "USB OTG adapter, USB-C plug to USB-A socket", "generic", "AliExpress",
      1.50, "estimate", lambda c: 1, "a tablet with a micro-B port needs the micro-B version"),
-    ("F1", "case", "Self-adhesive rubber bumper feet, 20 mm across, %g mm tall" % FOOT_MM,
-     "generic", "AliExpress", 0.10, "estimate", lambda c: 4 * c["boards"],
-     "4 under every board, at its corners: the chain connector and its plug hang %g mm under it "
-     "(pcb.md), so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
+    ("F1", "case", lambda: feet_item(), "generic", "AliExpress", 0.06, "estimate", lambda c: feet_per_board() * c["boards"],
+     "on the circles printed under every board (pcb.md, \"Feet and support\"): the chain connector and its "
+     "plug hang %g mm under it, so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
+    ("K6", "case", "JST XHP-9 housing without contacts: a cap over the last board's open DOWN connector",
+     "JST XHP-9", "AliExpress", 0.05, "estimate", lambda c: 1,
+     "the one chain connector no cable covers: its pins stay out of reach (ESD, pcb.md)"),
     ("M1", "token", "NdFeB N35 disc magnet 3 x 1 mm, axially magnetised, 100-pack", "generic",
      "AliExpress", 3.00, "estimate", _magnet_packs,
      "one glued under each token (design.MAGNET; field figures in docs/bringup.md)"),
@@ -342,6 +346,17 @@ def well_material_item():
     import design
     return ("Foam board %g mm, A4 + clear PET %g mm offcut (dice wells, template "
             "artwork/dice_well_template.svg)" % (design.WALL_T, design.PET_T))
+
+
+def feet_item():
+    import design
+    return ("Self-adhesive rubber feet (cylinders), %g mm across, %g mm tall, one size for every foot"
+            % (design.FOOT_D_MM, design.FOOT_H_MM))
+
+
+def feet_per_board():
+    import design
+    return len(design.feet())
 
 
 def die_item():

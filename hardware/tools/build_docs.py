@@ -182,7 +182,8 @@ def pin_uses(p):
                              "its rising edge latches the lights"))
     if "lights_oe_pin" in p:
         u.append((p["lights_oe_pin"], "LIGHTS_OFF -> chain pins 1 and 9: every 74HC595 /OE (high = all LEDs "
-                                      "dark, pulled up on each board; low once the first frame is latched)"))
+                                      "dark, pulled up on each board; low once the first frame is latched and the chain "
+                                      "measures the map's length)"))
     for k, b in enumerate(p["i2c"]):
         u.append((b["sda"], "I2C%d SDA -> well%d TCS34725" % (b["id"], k)))
         u.append((b["scl"], "I2C%d SCL -> well%d TCS34725" % (b["id"], k)))
@@ -352,7 +353,8 @@ def lights_md():
             "/ %d Ohm = %.2f mA per lit LED, at most %d lit (`wire.MAX_LIT`): %.1f mA "
             "(`power_budget.md`). At power-up the 595s hold random bits, but their /OE is the chain's "
             "LIGHTS_OFF line (pins 1 and 9), pulled up on every board: every LED stays dark until the "
-            "firmware has latched its first (dark) frame and drives the profile's `lights_oe_pin` (%s) "
+            "firmware has latched its first (dark) frame and measured the chain at the map's length, and "
+            "only then drives the profile's `lights_oe_pin` (%s) "
             "low; it goes high again before the REPL, and a crash releases it.\n\n"
             % (mosi, LIGHT_SUPPLY_V, LIGHT_LED_VF, LIGHT_DROP_V, LIGHT_OHM, light_ma(), LIGHT_MAX_LIT,
                LIGHT_MAX_LIT * light_ma(),
@@ -555,13 +557,13 @@ def power_md():
 
 
 def dark_md(doc, tot):
-    """The lights while the firmware is not scanning: power-up, the REPL jumper, a crash."""
+    """The lights in every state: power-up, the REPL jumper, a crash, a hang, a wrong chain, running."""
     f = dark_figures(doc)
     lit_off = LIGHT_MAX_LIT * light_ma()
     oe_on = f["boards"] * LIGHT_SUPPLY_V / OE_PULLUP_OHM * 1000.0
     base = tot - lit_off - oe_on
     worst = f["leds_all"] * light_ma()
-    return ("### The lights while the firmware is not scanning\n\n"
+    return ("### The lights in every state\n\n"
             "From the committed netlists (`hardware/pcb/*_netlist.csv`): %d of %d 74HC595s have /OE on "
             "LIGHTS_OFF (cable pins 1 and 9), which %d pull-ups (10 kOhm, one per board) hold at 3V3; "
             "%d LEDs in all. A 595's outputs are random at power-up: with /OE low that could be any of "
@@ -575,10 +577,19 @@ def dark_md(doc, tot):
             "| firmware crash (exception) | released, pulled up | all off | %.1f mA |\n"
             "| firmware hang (no exception) | low until the watchdog resets the MCU (5 s), then as at "
             "power-up | the last frame: at most %d lit | at most %.1f mA for 5 s |\n"
-            "| running | low, after the first latched (dark) frame | as the tablet asks, at most %d | "
+            "| running, chain length wrong (a reversed or broken cable, a missing or extra board) | "
+            "held high by the firmware, which reports the fault in the self-test | all off | %.1f mA |\n"
+            "| running, the chain at the map's length | low, after the first latched (dark) frame | as the tablet asks, at most %d | "
             "%.1f mA (the table above) |\n\n"
             % (f["sr_on_oe"], f["sr"], f["oe_pullups"], f["leds_all"], f["leds_all"], worst, worst / 2,
-               base, base, base, LIGHT_MAX_LIT, base + lit_off + oe_on, LIGHT_MAX_LIT, tot))
+               base, base, base, LIGHT_MAX_LIT, base + lit_off + oe_on, base, LIGHT_MAX_LIT, tot)
+            + "Why the firmware checks the chain's length before it lights anything: past a reversed or "
+            "broken cable the boards latch whatever bits reach them, so with LIGHTS_OFF low a board "
+            "could light all its %d LEDs, %.0f mA, and the %d boards %.0f mA, against the Pico's 300 mA "
+            "regulator. The firmware drives LIGHTS_OFF low only when the chain length it measures is the "
+            "map's (`firmware/`, the self-test's chain-length fault), so a wrong chain costs nothing "
+            "on 3V3.\n\n" % (f["leds_all"] // max(1, f["boards"]), f["leds_all"] // max(1, f["boards"]) * light_ma(),
+                               f["boards"], worst))
 
 
 # ---------------------------------------------------------------------- BOM
@@ -1279,10 +1290,137 @@ def pcb_figures_block():
     return "".join(out)
 
 
+def esd_block():
+    """pcb.md's ESD table: what a touched pin of each chain connector reaches on the board, from the
+    committed netlist (every pin of J1 and J2: its net and the other pads on it)."""
+    rows = netlist_rows(design.BOARD)
+    on = {}
+    for r in rows:
+        on.setdefault(r["Net"], []).append(r)
+    out = ["| pin | net | J1 (UP) meets | J2 (DOWN) meets |\n|---|---|---|---|\n"]
+    for pin in range(1, 10):
+        cells, net = [], None
+        for j in ("J1", "J2"):
+            r = next(x for x in rows if x["Reference"] == j and x["Pad"] == str(pin))
+            net = r["Net"]
+            if net in ("GND", "3V3"):
+                cells.append({"GND": "the GND pour (both layers)", "3V3": "the 3V3 rails, 100 nF at every chip"}[net])
+                continue
+            others = sorted({"%s %s pin %s" % (x["Reference"], x["Part"], x["Pad"]) for x in on[net]
+                             if x["Reference"] not in ("J1", "J2")})
+            cells.append(", ".join(others))
+        nets = {next(x for x in rows if x["Reference"] == j and x["Pad"] == str(pin))["Net"] for j in ("J1", "J2")}
+        out.append("| %d | %s | %s | %s |\n" % (pin, " / ".join(sorted(nets)), cells[0], cells[1]))
+    return "".join(out)
+
+
+def feet_block():
+    """pcb.md's feet: where they stand, their keep-out, and the sag estimate (design.py)."""
+    f = design.sag_figures()
+    feet = design.feet()
+    e_low, e_typ = design.FR4_E_MPA
+    out = ["One foot size everywhere: %g mm across, %g mm tall (BOM F1), %d under every board, %d along "
+           "each long edge from corner to corner, on the circles printed on the underside's silkscreen. "
+           "The parts leave two bands free along the long edges (above the top row's cells and below the "
+           "bottom row's, the narrower, 9.3 mm); a foot's keep-out is its rim plus %g mm (a %g mm radius), "
+           "and the generator refuses a placement with a part's courtyard inside one, naming both "
+           "(`build_pcb.check_feet`; `tests/hardware/test_feet.py` checks the committed board's real "
+           "courtyards).\n\n| foot | x mm | y mm |\n|---|---|---|\n"
+           % (design.FOOT_D_MM, design.FOOT_H_MM, len(feet), design.FEET_PER_EDGE,
+              design.FOOT_CLEAR_MM, design.foot_keepout_mm())]
+    for name, x, y in feet:
+        out.append("| %s | %g | %g |\n" % (name, x, y))
+    out.append("\nSag under a %g N press at mid-span between two feet, the board as a simply supported beam "
+               "of its full width (an upper bound: the board runs on over the next feet): delta = F L^3 / "
+               "(48 E I), I = b t^3 / 12 = %g x %g^3 / 12 = %.1f mm^4, L = %.1f mm: **%.2f mm** with FR-4's low "
+               "flexural modulus E = %g GPa (%.2f mm at a typical %g GPa), under the %g mm limit. On four "
+               "corner feet only (L = %.0f mm) the same press bent it %.1f mm (%.1f mm at %g GPa).\n"
+               % (design.PRESS_N, design.STRIP_H, design.PCB_MM, f["i_mm4"], f["span_mm"], f["sag_mm"],
+                  e_low / 1000, f["sag_typ_mm"], e_typ / 1000, design.SAG_LIMIT_MM, f["corner_span_mm"],
+                  f["corner_sag_mm"], f["corner_sag_typ_mm"], e_typ / 1000))
+    return "".join(out)
+
+
+LIGHT_OPTIONS = (470, 330, 220)   # the LED resistor a maker may fit after the one-LED test (0603, same footprint)
+
+
+def _led_ma(ohm):
+    return (LIGHT_SUPPLY_V - LIGHT_LED_VF - LIGHT_DROP_V) / ohm * 1000.0
+
+
+def light_block():
+    """pcb.md's estimate of a lit space's luminance through the board and the overlay."""
+    o = design.LED_OPTICS
+    ma = light_ma()
+    rows = [design.light_figures(ma, st) for st in design.LIGHT_STACKS]
+    f0 = rows[0]
+    out = ["From the LED's figures (%s), the %g x %g mm hole through the %g mm board, and what lies over "
+           "the hole. The LED is taken as a Lambertian source whose intensity is proportional to its current "
+           "(%.2f mcd at %.2f mA); the hole passes the cone of half-angle %.0f degrees, %.1f mlm; the layer "
+           "over the hole spreads it over a circle its own thickness wider and passes a diffuse fraction T "
+           "(an estimate: the one-LED test measures it): L = T x flux / (pi x area). The white paper around "
+           "it under %g lx shows %.0f cd/m2 (reflectance %g); a lit space is clear when its light adds at "
+           "least %d %% to that.\n\n"
+           "| over the hole | T | luminance at %.2f mA | against the paper | clear | current for a clear space |\n"
+           "|---|---|---|---|---|---|\n"
+           % (o["source"], o["hole_mm"][0], o["hole_mm"][1], design.PCB_MM, f0["iv_mcd"], ma, f0["half_angle_deg"],
+              f0["flux_mlm"], design.ROOM_LUX, f0["paper_cd_m2"], design.PAPER_REFLECTANCE,
+              round(design.CLEAR_CONTRAST * 100), ma)]
+    for st, r in zip(design.LIGHT_STACKS, rows):
+        need = design.current_for_clear(st)
+        out.append("| %s | %g | %.1f cd/m2 | %.0f %% | %s | %.1f mA%s |\n"
+                   % (st[0], st[2], r["luminance_cd_m2"], r["contrast"] * 100, "yes" if r["clear"] else "no", need,
+                      " (over the LED's %g mA)" % o["max_ma"] if need > o["max_ma"] else ""))
+    card, window = design.LIGHT_STACKS
+    out.append("\n**So the light must not shine through the card**: through %s no current the LED takes makes "
+               "a lit space clear (%.0f mA would, %d lit would draw %.0f mA). Over each light the overlay is the "
+               "printed paper alone: a window in the card over every LED hole (the hole lies %g mm right of its "
+               "space's centre, inside the printed square), or the paper laid on the board without the card "
+               "(the token then sits %g mm nearer its switch: more field to trip it, a little more lift to "
+               "release it, `bringup.md` C). **The current stays at %.2f mA (%d Ohm)**: through the window it "
+               "gives %.0f %% over the paper, clear; if the one-LED test (`assembly.md` 0) shows it too dim, "
+               "fit a smaller resistor in the same 0603 place before ordering:\n\n"
+               "| resistor | LED current | against the paper (window) | %d lit on 3V3 |\n|---|---|---|---|\n"
+               % (card[0], design.current_for_clear(card), LIGHT_MAX_LIT, LIGHT_MAX_LIT * design.current_for_clear(card),
+                  LED_DX_MM, design.CARD_MM - window[1], ma, LIGHT_OHM,
+                  design.light_figures(ma, window)["contrast"] * 100, LIGHT_MAX_LIT))
+    for ohm in LIGHT_OPTIONS:
+        i = _led_ma(ohm)
+        out.append("| %d Ohm | %.2f mA | %.0f %% | %.1f mA |\n"
+                   % (ohm, i, design.light_figures(i, window)["contrast"] * 100, LIGHT_MAX_LIT * i))
+    out.append("\nAll within the LED's %g mA, a 74HC595 output's rating and the Pico's 300 mA (`power_budget.md` "
+               "counts the %d Ohm figure).\n" % (o["max_ma"], LIGHT_OHM))
+    return "".join(out)
+
+
+def onelight_block():
+    """assembly.md's one-LED test: before ordering 320 lights, look at one under the real overlay."""
+    ma = light_ma()
+    return ("Before you order the boards, check that a lit space will be clear at your table, with one "
+            "LED: a red 1206 reverse-mount LED (the BOM's %s, or any red 1206), a %d Ohm resistor, a 3.3 V "
+            "supply (the Pico's 3V3 pin and GND), a piece of 1.6 mm board or card with a %g x %g mm hole "
+            "(a 2 mm drill), and one printed overlay page on the card you will use.\n\n"
+            "1. Solder or hold the LED under the hole, shining up through it; wire 3V3 -> %d Ohm -> LED "
+            "anode, cathode (the marked end) -> GND: about %.1f mA.\n"
+            "2. Lay the printed page on top, one space over the hole, first with the card under it, then "
+            "with a window cut in the card over the hole (the paper alone over the light).\n"
+            "3. Look at it from your seat, 0.5-1 m away, in the room's usual light (a lamp over the table "
+            "too). The lit space must be plain to see at a glance, through the window. The estimate "
+            "(`pcb.md`, \"Light you can see\") says the card alone hides it and the window shows it.\n"
+            "4. Too dim through the window? Try %s Ohm in its place (more current, still within the power "
+            "budget) and order the boards with that resistor (the same 0603 place: change the BOM line). "
+            "Then cut a window over every light (or lay the pages on the boards without the card).\n"
+            % (bom_data.PCB_PARTS["led"][3], LIGHT_OHM, design.LED_OPTICS["hole_mm"][0],
+               design.LED_OPTICS["hole_mm"][1], LIGHT_OHM, ma, " or ".join(str(o) for o in LIGHT_OPTIONS[1:])))
+
+
+LED_DX_MM = 4.6   # the LED (and its hole) from its space's centre (build_pcb.LED_DX)
+
+
 GUIDE_BLOCKS = {
-    "assembly.md": {"wells": well_block, "magnet": magnet_assembly_block},
+    "assembly.md": {"wells": well_block, "magnet": magnet_assembly_block, "onelight": onelight_block},
     "bringup.md": {"magnet": magnet_bringup_block},
-    "pcb.md": {"parts": pcb_parts_block, "figures": pcb_figures_block},
+    "pcb.md": {"parts": pcb_parts_block, "figures": pcb_figures_block, "esd": esd_block, "feet": feet_block, "light": light_block},
 }
 
 

@@ -456,6 +456,48 @@ def _register_slot(d, r):
     return ((x - PAIR_DX, y, reg), (x - CAP_DX, cy, 0), (x + PAIR_DX, y, sr), (x + CAP_DX, cy, 0))
 
 
+# Courtyard half-extents of each footprint (KiCad's own libraries, footprint at rotation 0; the tests
+# compare them with the courtyards of the committed board): what check_feet keeps out of the feet.
+COURTYARD_HALF = {
+    "SC-59": (1.93, 1.82), "SOT-23-5": (2.08, 1.73), "SOT-23-6": (2.08, 1.73),
+    "SOIC-16_3.9x9.9mm_P1.27mm": (3.73, 5.22), "R_0603_1608Metric": (1.5, 0.76),
+    "C_0603_1608Metric": (1.5, 0.76), "C_0805_2012Metric": (1.73, 1.0),
+    "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm": (2.31, 1.49),
+}
+# the connector's courtyard from its pin 1 (KiCad's JST_XH_S9B-XH-A_1x09_P2.50mm_Horizontal turned
+# so its pins run down the short edge, the housing towards the edge): outward, inward, up, down (mm)
+CONN_COURTYARD = (9.72, 2.83, 2.98, 20.0 + 2.98)
+
+
+def part_box(p):
+    """(x0, y0, x1, y1) of a placed part's courtyard, board mm."""
+    if p["kind"] == "conn":
+        out, inw, up, down = CONN_COURTYARD
+        x0, x1 = (p["x"] - out, p["x"] + inw) if p["side"] == "left" else (p["x"] - inw, p["x"] + out)
+        return (x0, p["y"] - up, x1, p["y"] + down)
+    hx, hy = COURTYARD_HALF[PARTS[p["kind"]][1]]
+    if p["rot"] % 180:
+        hx, hy = hy, hx
+    return (p["x"] - hx, p["y"] - hy, p["x"] + hx, p["y"] + hy)
+
+
+def check_feet(parts, feet=None):
+    """No part's courtyard inside a foot's keep-out circle (design.feet, design.foot_keepout_mm);
+    raises MapError naming the first part and foot that meet."""
+    r = design.foot_keepout_mm()
+    for name, fx, fy in (design.feet() if feet is None else feet):
+        for ref in sorted(parts, key=_refkey):
+            x0, y0, x1, y1 = part_box(parts[ref])
+            dx = max(x0 - fx, 0.0, fx - x1)
+            dy = max(y0 - fy, 0.0, fy - y1)
+            if dx * dx + dy * dy < r * r:
+                raise MapError("part %s (%s) at (%.1f, %.1f) mm: its courtyard reaches into foot %s's "
+                               "keep-out (centre (%.1f, %.1f) mm, %.1f mm radius: a %g mm foot and %g mm "
+                               "clearance)" % (ref, PARTS[parts[ref]["kind"]][2], parts[ref]["x"],
+                                               parts[ref]["y"], name, fx, fy, r, design.FOOT_D_MM,
+                                               design.FOOT_CLEAR_MM))
+
+
 def _led_net(b):
     return "LED%d%s" % (b >> 3, LETTERS[b & 7])
 
@@ -969,6 +1011,16 @@ def _silk(board, d):
     t.SetPosition(pt(w / 2, h - 2.5))       # below the second row's cells
     t.SetMirrored(True)
     board.Add(t)
+    # where the feet go (design.feet: no part within their keep-out, check_feet): a circle each on
+    # the underside's silkscreen, for the maker sticking them on
+    for name, fx, fy in design.feet():
+        c = pcbnew.PCB_SHAPE(board)
+        c.SetShape(pcbnew.SHAPE_T_CIRCLE)
+        c.SetLayer(pcbnew.B_SilkS)
+        c.SetWidth(mm(0.15))
+        c.SetCenter(pt(fx, fy))
+        c.SetEnd(pt(fx + design.FOOT_D_MM / 2.0 - 0.3, fy))
+        board.Add(c)
 
 
 def run_drc(board, path):
@@ -1244,6 +1296,8 @@ def main(argv):
                                                      "(no routing: for a change to those files' rules)")
     ap.add_argument("--verify", metavar="DIR", help="check the boards committed in DIR against the map "
                                                    "(nets, DRC, assembly files) without routing them")
+    ap.add_argument("--feet", help="JSON [[name, x, y], ...]: feet under the board in place of design.feet() "
+                                   "(a maker's own); every part must keep out of them")
     ap.add_argument("--rotations", help="a rotation table (pattern, correction, source) replacing "
                                         "tools/jlc_rotations.csv; every footprint needs a row")
     ap.add_argument("--parts", help="JSON {kind: [route, number, source]} replacing entries of the "
@@ -1271,6 +1325,16 @@ def main(argv):
         designs = designs_from_map(doc)
     except MapError as e:
         print("refused: %s: %s" % (os.path.basename(a.map), e), file=sys.stderr)
+        return 2
+    try:
+        feet = None
+        if a.feet:
+            with open(a.feet) as f:
+                feet = [tuple(x) for x in json.load(f)]
+        for d in designs.values():
+            check_feet(netlist_parts(d), feet)
+    except (MapError, OSError, ValueError, TypeError) as e:
+        print("refused: %s: %s" % (os.path.basename(a.feet or "design.py feet"), e), file=sys.stderr)
         return 2
     if a.refresh:
         pcbnew = _pcbnew()

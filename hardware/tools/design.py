@@ -455,3 +455,101 @@ def cable_counts(layout):
     for h in layout["hops"]:
         out[h["cable_mm"]] = out.get(h["cable_mm"], 0) + 1
     return dict(sorted(out.items()))
+
+
+# ---- feet and support (issue 40): one foot size, where the feet stand, how far a press bends the board
+# Every part hangs under the board (the connectors' housings deepest, about 7 mm with the plug), so
+# the board stands on feet.  The parts leave two bands free along the long edges: above the top row's
+# cells (y 0-17 mm) and below the bottom row's (y 64.7-74 mm, the narrower); one foot size fits the
+# narrower band with clearance, and the same feet go into both bands.  FEET_PER_EDGE feet along each
+# long edge, evenly from corner to corner, so no span is long enough to sag under a press.
+FOOT_D_MM = 8.0           # one foot size everywhere: 8 mm across
+FOOT_H_MM = 10.0          # tall enough for the connectors and plugs under the board (bom_data.FOOT_MIN_MM)
+FOOT_EDGE_MM = 0.5        # a foot's rim this far in from the board's edge
+FOOT_CLEAR_MM = 0.5       # no part's courtyard within this of a foot's rim: the keep-out circle
+FEET_PER_EDGE = 4
+PRESS_N = 5.0             # a player's press on a space (issue 40)
+SAG_LIMIT_MM = 0.5
+FR4_E_MPA = (17000.0, 22000.0)   # FR-4 flexural modulus, low and typical (N/mm^2): the low one is used
+
+
+def feet():
+    """[(name, x, y)] of the feet under a strip board (board mm, origin top-left)."""
+    r = FOOT_D_MM / 2.0 + FOOT_EDGE_MM
+    xs = [r + k * (STRIP_W - 2 * r) / (FEET_PER_EDGE - 1) for k in range(FEET_PER_EDGE)]
+    out = []
+    for row, y in (("top", r), ("bottom", STRIP_H - r)):
+        for k, x in enumerate(xs):
+            out.append(("F%d" % (len(out) + 1), round(x, 3), round(y, 3)))
+    return out
+
+
+def foot_keepout_mm():
+    """Radius of a foot's keep-out circle: its rim plus the clearance."""
+    return FOOT_D_MM / 2.0 + FOOT_CLEAR_MM
+
+
+def sag_figures():
+    """A 5 N press at mid-span between two feet, the board as a simply supported beam of its full
+    width (an upper bound: the board runs on over the next feet, which stiffens it):
+    delta = F L^3 / (48 E I), I = b t^3 / 12.  Also the corner-feet-only board it replaces."""
+    xs = sorted({x for _, x, _ in feet()})
+    span = max(b - a for a, b in zip(xs, xs[1:]))
+    i_mm4 = STRIP_H * PCB_MM ** 3 / 12.0
+    e_low, e_typ = FR4_E_MPA
+
+    def sag(length, e):
+        return PRESS_N * length ** 3 / (48.0 * e * i_mm4)
+    corner_span = xs[-1] - xs[0]
+    return {"span_mm": span, "i_mm4": i_mm4, "sag_mm": sag(span, e_low), "sag_typ_mm": sag(span, e_typ),
+            "corner_span_mm": corner_span, "corner_sag_mm": sag(corner_span, e_low),
+            "corner_sag_typ_mm": sag(corner_span, e_typ)}
+
+
+# ---- the guidance light through the board and the overlay (issue 40): is a lit space clear? ---------
+# The LED (Lite-On LTST-C230KRKT, red 1206 reverse mount) shines up through its hole in the board and
+# then through whatever lies on the board over the hole.  Its figures as a public parts table quotes
+# Lite-On's datasheet: 20 mcd typical at 20 mA, 130 degrees, 631 nm (the datasheet itself not read);
+# at these currents an AlInGaP LED's intensity is taken as proportional to its current.
+LED_OPTICS = {
+    "iv_mcd": 20.0, "iv_at_ma": 20.0, "max_ma": 30.0, "angle_deg": 130,
+    "source": "a public parts table quoting Lite-On's LTST-C230KRKT datasheet: red 631 nm, 2.0 V, "
+              "20 mcd typical at 20 mA, 130 degrees (the datasheet not read here)",
+    "hole_mm": (1.8, 2.4),   # the footprint's hole (LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm)
+}
+# What lies over the hole, with its diffuse transmittance for red light (estimates: the one-LED test
+# in assembly.md measures the real stack): (name, thickness mm, transmittance)
+LIGHT_STACKS = [
+    ("the 1.0 mm card over the hole", 1.0, 0.02),
+    ("a window cut in the card, the printed overlay paper (0.1 mm) over it", 0.1, 0.25),
+]
+ROOM_LUX = 500.0          # a well-lit room or a table under a lamp
+PAPER_REFLECTANCE = 0.8   # the overlay's white paper around the light
+CLEAR_CONTRAST = 0.3      # a lit space is clear when its light adds at least 30 % to the paper's luminance
+
+
+def light_figures(current_ma, stack):
+    """Luminance (cd/m2) a lit space shows at `current_ma` through `stack` (a LIGHT_STACKS entry),
+    against the paper around it in a lit room.  The LED as a Lambertian source: the hole (its area
+    as a circle of radius r, the board's thickness t deep) passes the cone of half-angle atan(r/t),
+    a fraction sin^2 of the flux pi * I; the layer over the hole spreads it over a circle its own
+    thickness wider and passes `transmittance` of it, diffusely: L = T * flux / (pi * area)."""
+    import math
+    name, thick, trans = stack
+    iv_cd = LED_OPTICS["iv_mcd"] / 1000.0 * current_ma / LED_OPTICS["iv_at_ma"]
+    w, h = LED_OPTICS["hole_mm"]
+    r = math.sqrt(w * h / math.pi)
+    half = math.atan(r / PCB_MM)
+    flux_lm = math.pi * iv_cd * math.sin(half) ** 2
+    area_m2 = math.pi * ((r + thick) / 1000.0) ** 2
+    lum = trans * flux_lm / (math.pi * area_m2)
+    paper = PAPER_REFLECTANCE * ROOM_LUX / math.pi
+    return {"stack": name, "current_ma": current_ma, "iv_mcd": iv_cd * 1000, "half_angle_deg": math.degrees(half),
+            "flux_mlm": flux_lm * 1000, "luminance_cd_m2": lum, "paper_cd_m2": paper,
+            "contrast": lum / paper, "clear": lum / paper >= CLEAR_CONTRAST}
+
+
+def current_for_clear(stack):
+    """The LED current (mA) at which a lit space is clear through `stack` (luminance is linear in it)."""
+    per_ma = light_figures(1.0, stack)["contrast"]
+    return CLEAR_CONTRAST / per_ma

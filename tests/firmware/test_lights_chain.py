@@ -102,3 +102,13 @@ def test_the_repl_stays_dark_whatever_the_chain(tmp_path):
     assert not rig.board.running and not rig.world.lights_oe_low()
     rig.board.self_test(wire.TEST_ON_COMMAND)  # a self-test typed at the REPL
     assert not rig.world.lights_oe_low()
+
+
+def test_the_tablet_says_why_the_lights_are_dark(tmp_path):
+    from companion.link.board_link import TableMirror
+    from companion.link.board_port import describe_fault
+    rig = Rig(tmp_path, setup=lambda w: w.set_chain_registers(36))
+    rig.run_until(lambda: rig.of("SELF_TEST"), 500)
+    ev = TableMirror(rig.smap).apply(dict(rig.of("SELF_TEST")[0]))
+    text = [describe_fault(f) for f in ev["faults"] if f["code"] == wire.FAULT_CHAIN_LENGTH][0]
+    assert "36 registers found" in text and "guidance lights stay dark" in text

@@ -215,3 +215,25 @@ def test_issue_41_answers_have_their_link_cases():
     s = _steps("host-unpairs-at-exactly-1500-ms")
     assert s[2]["delivered"] == [] and s[2]["state"] == "paired"
     assert s[3]["delivered"] == ["LINK_DOWN"] and s[3]["state"] == "searching"
+
+
+def test_the_conformance_list_names_every_case():
+    """docs/protocol.md section 6 names only vectors and link cases that exist, every link case
+    and every error vector; T2 (the tablet never answers a bad frame) holds in every host case."""
+    import re
+    spec = open(os.path.join(ROOT, "docs", "protocol.md")).read()
+    sec = spec[spec.index("## 6. Conformance"):]
+    rows = [ln for ln in sec.splitlines() if re.match(r"\| [CBT]\d+ \|", ln)]
+    named = set()
+    for ln in rows:
+        named |= set(re.findall(r"`([a-z0-9-]+)`", ln.split("|")[3]))
+    vectors = {v["name"] for v in _vectors()}
+    cases = {c["name"] for c in _file()["link_cases"]}
+    assert named - {"board", "host"} <= vectors | cases, named - vectors - cases
+    assert cases <= named, cases - named
+    assert {v["name"] for v in _vectors() if "expect_error" in v} <= named
+    for case in _file()["link_expect"]:
+        if any(c["name"] == case["name"] and c["side"] == "host" for c in _file()["link_cases"]):
+            for step in case["steps"]:
+                errors = [f for f in step["sent"] if f.startswith("ERROR")]
+                assert all(f.endswith("map_mismatch") for f in errors), (case["name"], errors)
