@@ -62,8 +62,19 @@ def scenario_civ_quest_start_on_the_map(app, drv):
     assert "Thrace is not empty" in pk.why and scr.pending is None, pk.why
     assert "Ana" in pk.map.cells["thrace"].text or "7 PT" in pk.map.cells["thrace"].text
     drv.shot(f"civ-quest-map-taken-{tag}")
-    pk.show_area("syria")
-    drv.press(pk.map.cells["syria"])
+    # the Map tab is the same map: lit as the picker is, and a tap there picks (or says why not)
+    drv.press(scr.tab_buttons["cq_map"])
+    drv.pump(3)
+    tab = scr.tabs["cq_map"]
+    lit = {a for a, c in tab.map.cells.items() if c.lit}
+    assert lit == set(pk.legal), (lit, set(pk.legal))
+    drv.press(tab.map.cells["thrace"])
+    assert "Thrace is not empty" in tab.why_text and scr.pending is None, tab.why_text
+    drv.shot(f"civ-quest-map-tab-asked-{tag}")
+    drv.press(tab.map.cells["syria"])
+    assert scr.pending == {"type": "place_start", "player": "p2", "area": "syria"}, scr.pending
+    if scr.portrait and "now" in scr.tab_buttons:
+        drv.press(scr.tab_buttons["now"])
     drv.press(scr.ids.confirm)
     assert ctrl.state.units["syria"] == ("p2", 7, False) and ctrl.state.step == "first_player"
     # the setup checklist's "All N tokens placed": a real tap (down, a moment, up) marks them all

@@ -5,7 +5,8 @@ tiles, each held area in its owner's colour with its PT and city.
 `AreaPicker` is the game's picker for the "area" kind (GameModule.pickers): the shell calls
 `offer(question, on_pick)`; the legal areas are lit, the rest dimmed; a tap on a lit area picks
 it, a tap on any other area says why not (the view's `why_not_area`, the rules' own words) and
-picks nothing. `AreaMap` is the same drawing, read-only, for the Map tab. Reads the running app's
+picks nothing. `AreaMap` is the same drawing for the Map tab, which lights and takes the same
+taps while an area is asked (`live_picker`). Reads the running app's
 controller (state, setup, colours) and the view's `map_model`; imports nothing of the shell but
 the kit."""
 from __future__ import annotations
@@ -146,6 +147,15 @@ def _controller():
     return getattr(app, "ctrl", None)
 
 
+_live = []  # the AreaPicker offering an area question now (the Map tab takes its taps too)
+
+
+def live_picker():
+    """The AreaPicker whose question is open on the screen now, or None."""
+    p = _live[0] if _live else None
+    return p if p is not None and p.parent is not None and p.question is not None else None
+
+
 class AreaPicker(BoxLayout):
     """The map as the picker of an area (see the module docstring). The map is as wide as the
     decision column: where the areas in play need more columns than fit, "West" and "East" pan
@@ -194,6 +204,7 @@ class AreaPicker(BoxLayout):
     def offer(self, question, on_pick):
         """Light the areas of `question.options` ([(area id, label)]); a tap on one calls on_pick."""
         self.question, self.on_pick = question, on_pick
+        _live[:] = [self]
         self.legal = {v: lbl for v, lbl in question.options}
         self.why = self.why_label.text = ""
         self._model = None

@@ -1,5 +1,6 @@
-"""Civ Quest's Map tab: the drawn map (ui/map_picker.AreaMap, read-only: the same drawing the
-players tap when they pick an area), a line per civilisation, and this turn's rolls. Reads the
+"""Civ Quest's Map tab: the drawn map (ui/map_picker.AreaMap, the same drawing the players tap
+when they pick an area: while an area is asked it is lit here too and a tap here picks it), a
+line per civilisation, and this turn's rolls. Reads the
 view's snapshot and map_model only; imports nothing of the shell but the kit."""
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.kit import rgba
 
-from .map_picker import AreaMap
+from .map_picker import AreaMap, live_picker
 
 
 def _hex(colour):
@@ -19,13 +20,16 @@ def _hex(colour):
 class CivQuestMap(BoxLayout):
     areas_text = StringProperty("")
     rolls_text = StringProperty("")
+    why_text = StringProperty("")   # a tap on an area that is not a choice now: why
+    _ctrl = None
 
     def update(self, screen, ctrl, snap):
+        self._ctrl = ctrl
         holder = self.ids.map_holder
         if not holder.children:
             self.map = AreaMap()
             holder.add_widget(self.map)
-        self.map.draw(ctrl.view.map_model(ctrl.game, ctrl.state, ctrl.setup), ctrl.colour, ctrl.name)
+        self.redraw()
         held = {}
         for a in snap.get("cq_areas", ()):
             if a["owner"]:
@@ -43,3 +47,23 @@ class CivQuestMap(BoxLayout):
         self.areas_text = "\n".join(rows)
         rolls = snap.get("cq_rolls", ())
         self.rolls_text = "[b]Rolls this turn[/b]\n" + ("\n".join(rolls) if rolls else "none yet")
+
+    def redraw(self):
+        """The map; while the screen asks for an area, the same areas lit and a tap picks one
+        (or says why not) exactly as on the picker under the prompt."""
+        ctrl = self._ctrl
+        live = live_picker()
+        model = ctrl.view.map_model(ctrl.game, ctrl.state, ctrl.setup)
+        if live is None:
+            self.map.draw(model, ctrl.colour, ctrl.name)
+            self.why_text = ""
+            return
+        self.map.draw(model, ctrl.colour, ctrl.name, legal=set(live.legal), on_tap=self.tap)
+
+    def tap(self, area_id):
+        live = live_picker()
+        if live is None:
+            return
+        live.tap(area_id)
+        self.why_text = live.why
+        self.redraw()
