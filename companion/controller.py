@@ -288,8 +288,7 @@ class GameController:
         seat's move by hand: bot_turn offers no search for that position again."""
         if self.state is not position or self.game.actor(position) != seat:
             return False
-        self.app_moves = []
-        played = False
+        played = False  # app_moves keeps the turn's earlier moves: the screen says the turn whole
         try:
             if error is not None:
                 self.app_problem = f"The app could not choose {self.name(seat)}'s move ({error}): choose it by hand."

@@ -154,6 +154,8 @@ class GameScreen(Screen):
     dice_prompt = StringProperty("")   # "Ana: Event roll, 2 dice" while a roll is awaited
     dice_count = NumericProperty(0)    # dice of the touch entry (0: none shown)
     roll_result_text = StringProperty("")  # the last roll and what it did, until OK is tapped
+    app_turn_text = StringProperty("")     # the app's turn for its seats, whole, until OK or the next player acts
+    card_text = StringProperty("")         # what just happened (the roll, the app's turn): the card atop Now
     left_view = StringProperty("players")
     portrait = BooleanProperty(False)   # one column with tabs (a phone), else two columns
     bar_hint = StringProperty("")       # the confirm bar's words while nothing waits for Confirm
@@ -165,6 +167,8 @@ class GameScreen(Screen):
     _feeder = None     # DiceFeeder
     _thinking_for = None       # the bot's seat whose move is being searched aside
     _thinking_position = None  # the state that search is for
+    _thinking_note = None      # the message said to a tap while the app thinks (goes with the move)
+    _app_turn_ack = None       # the seq of the app's last move whose card was OKed
     _board_state = "manual"
     _panel = None
     _panel_key = None
@@ -177,6 +181,11 @@ class GameScreen(Screen):
     _seen = None  # (round, over) at the last refresh
     _auto_tab = False       # a game view is shown because its step began
     _auto_tab_done = False  # ... once per such step (the player may switch away)
+
+    def on_roll_result_text(self, *_):
+        self.card_text = "\n\n".join(t for t in (self.roll_result_text, self.app_turn_text) if t)
+
+    on_app_turn_text = on_roll_result_text
 
     def on_kv_post(self, base_widget):
         now = self.ids.now_panel.__self__
@@ -428,7 +437,8 @@ class GameScreen(Screen):
         self._thinking_for = self._thinking_position = None  # a search still running is ignored
         self.pending, self.pending_text, self._pending_from = None, "", None
         self.message, self.error = "", False
-        self.roll_result_text = self.dice_hint = ""
+        self.roll_result_text = self.dice_hint = self.app_turn_text = ""
+        self._app_turn_ack = self._thinking_note = None
         self.show_help = self.show_all = False
         self._moment = self._decision = self._todo_shown = None
         self._panel, self._panel_key = None, "-"  # a new panel for the next game
@@ -641,7 +651,8 @@ class GameScreen(Screen):
         if self.ctrl is None or self.over:
             return False
         if self._thinking_for:
-            self.message, self.error = f"The app is choosing {self.ctrl.name(self._thinking_for)}'s move: a moment.", True
+            self._thinking_note = f"The app is choosing {self.ctrl.name(self._thinking_for)}'s move: a moment."
+            self.message, self.error = self._thinking_note, True
             return False
         if self._pending_from in ("undo", "correction"):
             # an undo or a correction is answered first: a tap elsewhere must not replace it unseen
@@ -708,12 +719,10 @@ class GameScreen(Screen):
             self._think_aside(c, turn)
         else:
             self.prompt = view.prompt(c.game, c.state, c.setup, dice)
-        played = (snap.get("app_moves") or []) if c.setup.get("app_players") else []
-        if played:  # what the app's bots did for their seats (a game words its own AI's moves)
-            shown = played[-4:]
-            more = f" (and {len(played) - len(shown)} before)" if len(played) > len(shown) else ""
-            self.prompt = ("[color=9fd3ff][b]The app played[/b]" + more + ": " + "; ".join(shown)
-                           + ". Do it at the table.[/color]\n" + self.prompt)
+        if not turn and self._thinking_note and self.message == self._thinking_note:
+            self.message, self.error = "", False  # the app's move is made: its "a moment" goes
+        # what the app's bots did for their seats, the turn whole (a game words its own AI's moves)
+        self.app_turn_text = self._app_turn_words(c, turn) if c.setup.get("app_players") else ""
         self.stepper_text = stepper_markup(c.game.flow, snap["step"], view)
         self.help_text = c.step_help(snap["step"]) if not snap["over"] else ""
         if new:
@@ -736,6 +745,51 @@ class GameScreen(Screen):
         self._render_sync()
         self._try_board_dice()
         self.log_text = c.history.text(limit=40)
+
+    APP_TURN_SHOWN = 6  # moves listed on the card; the Log has every one
+
+    def _app_turn_words(self, c, thinking) -> str:
+        """The app's moves since the latest other action (its bots' turn), each with what it
+        changed, then what the table must do for them; "" once OK was tapped for them."""
+        from kivy.utils import escape_markup as esc
+
+        turn = []
+        for e in reversed(c.history.entries):
+            if e.source != "app" or e.undone or e.undo_of is not None:
+                break
+            turn.append(e)
+        turn.reverse()
+        if not turn or turn[-1].seq == self._app_turn_ack:
+            return ""
+        names = []
+        for e in turn:
+            name = c.name(e.actor) if e.actor else None
+            if name and name not in names:
+                names.append(name)
+        who = " and ".join(names) or "its seats"
+        n = len(turn)
+        moves = f"{n} move{'s' if n != 1 else ''}"
+        head = (f"[b]The app is playing {who}'s turn[/b] ({moves} so far)" if thinking else
+                f"[b]The app played {who}'s turn[/b] ({moves})")
+        lines = [head]
+        # what changed: a move that only ended a step changed nothing at the table
+        changed = [e for e in turn if e.action.get("type") != "end_step" or e.effects or e.table]
+        for e in changed[:self.APP_TURN_SHOWN]:
+            lines.append("- " + esc(e.text))
+            lines += ["    " + esc(x) for x in e.effects[:3]]
+        if len(changed) > self.APP_TURN_SHOWN:
+            lines.append(f"... and {len(changed) - self.APP_TURN_SHOWN} more (each one in the Log)")
+        seqs = {e.seq for e in turn}
+        todo = getattr(self, "_todo", None)
+        table = [it["text"] for it in todo.items(c.history.entries) if it["seq"] in seqs] if todo else []
+        if table:
+            lines.append("[b]At the table:[/b]")
+            lines += ["- " + esc(t) for t in table[:self.APP_TURN_SHOWN]]
+            if len(table) > self.APP_TURN_SHOWN:
+                lines.append(f"... and {len(table) - self.APP_TURN_SHOWN} more in the table list below")
+        else:
+            lines.append("[b]At the table:[/b] make these moves for " + who + ".")
+        return "\n".join(lines)
 
     def _panel_enters_dice(self) -> bool:
         """The open step panel shows a dice entry of its own now."""
@@ -943,7 +997,12 @@ class GameScreen(Screen):
         self.message, self.error = f"Undone: {self.ctrl.action_label(a) if a else ''}", False
 
     def acknowledge_roll(self):
+        """OK on the card: the roll and the app's turn shown on it were seen."""
         self.roll_result_text = ""
+        if self.app_turn_text and self.ctrl is not None:
+            last = next((e for e in reversed(self.ctrl.history.entries) if e.source == "app"), None)
+            self._app_turn_ack = last.seq if last is not None else None
+        self.app_turn_text = ""
 
     def _show_roll_result(self, req):
         """Where the roll was asked: who rolled what and what it did (the history entry, fixed

@@ -38,8 +38,9 @@ FIXED = ("confirm", "cancel", "end_step", "roll_ok")  # the game screen's button
 
 
 def _fixed_places(app, where, out, places):
-    """Confirm, Cancel, Done with step and the OK of the roll card and the Round End card stay where they were first seen at
-    this window size (a tap aimed at them must not land elsewhere a step later)."""
+    """Confirm, Cancel and Done with step stay where they were first seen at this window size, and
+    the OK of the card atop Now where it was within Now (a tap aimed at them must not land
+    elsewhere a step later)."""
     from layout_check import visible_widgets
 
     if app.root.current != "game":
@@ -47,11 +48,13 @@ def _fixed_places(app, where, out, places):
     scr = app.root.get_screen("game")
     shown = visible_widgets()
     seen = {id(w): box for w, box in shown}
-    cards = [w.ids.ok.__self__ for w, _ in shown if type(w).__name__ == "RoundSummaryCard"]
-    for name, w in [(n, scr.ids[n].__self__) for n in FIXED] + [("round card OK", c) for c in cards[:1]]:
+    for name, w in [(n, scr.ids[n].__self__) for n in FIXED]:
         box = seen.get(id(w))
         if box is None or w.opacity < 0.5:
             continue
+        if name == "roll_ok":  # atop Now: placed within it (Now's top follows
+            top = scr.ids.now_scroll.to_window(0, scr.ids.now_scroll.top)[1]  # the header's lines)
+            box = (box[0], box[1] - top, box[2], box[3] - top)
         box = tuple(round(v) for v in box)
         first = places.setdefault(name, (box, where))
         if max(abs(a - b) for a, b in zip(box, first[0])) > 1:
@@ -71,6 +74,9 @@ def _start_from_form(app, drv, game_id, out):
     assert choice, f"{game_id} is not on the New game form"
     drv.press(choice[0])
     assert ng.game_id == game_id
+    if ng.can_seat_app and "p2" in getattr(ng, "_played_by", {}):
+        ng._played_by["p2"].text = "Played by the app (easy)"  # an app seat: its turns are checked too
+        drv.pump(2)
     _check(drv, "new game form", out)
     drv.press(ng.ids.start)
     assert app.root.current == "game", f"{game_id} did not start: {ng.message}"
@@ -97,6 +103,9 @@ def _step(ctrl, drv, rng, where, out, app=None, places=None):
     """One player's move: the awaited roll, or a random legal action ('done' less often). The
     action's control is tapped first when the screen shows one (checked while it is picked),
     then the action is applied through the controller unless the tap applied it."""
+    if ctrl.bot_turn() is not None:  # the app's seat: its search runs aside, its moves come back
+        drv.wait_for(lambda: ctrl.bot_turn() is None or ctrl.game.is_over(ctrl.state), 90, "the app's turn")
+        return "the app's turn"
     if ctrl.awaiting_dice():
         _press_dice(drv, where, out)
         ctrl.roll_virtual()
@@ -164,7 +173,7 @@ def scenario_sweep(app, drv):
     size = os.environ["LAYOUT_SIZE"]
     steps = int(os.environ.get("LAYOUT_STEPS", STEPS))
     report = {}
-    places = {}  # one window size: the fixed buttons' places across every game
+    places = {}  # one window size: the bar's buttons' places across every game, the OKs' per game
     for m in games.modules():
         out = []
         rng = random.Random(f"{SEED}-{m.id}")
