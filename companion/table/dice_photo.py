@@ -238,6 +238,40 @@ def _layout_fit(points) -> tuple:
     return (n, best) if best < math.inf else (None, math.inf)
 
 
+def _layout_fit_scaled(points, diameters) -> tuple:
+    """(value, worst distance, scale) of the layout nearest to pip centres on a square that may
+    hold a little more than the face (a region that took in some table or shadow): the layout is
+    fitted with its own centre and size, which must stay near the square's and its pips' sizes.
+    The distance is in units of the fitted face's side."""
+    n = len(points)
+    if not 1 <= n <= 6:
+        return None, math.inf, 0.0
+    pts = np.asarray(points, np.float64)
+    pip = float(np.median(diameters))
+    if n == 1:
+        k = pip / 0.19
+        off = float(np.linalg.norm(pts[0] - 0.5)) / max(k, 1e-6)
+        return (1, off, k) if 0.55 <= k <= 1.35 else (None, math.inf, 0.0)
+    c = pts.mean(0)
+    P = pts - c
+    best = (None, math.inf, 0.0)
+    for lay in LAYOUTS[n]:
+        L = np.asarray(lay, np.float64) - 0.5
+        k = math.sqrt((P ** 2).sum() / (L ** 2).sum())
+        d = np.linalg.norm(P[:, None, :] - k * L[None, :, :], axis=2)
+        pick = d.argmin(1)
+        if len(set(pick.tolist())) != n:
+            continue
+        worst = float(d[np.arange(n), pick].max()) / k
+        if worst < best[1]:
+            best = (n, worst, k)
+    value, worst, k = best
+    if value is None or not 0.55 <= k <= 1.35 or np.abs(c - 0.5).max() > 0.2 \
+            or not 0.11 <= pip / k <= 0.3:
+        return None, math.inf, 0.0
+    return value, worst, k
+
+
 FACE = 64  # side of the straightened face, px
 
 
@@ -261,9 +295,10 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     n, lab_img, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     pips, areas = [], []
     expected = (FACE * 0.19) ** 2 * math.pi / 4  # a pip's area on the straightened face
+    diameters, kinds = [], []
     for i in range(1, n):
         a = stats[i, cv2.CC_STAT_AREA]
-        if a < expected * 0.25:
+        if a < expected * 0.12:
             continue  # speck
         if a > expected * 3:
             pips.append(None)  # something big that is not a pip
@@ -275,12 +310,21 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         if max(w, h) > 1.6 * min(w, h) + 1:
             pips.append(None)  # a stretched blob: this is not a face seen square (a side)
             continue
+        lighter = float(lab[..., 0][lab_img == i].mean()) > body[0]
         pips.append((cents[i][0] / FACE, cents[i][1] / FACE))
+        kinds.append((lighter,))
         areas.append(a)
+        diameters.append(math.sqrt(4 * a / math.pi) / FACE)
     glare_px = int(glare.sum())
     if any(p is None for p in pips):
         return {"value": None, "fit": math.inf, "pips": len(pips), "glare": glare_px, "odd": True}
-    value, fit = _layout_fit(pips)
+    # pips are all darker than the face or all lighter: a light spot among dark pips is glare
+    # (or a reflection), and that face is not read
+    if kinds:
+        light = [k[0] for k in kinds]
+        if any(light) and not all(light):
+            return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
+    value, fit, _ = _layout_fit_scaled(pips, diameters)
     if value is not None and areas and max(areas) > 2.6 * min(areas):
         value, fit = None, math.inf
     contrast = float(np.median([dist[int(y * FACE), int(x * FACE)] for x, y in pips])) if pips else 0.0
