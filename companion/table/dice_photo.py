@@ -35,6 +35,7 @@ MAX_PIXELS = 200_000_000        # over this (width x height in its header), refu
 READ_LONG_SIDE = 1600           # faces are read at most at this size (a phone's 12 MP is shrunk)
 FIND_WIDTH = 640                # dice are found at this width
 MAX_BLOBS = 40                  # more candidate blobs than this: not a photo of a few dice
+SINGLE_BLOB = 2.17              # a blob this many times its one top face read holds another die
 ACCEPT_FIT = 0.13                # a face's pips at most this far (of its side) from a layout's
 TIME_LIMIT = 3.0                # seconds
 
@@ -426,7 +427,12 @@ class _Reader:
         med = float(np.median(diff))
         mad = float(np.median(np.abs(diff - med))) + 1e-3
         thr = max(12.0, med + 6.0 * mad)
-        fg = (diff > thr).astype(np.uint8)
+        # a shadow is the table darker, its colour kept: not part of a die
+        bgf = bg.astype(np.float32)
+        chroma = np.sqrt(((labf[..., 1:] - bgf[..., 1:]) ** 2).sum(2))
+        ratio_l = (labf[..., 0] + 1) / (bgf[..., 0] + 1)
+        shadow = (ratio_l > 0.35) & (ratio_l < 0.92) & (chroma < 8)
+        fg = ((diff > thr) & ~shadow).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         cnts, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -463,7 +469,7 @@ class _Reader:
                     d["sil_quad"] = (d["sil_quad"] + shift) / f_read
                 blobs.append(got)
         dice = self.settle(blobs)
-        if any(d.value is None for d in dice) and _blurred(small):
+        if (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, ""
 
@@ -504,8 +510,12 @@ class _Reader:
             if len(read) >= 2 and n_est < len(read) - 0.6:
                 out.append(die(b[0], None, UNREADABLE, b[0]["sil_quad"]))
                 continue
-            out += [die(d) for d in read]
-            if n_est > len(read) + 0.5:
+            out += [die(d) for d in b if d["value"] is not None or d["problem"] == TOUCHING]
+            # a lone die's blob (its top, its sides, without its shadow) measures at most about
+            # 2.1 of its top face in the generated photos; a touching pair's, 2.2 and more
+            own = total / float(np.mean([d["face_area"] for d in read]))
+            if (n_est > len(read) + 0.5 or own > SINGLE_BLOB * len(read)) \
+                    and not any(d["problem"] == TOUCHING for d in b):
                 out.append(die(b[0], None, TOUCHING, b[0]["sil_quad"]))
         return out
 
@@ -515,7 +525,11 @@ class _Reader:
         keep = []
         for r in faces:
             c = r["quad"].mean(0)
-            clash = [o for o in keep if np.linalg.norm(c - o["quad"].mean(0)) < 0.9 * math.sqrt(max(r["area"], o["area"]))]
+            # (two faces alike in size and both seen square are two dice touching: a die's side
+            # is seen more slanted, and smaller, than its top)
+            clash = [o for o in keep if np.linalg.norm(c - o["quad"].mean(0)) < 0.9 * math.sqrt(max(r["area"], o["area"]))
+                     and not (min(r["aspect"], o["aspect"]) >= 0.85
+                              and min(r["area"], o["area"]) >= 0.8 * max(r["area"], o["area"]))]
             if not clash:
                 keep.append(r)
                 continue
@@ -529,6 +543,41 @@ class _Reader:
                     if r not in keep:
                         keep.append(r)
         return keep
+
+    @staticmethod
+    def unread_neighbour(lab, sil, read, nadir) -> list:
+        """A die touching the ones read in this blob, not read itself: a patch of the blob, away
+        from the faces read and their sides (which lie toward the nadir), of the read faces' own
+        colour and at least 0.4 of a face big. Returned declined ("Two dice touch"), so the roll
+        is never taken without it."""
+        h, w = sil.shape
+        near = np.zeros((h, w), np.uint8)
+        colours = []
+        for d in read:
+            q = d["quad"]
+            m = np.zeros((h, w), np.uint8)
+            cv2.fillConvexPoly(m, np.round(_grow(q, 0.8)).astype(np.int32), 1)
+            colours.append(np.median(lab[m > 0].reshape(-1, 3), axis=0))
+            grown = _grow(q, 1.3)
+            cv2.fillConvexPoly(near, np.round(grown).astype(np.int32), 1)
+            c = q.mean(0)
+            to_n = np.asarray(nadir, np.float32) - c
+            side = math.sqrt(max(d["face_area"], 1.0))
+            shift = to_n / (np.linalg.norm(to_n) + 1e-6) * 0.65 * side
+            cv2.fillConvexPoly(near, np.round(grown + shift).astype(np.int32), 1)
+        body = np.median(np.array(colours), axis=0).astype(np.float32)
+        diff = lab.astype(np.float32) - body
+        close = np.sqrt((diff[..., 0] / 2.5) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2) < 14
+        rest = (close & (sil > 0) & (near == 0)).astype(np.uint8)
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        face = float(np.mean([d["face_area"] for d in read]))
+        out = []
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] >= 0.4 * face:
+                quad = _order_quad(cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero((labels == i).astype(np.uint8)))))
+                out.append({"value": None, "quad": quad, "confidence": 0.0, "problem": TOUCHING, "face_area": 0.0})
+        return out
 
     def read_blob(self, roi, sil, touches_edge, nadir) -> list:
         """The dice of one candidate blob: [{"value", "quad", "confidence", "problem"}]."""
@@ -587,6 +636,8 @@ class _Reader:
         for r in chosen:
             conf = max(0.0, min(1.0, 1.0 - r["fit"] / 0.2))
             out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
+        if out:
+            out += self.unread_neighbour(lab, sil, out, nadir)
         if not out:
             if max((r["pips"] for r in found), default=0) == 0:
                 return []  # nothing like a pip anywhere in it: a mark on the table, not a die
