@@ -32,7 +32,7 @@ sys.path.insert(0, ROOT)
 
 from companion.bots import LEVELS  # noqa: E402
 from companion.cli.simulate import play_game, wilson  # noqa: E402
-from companion.games import get_module  # noqa: E402
+from companion.games import get_module, hooks_for  # noqa: E402
 
 GAMES = ("mint_works", "civ_builder", "civmint", "civ_card_game", "civ_quest")
 
@@ -70,7 +70,6 @@ def engine_ms_per_action(gid, seed=0):
     """Milliseconds per action of a random two-player game: legal_actions + apply (the reference)."""
     import random
 
-    from companion.bots import hooks_for
     from companion.engine import Session
 
     module = get_module(gid)

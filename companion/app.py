@@ -41,7 +41,42 @@ def _parse(argv):
     return ap.parse_args(argv)
 
 
-def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
+def screen_bounds():
+    """(x, y, width, height) of the first screen's usable area (less panels and docks), asked of
+    SDL before any window exists; None when it cannot be told. A window made to this size at this
+    place is on the screen whole, with or without a window manager to maximize it."""
+    import ctypes
+    import ctypes.util
+    import glob
+
+    try:
+        import kivy
+    except ImportError:
+        return None
+    libs = glob.glob(os.path.join(os.path.dirname(os.path.dirname(kivy.__file__)), "Kivy.libs", "libSDL2-*.so*"))
+    name = libs[0] if libs else ctypes.util.find_library("SDL2")
+    if not name:
+        return None
+
+    class Rect(ctypes.Structure):
+        _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int), ("w", ctypes.c_int), ("h", ctypes.c_int)]
+    try:
+        sdl = ctypes.CDLL(name)
+        video = 0x20  # SDL_INIT_VIDEO
+        if sdl.SDL_InitSubSystem(video) != 0:
+            return None
+        try:
+            r = Rect()
+            if sdl.SDL_GetDisplayUsableBounds(0, ctypes.byref(r)) != 0 or r.w <= 0 or r.h <= 0:
+                return None
+            return r.x, r.y, r.w, r.h
+        finally:
+            sdl.SDL_QuitSubSystem(video)
+    except (OSError, AttributeError):
+        return None
+
+
+def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False, at=None):
     """Must run before kivy.core.window is imported: the window is made once, at its size (or
     maximized, filling the screen it opens on) - never resized after its first frame."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -56,6 +91,10 @@ def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
     Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
     # made maximized (SDL_WINDOW_MAXIMIZED), not maximized after its first frame
     Config.set("graphics", "window_state", "maximized" if maximized and not fullscreen else "visible")
+    if at is not None:  # the window's top left corner on the screen
+        Config.set("graphics", "position", "custom")
+        Config.set("graphics", "left", str(at[0]))
+        Config.set("graphics", "top", str(at[1]))
     Config.set("input", "mouse", "mouse,disable_multitouch")
     Config.set("kivy", "exit_on_escape", "0")
 
@@ -294,15 +333,21 @@ def main(argv=None):
     args = _parse(argv)
     if args.data:
         os.environ["TABLETOP_COMPANION_DATA"] = args.data
-    size = DEFAULT_SIZE
+    size, at = DEFAULT_SIZE, None
     if args.size:
         w, _, h = args.size.lower().partition("x")
-        if not (w.isdigit() and h.isdigit() and int(w) >= 800 and int(h) >= 480):
-            sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least 800x480, not {args.size!r}")
+        if not (w.isdigit() and h.isdigit() and int(w) >= MIN_SIZE[0] and int(h) >= MIN_SIZE[1]):
+            sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least {MIN_SIZE[0]}x{MIN_SIZE[1]} "
+                     f"(a phone in portrait: 412x915), not {args.size!r}")
         size = (int(w), int(h))
-    # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480 panel or
-    # a laptop), instead of a fixed 1280x800 that may not fit - made so, not resized after
-    configure_kivy(size, args.fullscreen, maximized=not args.size)
+    elif not args.fullscreen:
+        # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480 panel
+        # or a laptop) - made so, not resized after. Made to the screen's usable size at its
+        # corner, so that it is on the screen whole even where no window manager maximizes it
+        bounds = screen_bounds()
+        if bounds is not None:
+            at, size = bounds[:2], (max(MIN_SIZE[0], bounds[2]), max(MIN_SIZE[1], bounds[3]))
+    configure_kivy(size, args.fullscreen, maximized=not args.size, at=at)
     app = create_app(args.board)
     from kivy.clock import Clock
 

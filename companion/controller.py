@@ -163,6 +163,11 @@ class GameController:
         """fn(controller) is called after every change of state (dispatch, undo)."""
         self._listeners.append(fn)
 
+    def unsubscribe(self, fn):
+        """Stop calling fn (a listener given to subscribe); nothing when it is not one."""
+        if fn in self._listeners:
+            self._listeners.remove(fn)
+
     def _changed(self):
         for fn in list(self._listeners):
             fn(self)

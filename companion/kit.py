@@ -74,6 +74,20 @@ class DiceEntry(BoxLayout):
     enter_text = StringProperty("Enter dice")
     callback = ObjectProperty(None, allownone=True)
 
+    def on_kv_post(self, base_widget):
+        self._row2 = self.ids.row2.__self__  # kept while out of the tree
+        self.on_count()
+
+    def on_count(self, *_):
+        row2 = getattr(self, "_row2", None)
+        if row2 is None:
+            return
+        rows = self.ids.rows
+        if self.count > 1 and row2.parent is None:
+            rows.add_widget(row2, index=0)
+        elif self.count < 2 and row2.parent is not None:
+            rows.remove_widget(row2)
+
     def step(self, which, delta):
         name = "value%d" % which
         setattr(self, name, min(6, max(1, getattr(self, name) + delta)))

@@ -184,8 +184,8 @@ class Board:
                                         hall_period_ms)
             for _ in range(self.scanner.hold_scans + 1):
                 self.scanner.scan(self.chain.read(), now)
-            # every 74HC595 now holds the (dark) image latched by those reads: outputs on
-            self._lights_enable(True)
+            # every 74HC595 now holds the (dark) image latched by those reads; the outputs go
+            # on after the boot self-test measured the chain (_lights_for_chain)
             self.stuck_reported = self.scanner.stuck_signature(now)
         # lanes committed but not yet sent: a hand sweeping the board commits every lane within
         # a few scans; building all their frames (CRC, COBS) at once would take ~9 scan
@@ -215,8 +215,9 @@ class Board:
         self.link = BoardLink(stream.write, now_ms, self._on_message, info,
                               _session() if session is None else session, self._snapshot,
                               window=32, ring_size=2048)
-        # sent at the first pairing (nothing is sent to nobody before it)
-        self.boot_report = selftest.run(self, wire.TEST_AT_BOOT, now)
+        # sent at the first pairing (nothing is sent to nobody before it); it measures the
+        # chain, and the lights go on only if it matches the map
+        self.boot_report = self.self_test(wire.TEST_AT_BOOT)
         self.wdt = None
         if production:
             self.wdt = m.WDT(timeout=profile.get("watchdog_ms", 5000))
@@ -296,6 +297,7 @@ class Board:
         lane_lit counts per lane."""
         self.lights = None
         self.lights_oe = None
+        self.lights_on = False  # /OE driven low (_lights_enable)
         self.lane_lit = bytearray(smap.n_lanes)
         if profile.get("lights") is False or self.chain is None:
             return
@@ -318,6 +320,18 @@ class Board:
         """Drive /OE: low shows the latched frame, high (or released) darkens every LED."""
         if self.lights_oe is not None:
             self.lights_oe.value(0 if on else 1)
+        self.lights_on = on
+
+    def _lights_for_chain(self):
+        """Lights on only for a sound chain: the length the self-test last measured matches
+        the map and the scans' chain check (tail byte, spare inputs, reads that agree) holds.
+        Past a short, long or reversed chain the 74HC595s latch random bits (up to ~82 mA a
+        board), so the LEDs stay dark (/OE high) and the self-test's FAULT_CHAIN_LENGTH says
+        why. Called after every self-test, which runs when the chain check changes its verdict."""
+        sc = self.scanner
+        self._lights_enable(self.lights is not None and sc is not None and not sc.chain_suspect
+                            and self.registers_found == self.smap.chain_registers
+                            and not self.repl_requested)
 
     def _fits(self, smap):
         """Do the map's run-time tables fit the free heap (with room for the loop)?"""
@@ -554,11 +568,13 @@ class Board:
 
     # --------------------------------------------------------------- self-test
     def self_test(self, trigger):
-        return selftest.run(self, trigger, self.now_ms())
+        fields = selftest.run(self, trigger, self.now_ms())  # measures the chain
+        self._lights_for_chain()
+        return fields
 
     def report(self, trigger):
         now = self.now_ms()
-        fields = selftest.run(self, trigger, now)
+        fields = self.self_test(trigger)
         if self.scanner is not None:
             # this report lists the stuck bits as they are now: the once-a-second check must
             # not send the same set again (it would bury an answer on command)

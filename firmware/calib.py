@@ -34,6 +34,8 @@ faces. A reference that is not darker than every face is not used (dice.Classifi
 import json
 import os
 
+from protocol import wire
+
 FORMAT = "tabletop-cal"
 VERSION = 1
 ATIME = 0xF6  # firmware sensor settings the centroids were captured with
@@ -116,16 +118,17 @@ def check_faces(faces):
 
 def check_well(faces, captured):
     """The capture rules applied to a stored well (6 faces, captured flags): None when they
-    hold, else (face, other): a captured face nearer the printed colour of `other`, or the two
-    nearest faces closer than MIN_FACE_GAP."""
+    hold, else (face, other, rule): rule wire.CAL_RULE_COLOUR, a captured face nearer the
+    printed colour of `other` (the capture's check), or wire.CAL_RULE_GAP, the two nearest
+    faces closer than MIN_FACE_GAP (the save's check)."""
     for i in range(6):
         if captured[i]:
             m = check_capture(i + 1, faces[i])
             if m is not None:
-                return (i + 1, m)
+                return (i + 1, m, wire.CAL_RULE_COLOUR)
     near = check_faces(faces)
     if near is not None:
-        return (near[0], near[1])
+        return (near[0], near[1], wire.CAL_RULE_GAP)
     return None
 
 
@@ -209,7 +212,7 @@ class Store:
         self.captured = [[0] * 6 for _ in range(n_wells)]
         self.defaults_in_use = True
         self.problem = "not loaded"
-        # per well: None, or (face, other) when its stored calibration fails the capture rules
+        # per well: None, or (face, other, rule) when its stored calibration fails the capture rules
         # (a file of older firmware): the board reports it (FAULT_CAL_IMPLAUSIBLE) and the well
         # reports no dice until it is calibrated again
         self.implausible = [None] * n_wells  # type: list

@@ -47,7 +47,7 @@ def run(board, trigger, now):
     for w in range(board.n_wells):
         bad = board.store.implausible[w]
         if bad is not None:
-            faults.append((wire.FAULT_CAL_IMPLAUSIBLE, w, (bad[0] << 8) | bad[1]))
+            faults.append((wire.FAULT_CAL_IMPLAUSIBLE, w, wire.cal_fault_value(bad[0], bad[1], bad[2])))
     stuck = board.scanner.stuck_bits(now, []) if board.scanner is not None else ()
     for b, s in stuck:
         faults.append((wire.FAULT_BIT_STUCK, b, s if s < 0xFFFF else 0xFFFF))

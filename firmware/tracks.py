@@ -32,6 +32,8 @@ only a read its twin confirms is scanned. A disagreeing pair (a clock glitch, a 
 the cable) is discarded and the chain read again, at most ``read_retries`` more pairs; each
 disagreement counts in ``read_mismatches``, and a scan with no agreeing pair is skipped (counted
 in ``reads_dropped``): nothing of it can commit a lane, so it can never be reported as a move.
+Scans dropped in a row for longer than ``hold_scans`` (a switch period) are a chain that does
+not read, not a burst: each further one counts as a bad chain scan (``chain_suspect``).
 
 Stuck bits (``stuck_bits``): a spare input away from its level is stuck from the first scan;
 a lane bit that stayed set while the lane's token moved on (other bits of the same lane
@@ -146,6 +148,7 @@ class TrackScanner:
         self.read_retries = 2
         self.read_mismatches = 0
         self.reads_dropped = 0
+        self.dropped_run = 0  # scans dropped in a row (no agreeing pair)
         # tail and spare expectations
         self.tail_byte = 0xFF if smap.tail_level else 0x00
         self.last_reg = self.nreg - 1 if not smap.tail_level else -1  # read as the tail, a short chain (_check_chain)
@@ -212,8 +215,17 @@ class TrackScanner:
         agree commits nothing and returns 0."""
         buf = self.read_agreed(chain)
         if buf is None:
+            # reads that keep disagreeing for longer than a switch period are not a noise
+            # burst but a chain that does not read (noise past a reversed cable): each further
+            # dropped scan counts as a bad chain scan, so the chain turns suspect as for a
+            # wrong tail byte (commits frozen, the lights dark, the self-test measures it)
+            self.dropped_run += 1
+            if self.dropped_run > self.hold_scans:
+                self.chain_bad = True
+                self._chain_counters(True)
             self.n_changes = 0
             return 0
+        self.dropped_run = 0
         return self.scan(buf, now)
 
     def scan(self, buf, now):

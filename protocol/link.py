@@ -227,6 +227,7 @@ class Link:
         self._send_unsequenced(wire.HELLO, n, self.oldest_seq())
         self.counters["hello_tx"] += 1
         self.hello_ms = self.now_ms()
+        self.hello_owed = False  # any HELLO on the line answers a frame of another pairing
 
     def _send_ack(self):
         self.ack_pending = False
@@ -301,7 +302,10 @@ class Link:
         if self.reply_errors:
             self.send_error(code, ref_type, ref_seq, detail, code in NOISE_ERRORS)
         elif code == wire.E_BAD_VERSION:  # body[0] is the version byte the peer sent
-            self.on_message({"type": "REFUSED", "code": code, "reason": detail, "protocol": self.body[0]})
+            self._refuse({"type": "REFUSED", "code": code, "reason": detail, "protocol": self.body[0]})
+
+    def _refuse(self, msg):
+        """Only the tablet refuses (HostLink)."""
 
     def _foreign(self, mtype, seq):
         """A frame of a session pair this side is not in: a peer that restarted (its HELLO
@@ -366,6 +370,7 @@ class Link:
             return
         self.rx_expected = (seq + 1) & 0xFFFF
         try:
+            wire.check_type(self.role, mtype)  # the type first, then the payload (spec 2)
             msg = wire.decode_payload(mtype, payload)
             wire.check_fields(mtype, msg)
         except wire.ProtocolError as exc:
@@ -379,6 +384,9 @@ class Link:
 
     def _deliver(self, mtype, msg):
         self.on_message(msg)
+
+    def _link_changed(self):
+        """LINK_UP or LINK_DOWN is about to be reported."""
 
     def _accept_peer(self, hello):
         return True
@@ -394,7 +402,6 @@ class Link:
         if src == 0:
             self._bad(wire.E_BAD_PAYLOAD, wire.HELLO, seq, "HELLO without a session")
             return
-        self.hello_owed = False  # a HELLO came: this exchange answers whatever was owed
         hello["session"] = src
         hello["peer_session"] = dst
         if not self._accept_peer(hello):
@@ -430,6 +437,7 @@ class Link:
         else:
             self._fresh_start(hello, dropped, peer_changed)
         if peer_changed or not resumed or not was_synced:
+            self._link_changed()
             self.on_message({"type": "LINK_UP", "peer": hello, "resumed": resumed,
                              "peer_changed": peer_changed})
 
@@ -437,9 +445,10 @@ class Link:
     def poll(self):
         """Call often (every few ms): resends, acks, heartbeats, HELLO retries, timeouts."""
         now = self.now_ms()
-        if self.synced and ticks_diff(now, self.last_rx_ms) > LINK_TIMEOUT_MS:
+        if self.synced and ticks_diff(now, self.last_rx_ms) >= LINK_TIMEOUT_MS:
             self.synced = False
             self.counters["link_down"] += 1
+            self._link_changed()
             self.on_message({"type": "LINK_DOWN"})
         if not self.synced or self.hello_owed:
             if self._hello_due():
@@ -575,9 +584,6 @@ class BoardLink(Link):
             if self.queue_snapshot(wire.SNAP_REQUEST) < 0:
                 self._fold()  # the overflow snapshot answers it
             return
-        if not 0x20 <= mtype <= 0x2F:
-            self._bad(wire.E_UNKNOWN_TYPE, mtype, msg["seq"], "not a host command")
-            return
         self.on_message(msg)
 
 
@@ -602,20 +608,36 @@ class HostLink(Link):
                           hello["lanes"], hello["wells"], binascii.hexlify(expected).decode(),
                           self.info["lanes"], self.info["wells"]))
             self.counters["map_mismatch"] += 1
-            if self.refused != reason:
-                self.refused = reason
-                self.on_message({"type": "REFUSED", "code": wire.E_MAP_MISMATCH,
-                                 "reason": reason, "peer": hello})
             if self.peer_session == hello["session"]:
                 # the paired board was reflashed with another map: its stream is not ours
                 self.peer_session = None
                 self.rx_expected = None
                 self.synced = False
+                self.refused = None  # a change of state: the refusal is news again
                 self._report_dropped(self._clear_tx())
+            self._refuse({"type": "REFUSED", "code": wire.E_MAP_MISMATCH, "reason": reason,
+                          "peer": hello})
             self.send_error(wire.E_MAP_MISMATCH, wire.HELLO, 0, "sensor map mismatch")
             return False
-        self.refused = None
         return True
+
+    def _refuse(self, msg):
+        # REFUSED once per refusal: again only when its reason changes, or after the link
+        # state changed (LINK_UP, LINK_DOWN); every refused HELLO still gets its ERROR
+        if self.refused != msg["reason"]:
+            self.refused = msg["reason"]
+            self.on_message(msg)
+
+    def _link_changed(self):
+        self.refused = None
+
+    @property
+    def state(self):
+        """The tablet's link state (4.6): 'paired' while paired, whatever another board's
+        refusal; 'refused' while unpaired after a refusal; else 'searching'."""
+        if self.synced:
+            return "paired"
+        return "refused" if self.refused is not None else "searching"
 
     def _report_dropped(self, dropped):
         if dropped:

@@ -64,6 +64,28 @@ def is_sequenced(mtype):
     return 0x10 <= mtype <= 0x7F
 
 
+def takes(role, mtype):
+    """Does a receiver of this role take the type? The link types both ways, board events
+    (0x10-0x1F) only the tablet, commands (0x20-0x2F) only the board. Checked before the
+    payload (docs/protocol.md 2): a DICE sent to the board is unknown_type, whatever its value."""
+    if mtype not in TYPE_NAMES:
+        return False
+    if mtype < 0x10:
+        return True
+    if mtype < 0x20:
+        return role == ROLE_HOST
+    return role == ROLE_BOARD
+
+
+def check_type(role, mtype):
+    """Raise unknown_type when a receiver of this role does not take the type."""
+    if not takes(role, mtype):
+        if mtype in TYPE_NAMES:
+            raise ProtocolError(E_UNKNOWN_TYPE, "%s is not a message the %s takes" % (
+                TYPE_NAMES[mtype], "board" if role == ROLE_BOARD else "tablet"))
+        raise ProtocolError(E_UNKNOWN_TYPE, "unknown message type 0x%02x" % mtype)
+
+
 # HELLO
 ROLE_BOARD = const(0)
 ROLE_HOST = const(1)
@@ -100,10 +122,12 @@ FAULT_MAP_TOO_LARGE = const(8)  # index = KB the map's tables need, value = KB o
 # 0xFFFF the map could not be lit; value = its I2C address). The guidance lights are 74HC595s on
 # the chain now (firmware/hc595.py), which cannot be probed; a board from before may still send it
 FAULT_LIGHTS = const(9)
-# index = well, value = face << 8 | other: the stored calibration of the well fails the capture
-# rules (face's centroid reads like the printed colour of `other`, or lies too near face `other`);
-# the well reports no dice until it is calibrated again
+# index = well, value = rule << 12 | face << 8 | other: the stored calibration of the well fails
+# the capture rules (CAL_RULE_COLOUR: face's centroid reads like the printed colour of `other`;
+# CAL_RULE_GAP: it lies too near face `other`); the well reports no dice until calibrated again
 FAULT_CAL_IMPLAUSIBLE = const(10)
+CAL_RULE_COLOUR = const(0)  # the capture's check (docs/protocol.md 3.5)
+CAL_RULE_GAP = const(1)  # the save's check: two faces closer than twice the acceptance margin
 # FAULT_PROFILE_PIN roles: which entry of the board profile names the pin
 PIN_SPI_SCK = const(1)
 PIN_SPI_MOSI = const(2)
@@ -138,8 +162,22 @@ def fault_where(code, index, value):
             return "older firmware: its HT16K33 light drivers could not reach the map (%d registers)" % value
         return "older firmware: HT16K33 number %d at I2C address 0x%02X did not answer" % (index, value)
     if code == FAULT_CAL_IMPLAUSIBLE:
-        return "well %d: its stored face %d reads like face %d" % (index + 1, value >> 8, value & 0xFF)
+        return "well %d: %s" % (index + 1, cal_fault_words(value))
     return ""
+
+
+def cal_fault_value(face, other, rule):
+    """FAULT_CAL_IMPLAUSIBLE's value: the rule that failed, the stored face, the other face."""
+    return (rule << 12) | (face << 8) | other
+
+
+def cal_fault_words(value):
+    """Plain words for FAULT_CAL_IMPLAUSIBLE's value (which rule failed, on which faces)."""
+    face = (value >> 8) & 0x0F
+    other = value & 0xFF
+    if value >> 12 == CAL_RULE_GAP:
+        return "its stored faces %d and %d lie too close together to tell apart" % (face, other)
+    return "its stored face %d reads like face %d" % (face, other)
 
 
 # CMD_CALIBRATE steps and CAL_STATUS results
@@ -506,12 +544,15 @@ def encode_frame(mtype, seq, ack, fields, session=None, peer=None):
     return b"\x00" + cobs.encode(body) + b"\x00"
 
 
-def decode_frame(raw):
-    """One frame (with or without delimiters) -> message dict; raises ProtocolError."""
+def decode_frame(raw, receiver=None):
+    """One frame (with or without delimiters) -> message dict; raises ProtocolError.
+    receiver: ROLE_BOARD or ROLE_HOST checks the type is one that side takes (`takes`)."""
     raw = bytes(raw).strip(b"\x00")
     body = bytearray(MAX_BODY)
     n = unstuff(raw, len(raw), body)
     mtype, seq, ack, session, peer, payload = parse_body(body, n)
+    if receiver is not None:
+        check_type(receiver, mtype)
     msg = decode_payload(mtype, bytes(payload))
     check_fields(mtype, msg)
     msg["type"] = TYPE_NAMES[mtype]

@@ -3,7 +3,8 @@ the simulator and the strength benchmark measure it against.
 
 Every player has `choose(session, seat) -> action dict` (legal for `seat` now) and
 `choose_state(game, state, seat, key="") -> Action`. A choice reads only what `seat` sees:
-the state goes through `GameHooks.observe` / `determinize` first.
+the state goes through the game's hooks first (`observe` / `determinize`,
+companion/games/hooks.py).
 """
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import hashlib
 import random
 import time
 
-from .hooks import hooks_for
+from companion.games import hooks_for
+
 from .search import Budget, Search
 
 #: level -> search budget. Levels differ by budget only (engine steps, depth past the root);

@@ -4,8 +4,9 @@ and score distributions (`--json FILE` writes them). No Kivy is imported.
 
 The simulator is the table: its dice are the session's seeded dice (game k uses seed
 `--seed + k`), a card the table turns up is drawn from a generator of that seed, and every card
-a hand draws is dealt by name (companion.bots.hooks) so each seat plays the cards it really
-holds. Players choose through companion.bots, which shows each seat only what it may see.
+a hand draws is dealt by name (the game's hooks, companion.games.hooks_for) so each seat plays
+the cards it really holds. Players choose through companion.bots, which shows each seat only
+what it may see.
 Seats rotate from game to game (`--no-rotate` keeps them) so no player always moves first.
 """
 from __future__ import annotations
@@ -18,8 +19,9 @@ import statistics
 import sys
 import time
 
-from companion.bots import BotError, hooks_for, player_for
+from companion.bots import BotError, player_for
 from companion.engine import Rejected, Session
+from companion.games import hooks_for
 
 MAX_ACTIONS = 20000  # a game that has not ended by then is counted as unfinished
 

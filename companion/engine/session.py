@@ -1,6 +1,7 @@
 """One dispatch path for every input, whatever its source.
 
-`Session.dispatch(action, source)` (source: "ui", "board", "system", "app" or "camera") validates the action
+`Session.dispatch(action, source)` (source: "ui", "board", "system", "app", "camera", or a seat's
+phone "phone:p2") validates the action
 against the current state, appends it to the journal only when accepted (journal before state),
 then replaces the in-memory state. `Session.resume(path)` rebuilds the exact state by replaying
 the journal's effective actions through the same engine.
@@ -135,7 +136,10 @@ class Session:
         """Validate, journal, then apply. Raises Rejected (nothing recorded) for bad input.
         `sensed`: how the action was read (a photo's confidence), journaled beside it."""
         if source not in SOURCES:
-            raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
+            from companion.store.journal import is_source  # the one list of what a journal records
+
+            if not is_source(source):
+                raise ValueError(f"source must be one of {SOURCES} or phone:<seat>, not {source!r}")
         if isinstance(action, Action):
             # an Action object is checked exactly like its dict: the same schema, kinds, seats
             try:

@@ -1,9 +1,10 @@
 """Registry of the companion's games: every package under companion/games/ that exports MODULE.
 
-The shell finds games only here (`modules()`, `get_module(id)`); it never imports one by name.
-A package that breaks the contract (companion/games/contract.py, docs/games.md) is refused with
-a message naming what is missing (`refused()`), and the other games stay available. Tests add
-a game of their own with `register()` and take it away with `unregister()`.
+The shell finds games only here (`modules()`, `get_module(id)`, `hooks_for(game)`); it never
+imports one by name. A package that breaks the contract (companion/games/contract.py,
+docs/games.md) is refused with a message naming what is missing (`refused()`), and the other
+games stay available. Tests add a game of their own with `register()` and take it away with
+`unregister()`.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import importlib
 import pkgutil
 
 from .contract import ContractError, GameModule, GameView, Option, check_module  # noqa: F401
+from .hooks import GameHooks
 
 _modules: dict = {}
 _refused: dict = {}
@@ -95,6 +97,23 @@ def get_module(game_id: str) -> GameModule:
 def get_game(game_id: str):
     """The rules (engine.Game) of a registered game."""
     return get_module(game_id).game
+
+
+def hooks_for(game_or_id) -> GameHooks:
+    """A game's hooks (its module's `hooks` class, made for its rules): by id, by its GameModule,
+    or by its rules (an engine.Game, found by its name; the defaults, `GameHooks`, for rules no
+    registered game owns)."""
+    if isinstance(game_or_id, GameModule):
+        return game_or_id.hooks(game_or_id.game)
+    if isinstance(game_or_id, str):
+        m = get_module(game_or_id)
+        return m.hooks(m.game)
+    name = getattr(game_or_id, "name", None)
+    try:  # the rules of a refused folder, or of no folder, get the defaults
+        cls = get_module(name).hooks if name in _modules or name in _folders() else GameHooks
+    except KeyError:
+        cls = GameHooks
+    return cls(game_or_id)
 
 
 def default_id() -> str:

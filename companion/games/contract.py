@@ -1,7 +1,8 @@
 """The game-module contract: what one folder `companion/games/<game>/` gives the shell.
 
 A game package exports `MODULE`, a `GameModule`. The shell (home, new game, board screen, log,
-summaries, history, settings) reads only this object: it never imports a game by name. Kivy
+summaries, history, settings, bots, phone pages) reads only this object: it never imports a game
+by name. What a seat may read of a state is `GameModule.seat_view`, from the game's hooks. Kivy
 pieces (panels, tabs, the setup form's extra widget) are named as "module:Class" strings and
 imported only by the app, so everything here stays importable without Kivy (docs/games.md).
 """
@@ -12,6 +13,7 @@ import os
 from typing import Callable
 
 from companion.engine.game import Game
+from companion.games.hooks import GameHooks
 from companion.words import COLOURS, nice
 
 ROLE_SYSTEM = "system"  # engine.Game.actor() when a dice roll is awaited
@@ -108,6 +110,7 @@ class GameModule:
     trace: str = ""           # rule -> code -> test table
     order: int = 100          # place in the game list (the flagship first)
     bgg_id: int | None = None  # BoardGameGeek's id, for exports (None: not known for sure)
+    hooks: type = GameHooks   # the bots' hooks and what a seat may see (companion/games/hooks.py)
 
     def __post_init__(self):
         if self.sensing is not None and getattr(self.view, "sensing", None) is None:
@@ -115,6 +118,13 @@ class GameModule:
 
     def seats(self, n: int) -> list:
         return [f"p{i + 1}" for i in range(n)]
+
+    def seat_view(self, state, seat):
+        """What `seat` may read of `state`: other seats' hidden things (named cards in a hand, a
+        secret plan) dropped, their counts kept; a seat the game does not have sees only what is
+        public. The hooks' `observe`, the one place that decides it for the bots and the phone
+        pages alike. It may be `state` itself when nothing is hidden: read it, never change it."""
+        return self.hooks(self.game).observe(state, seat)
 
     def setup_from_form(self, players: list, options: dict | None = None) -> dict:
         """Validate a new-game form and build the setup (ValueError in plain words)."""
@@ -175,6 +185,10 @@ class GameView:
     """Presentation of a game's state for the shell, without Kivy. A game subclasses it and
     overrides what it can say better; the defaults work from the engine alone (the toy game of
     the tests uses nothing else)."""
+
+    #: action types that end the player's step or turn: each gets a button of its own beside the
+    #: pickers (so do the actions the prompt names: "tap No combat"); "end_step" has the bar's
+    step_end_types: frozenset = frozenset({"done", "pass", "end_turn", "end_trade", "defend_done"})
 
     # names -------------------------------------------------------------------------------
     @staticmethod
@@ -337,6 +351,11 @@ class GameView:
         sc = self.score(game, state).get(seat)
         return [("Score", f"[b]{sc['total']}[/b]")] if sc else []
 
+    def private_lines(self, game: Game, state, setup, seat) -> list:
+        """Lines as player_lines that only `seat`'s own phone shows, read from its own view (its
+        face-down cards by name); the tablet, seen by everyone, never shows them."""
+        return []
+
     def score(self, game: Game, state) -> dict:
         """seat -> {"total": int, "items": {label: int}} ({} when the game keeps no score)."""
         fn = getattr(game, "score", None)
@@ -466,6 +485,8 @@ def check_module(m) -> list:
     for kv in m.kv_files:
         if not os.path.isfile(kv):
             probs.append(f"layout file {kv} does not exist")
+    if not (isinstance(m.hooks, type) and issubclass(m.hooks, GameHooks)):
+        probs.append(f"hooks must be a class deriving from companion.games.hooks.GameHooks, got {m.hooks!r}")
     if m.sensing is not None:
         for meth in ("counters", "value", "value_text", "correction"):
             if not callable(getattr(m.sensing, meth, None)):

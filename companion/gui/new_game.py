@@ -50,6 +50,7 @@ class NewGameScreen(Screen):
     chosen = DictProperty({})          # seat -> colour
     virtual_first = BooleanProperty(True)
     first_roll = StringProperty("")    # the roll the game starts with ("" when it starts with a decision)
+    first_draw = BooleanProperty(False)  # ... and it is a draw (a card turned up), not dice
     message = StringProperty("")
     can_seat_app = BooleanProperty(False)  # more than one seat: the app may play some of them
 
@@ -104,17 +105,18 @@ class NewGameScreen(Screen):
         self._build_players()
         self._build_options(m)
         self._build_setup_panel(m)
-        self.first_roll = self._first_roll(m)
+        self.first_roll, self.first_draw = self._first_roll(m)
         self.message = ""
 
     @staticmethod
-    def _first_roll(m) -> str:
-        """The roll the game starts with ('' when it starts with a decision)."""
+    def _first_roll(m) -> tuple:
+        """The roll the game starts with ('' when it starts with a decision), and whether it is a
+        draw rather than dice."""
         try:
             req = m.roll_awaited(m.game.initial_state(m.sample_setup()))
         except Exception:  # noqa: BLE001 - only a hint for the form
-            return ""
-        return req["roll"] if req else ""
+            return "", False
+        return (req["roll"], req.get("kind") == "draw") if req else ("", False)
 
     def set_count(self, text):
         if text in self.counts and text != self.count:

@@ -21,7 +21,7 @@ from kivy.uix.togglebutton import ToggleButton
 from companion.decisions import Decision
 from companion.games.contract import dice_words
 from companion.store.journal import JournalError, UndoRefused
-from companion.kit import rgba
+from companion.kit import DiceEntry, rgba
 from companion.table.sensing import Binding, lanes_of
 from companion.table.sync import DiceFeeder, TableSync
 from companion.gui import photo_dice  # noqa: F401  (PhotoDiceButtons of game.kv)
@@ -689,8 +689,9 @@ class GameScreen(Screen):
         new = moment != self._moment
         self._moment = moment
         self.header = view.header(c.game, c.state, c.setup)
+        acting = actor if actor in self.player_panels else view.roll_owner(c.state)  # a roll: its thrower
         for seat, panel in self.player_panels.items():
-            panel.update(snap["players"][seat], active=(actor == seat))
+            panel.update(snap["players"][seat], active=(acting == seat))
         self.awaiting_dice = c.awaiting_dice()
         self.can_undo = c.can_undo()
         self._dice = dice = c.dice_request()  # every change of state refreshes: valid until the next
@@ -728,11 +729,20 @@ class GameScreen(Screen):
             except Exception as exc:  # noqa: BLE001
                 Logger.exception(f"dashboard: {part.__name__} failed")
                 self.message, self.error = f"Display problem ({exc.__class__.__name__}: {exc}); the game is saved.", True
+        if self.dice_count and self._panel_enters_dice():
+            self.dice_count = 0  # the step's panel has its own entry for this roll: one entry shown
         if self._sync is not None:
             self._sync.engine_changed(c.state)
         self._render_sync()
         self._try_board_dice()
         self.log_text = c.history.text(limit=40)
+
+    def _panel_enters_dice(self) -> bool:
+        """The open step panel shows a dice entry of its own now."""
+        if self._panel is None:
+            return False
+        return any(isinstance(w, DiceEntry) and not w.disabled and w.opacity > 0 and w.height > 0
+                   for w in self._panel.walk(restrict=True))
 
     def enter_dice(self, d1, d2=None):
         """The generic dice entry: the awaited roll from the values set by touch (waits for Confirm)."""
@@ -765,7 +775,7 @@ class GameScreen(Screen):
         self.all_count = len(self._choices)
         self._fill_all()
         dice = self._dice
-        own_panel = step_panels.panel_key(self.ctrl, snap) is not None if self.ctrl is not None else False
+        own_panel = step_panels.covers(self.ctrl, snap) if self.ctrl is not None else False
         by_entry = bool(self.dice_count)  # the dice entry (or the wells) answers a roll of 1-2 dice
         if not self._choices or own_panel or by_entry or (dice and dice.get("kind") != "draw" and dice["count"] > 2):
             picker.clear()
@@ -775,7 +785,8 @@ class GameScreen(Screen):
             g, st, su, v = c.game, c.state, c.setup, c.view
             self._decision = Decision(self._choices, c.action_label, lambda t: v.picks(g, t, st, su),
                                       lambda t, f, val: v.value_label(g, st, su, t, f, val), v.type_label,
-                                      lambda t, f, typed: v.unavailable_reason(g, st, su, t, f, typed))
+                                      lambda t, f, typed: v.unavailable_reason(g, st, su, t, f, typed),
+                                      prompt=self.prompt, step_end_types=v.step_end_types)
             pickers = {}
             for kind, ref in c.module.pickers.items():
                 try:

@@ -8,15 +8,18 @@ into one TABLE event and a snapshot request) which the UI thread drains (Kivy:
 Clock.schedule_interval(lambda dt: conn.drain(handler), 0)). Commands
 from the UI go the other way through a queue, so HostLink is only ever used by the worker.
 
-Event dicts put on the queue:
+Event dicts put on the queue (docs/protocol.md 4.7 lists every field; test_event_flood checks
+them against it):
     {"type": "STATE", "state": "searching" | "paired" | "refused" | "disconnected", "detail": str,
      on paired/refused also "peer": the board's HELLO fields or None, "protocol": its version}
     {"type": "TABLE", "lanes": [mask...], "wells": [{well, well_id, state, value, confidence, roll}],
-     "reason": str, "changed": [lane...]}
+     "reason": str, "folded": n, "changed": [lane...]}
     {"type": "TRACK_CHANGE", "lane": i, "lane_id": "...", "mask": m, "positions": [...]}
-    {"type": "DICE", "well": i, "state": "settled", "value": v, "confidence": c, "roll": r}
-    {"type": "SELF_TEST" | "CAL_STATUS" | "ERROR" | "COMMANDS_DROPPED", ...}  (as decoded)
-    Any non-table event may carry "folded": how many older events of its key it replaced.
+    {"type": "DICE", "well": i, "well_id": "...", "state": "settled", "value": v, "confidence": c,
+     "roll": r}
+    {"type": "SELF_TEST", "trigger": t, "registers": n, "faults": [{code, fault, where, value}]}
+    {"type": "CAL_STATUS" | "ERROR" | "COMMANDS_DROPPED", ...}  (as decoded)
+    Any event may carry "folded": how many earlier events it stands for (cumulative).
 """
 import collections
 import os
@@ -73,27 +76,32 @@ TABLE_EVENTS = ("TABLE", "TRACK_CHANGE", "DICE")
 LINK_STATES = ("searching", "paired", "refused", "disconnected")
 
 
+CAL_STEPS = (wire.CAL_BEGIN, wire.CAL_CAPTURE, wire.CAL_SAVE, wire.CAL_CANCEL, wire.CAL_DEFAULTS)
+
+
 def fold_key(ev):
-    """The key under which a newer event replaces a queued one of the same kind and source
-    (docs/protocol.md 4.7), or None for a table event, which is never replaced one by one.
-    Keys are few (one per link state, self-test, error code, calibration well and step, other
-    message type), so the folded events alone can never fill the queue."""
+    """The key under which a newer event replaces a queued one (docs/protocol.md 4.7, its
+    table of fold keys), or None for a table event, which is never replaced one by one. Keys
+    are few (5 link states, 1 self-test, 5 calibration steps per well plus 1, 13 error keys,
+    1 dropped-commands count, 1 for anything else), so the folded events alone can never fill
+    the queue."""
     t = ev.get("type")
     if t in TABLE_EVENTS:
         return None
     if t == "ERROR":
         code = ev.get("code")
         return (t, code if code in wire.ERROR_NAMES else "other")
-    if t == "CAL_STATUS":
+    if t == "CAL_STATUS":  # the mirror keeps wells inside the map
         well, step = ev.get("well"), ev.get("step")
-        return (t, well if isinstance(well, int) and 0 <= well < 256 else "other",
-                step if isinstance(step, int) and 0 <= step < 8 else "other")
+        if isinstance(well, int) and step in CAL_STEPS:
+            return (t, well, step)
+        return (t, "other")
     if t == "STATE":  # one per state: the UI still sees a short drop, the last put is the latest
         state = ev.get("state")
         return (t, state if state in LINK_STATES else "other")
-    if t in ("SELF_TEST", "COMMANDS_DROPPED") or t in wire.TYPE_NAMES.values():
+    if t in ("SELF_TEST", "COMMANDS_DROPPED"):
         return (t,)
-    return ("other",)
+    return ("other",)  # none arises in protocol v2 (the link delivers no other message type)
 
 
 class EventQueue:
@@ -143,16 +151,18 @@ class EventQueue:
                 self._n += 1
                 q[self._n] = ev
                 return False
-            # full: the table events go, one TABLE event of the mirror stands for them
+            # full: the table events go, one TABLE event of the mirror stands for them; like
+            # every fold it counts what it stands for: each dropped event, and what a dropped
+            # TABLE stood for itself (an earlier overflow, or a snapshot of the board's folds)
             kept = collections.OrderedDict()
             dropped = 0
             for k, e in q.items():
                 if isinstance(k, int):
-                    dropped += 1
+                    dropped += 1 + (e.get("folded", 0) if e.get("type") == "TABLE" else 0)
                 else:
                     kept[k] = e
             if ev is not None:
-                dropped += 1
+                dropped += 1 + (ev.get("folded", 0) if ev.get("type") == "TABLE" else 0)
             table = fold() if fold is not None else None
             if table is not None:
                 self._n += 1
@@ -250,12 +260,14 @@ class TableMirror:
                 elif code in (wire.FAULT_SENSOR_MISSING, wire.FAULT_SENSOR_ID, wire.FAULT_SENSOR_SATURATED):
                     where = well_name(index)
                 elif code == wire.FAULT_CAL_IMPLAUSIBLE:
-                    where = "%s: its stored face %d reads like face %d" % (
-                        well_name(index), value >> 8, value & 0xFF)
+                    where = "%s: %s" % (well_name(index), wire.cal_fault_words(value))
                 else:
                     where = wire.fault_where(code, index, value)
                 faults.append({"code": code, "fault": name, "where": where, "value": value})
-            return {"type": "SELF_TEST", "trigger": msg["trigger"], "faults": faults}
+            return {"type": "SELF_TEST", "trigger": msg["trigger"], "registers": msg["registers"],
+                    "faults": faults}
+        if t == "CAL_STATUS" and msg["well"] >= self.smap.n_wells:
+            return self._mismatch("a calibration answer for well", msg["well"], self.smap.n_wells)
         return dict(msg)
 
 
@@ -335,7 +347,11 @@ class BoardConnection:
         elif t == "LINK_DOWN":
             self._set_state("searching", "no answer from the board")
         elif t == "REFUSED":
-            if msg.get("peer"):  # its HELLO was readable, so it speaks our protocol
+            if self.host.synced:
+                # another board refused while this one stays paired (4.6): the state stays
+                # 'paired'; the refusal is shown as an error with its reason
+                self._put({"type": "ERROR", "code": msg["code"], "detail": msg["reason"]})
+            elif msg.get("peer"):  # its HELLO was readable, so it speaks our protocol
                 self._set_state("refused", msg["reason"], peer=dict(msg["peer"]), protocol=wire.VERSION)
             else:
                 self._set_state("refused", msg["reason"], peer=None, protocol=msg.get("protocol"))

@@ -367,7 +367,8 @@ def firmware_warning(app: dict, board: dict | None) -> str | None:
 FAULT_HINTS = {
     1: "check the sensor's cable and I2C wiring",
     2: "a different chip answers at the sensor's address",
-    3: "check the chain cables between the strips (a strip unplugged, or a cable the wrong way)",
+    3: "check the chain cables between the strips (a strip unplugged, or a cable the wrong way); "
+       "the guidance lights stay dark until the chain is right",
     4: "a hall switch stuck on, or a token forgotten on that space",
     5: "too much light: shade the well or check the LED",
     6: "run the dice calibration",

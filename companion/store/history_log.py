@@ -72,6 +72,8 @@ class HistoryLog:
             return "manual correction" if marks["manual"] else "correction"
         if marks["manual"]:
             return "dice entered by hand"
+        if source.startswith("phone:"):
+            return "from the player's phone"
         return {"board": "read by the board", "system": "automatic",
                 "app": "played by the app"}.get(source, "")
 
@@ -140,6 +142,10 @@ class HistoryLog:
         return before
 
     # ------------------------------------------------------------------ reading
+    def effective(self) -> list:
+        """(entry, state before, state after) of each effective action, oldest first."""
+        return list(self._before)
+
     def newest_first(self, limit: int | None = None) -> list[LogEntry]:
         out = self.entries[::-1]
         return out[:limit] if limit else out

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 __all__ = [
-    "SCHEMA_VERSION", "SOURCES", "JOURNAL_SUFFIX", "UNDO_TYPE",
+    "SCHEMA_VERSION", "SOURCES", "is_source", "JOURNAL_SUFFIX", "UNDO_TYPE",
     "Journal", "Entry", "JournalSummary", "BrokenJournal", "list_journals",
     "JournalError", "JournalCorrupt", "JournalTooNew", "NotAJournal", "UndoRefused",
     "JournalExists", "JournalNotFound", "JournalClosed", "JournalWriteError", "JournalReadOnly",
@@ -40,6 +40,19 @@ SCHEMA_VERSION = 1
 #: Who produced an action.
 SOURCES = frozenset({"ui", "board", "system", "app", "camera"})  # app: a seat the app plays (old files
 # lack it); camera: dice read from a photo and confirmed by the table
+#: ... and a seat's own device: "phone:p3" (companion/phones; the seat, never its token)
+SEAT_SOURCE_KINDS = frozenset({"phone"})
+
+
+def is_source(source) -> bool:
+    """A source the journal records: one of SOURCES, or "<kind>:<seat>" (SEAT_SOURCE_KINDS)."""
+    if source.__class__ is not str:
+        return False
+    if source in SOURCES:
+        return True
+    kind, _, seat = source.partition(":")
+    return kind in SEAT_SOURCE_KINDS and 2 <= len(seat) <= 3 and seat[0] == "p" and seat[1:].isdigit() \
+        and seat[1] != "0" and seat[1:].isascii()
 #: File name suffix that :func:`list_journals` looks for.
 JOURNAL_SUFFIX = ".journal"
 #: ``type`` of the correction row written by :meth:`Journal.undo`.
@@ -297,8 +310,8 @@ def _encode_action(action) -> str:
 
 
 def _check_source(source) -> None:
-    if not isinstance(source, str) or source not in SOURCES:
-        raise ValueError(f"source must be one of {sorted(SOURCES)}, not {source!r}")
+    if not is_source(source):
+        raise ValueError(f"source must be one of {sorted(SOURCES)} or phone:<seat>, not {source!r}")
 
 
 def _ro_uri(path: Path) -> str:
@@ -962,7 +975,7 @@ def _verify_rows(rows: list, scan: _Scan) -> str | None:
         if checksum != own:
             problem = f"entry {seq} fails its checksum (changed or half-written)"
             break
-        if source not in SOURCES:
+        if source not in SOURCES and not is_source(source):
             problem = f"entry {seq} has an unknown source {source!r}"
             break
         action = known.get(action_json)

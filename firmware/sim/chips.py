@@ -33,6 +33,10 @@ class HC165Chain:
         self.value = 0
         self.loading = False
         self.unplugged = False  # MISO floats high (pull-up) when the chain is not connected
+        # a random.Random when the last register's SER reads noise rather than the tail level
+        # (a reversed cable: it meets the next board's LOAD input, pulled up against its own
+        # pull-down, half the supply), else None
+        self.tail_noise = None
         self.clocks = 0
 
     @property
@@ -56,7 +60,11 @@ class HC165Chain:
 
     def _shift(self):
         mask = (1 << self.nbits) - 1
-        self.value = ((self.value << 1) & mask) | (1 if self.tail_level else 0)
+        if self.tail_noise is not None:
+            ser = self.tail_noise.getrandbits(1)
+        else:
+            ser = 1 if self.tail_level else 0
+        self.value = ((self.value << 1) & mask) | ser
 
     def transfer(self, nbytes, polarity, phase):
         """Clock nbytes * 8 bits; return the bytes seen on MISO."""
@@ -234,6 +242,10 @@ class HC595Chain:
                 self.latched[r] = power_up.getrandbits(8)
         self.clocks = 0
         self.latches = 0
+        # (first register, random.Random): the 595s from that register on get no valid data
+        # or clock (past a reversed cable: clocked by the light data, latched by a LOAD input
+        # at half the supply) and latch noise; None when every 595 is on a sound chain
+        self.noise_from = None
         self.oe_level = lambda: 1  # /OE pulled up: nothing drives it until a machine wires it
 
     @property
@@ -264,6 +276,10 @@ class HC595Chain:
         v = self.value
         for r in range(self.registers):
             self.latched[r] = (v >> (8 * r)) & 0xFF
+        if self.noise_from is not None:
+            first, rng = self.noise_from
+            for r in range(first, self.registers):
+                self.latched[r] = rng.getrandbits(8)
 
     def shifted(self, r):
         """595 r's shift register (not yet latched), bit 7 = QH."""

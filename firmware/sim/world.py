@@ -246,8 +246,27 @@ class World:
         """Physically connected registers (the map's count unless a fault is injected); the
         boards' 74HC595s come and go with their 74HC165s."""
         self.chain.registers = n
+        self.chain.tail_noise = None
         if self.lights is not None:
+            self.lights.noise_from = None
             self.lights.resize(n)
+
+    def reverse_cable(self, registers):
+        """The cable after `registers` registers plugged the other way round (pin p meets pin
+        10 - p, hardware/docs/pcb.md): the controller reads the registers before it, then
+        noise (that board's last SER meets the next board's LOAD input: 10 kOhm up against
+        10 kOhm down). The boards past it keep their power and /OE (pins 1 and 9 meet each
+        other), and their 74HC595s, clocked by the light data, latch noise at every LOAD edge:
+        lit wherever /OE is low."""
+        self.chain.registers = registers
+        self.chain.tail_noise = random.Random(0xEE5E)
+        if self.lights is not None:
+            self.lights.resize(self.smap.chain_registers)
+            self.lights.noise_from = (registers, random.Random(0x0E))
+
+    def lights_oe_low(self):
+        """Is the lights' /OE driven low (their outputs on)?"""
+        return self.lights is not None and not self.lights.oe_level()
 
     def pin_write(self, pin, level):
         self.pins[pin] = level

@@ -27,7 +27,7 @@ import math
 import os
 
 PRICED_ON = "2026-11-26"
-FOOT_MM = 10.0      # the boards' feet (BOM F1)
+FOOT_MM = 10.0      # the boards' feet (BOM F1; design.FOOT_H_MM, the tests hold them equal)
 FOOT_MIN_MM = 8.0   # what the chain connector and its plug need under the board (pcb.md)
 BUDGET_USD = 150.0   # the full set with lights (issue 32; landed: KIT_GOALS)
 
@@ -69,11 +69,40 @@ KIT_GOALS = {"dice": 30.0, "full": 150.0}   # landed, US$ (issue 32)
 # section's what-if; its operate/release points were not read, so it is not on the board.
 HALL_LEAD = ("HAL2041SO, LCSC C22400320, US$0.046 in tscircuit/jlcsearch docs/generated/magnetic_sensors.md",
              0.046)
-SHIPPING = [  # (ref, what, US$, basis)
-    ("SH1", "JLCPCB boards, economy/global standard shipping, one parcel", 15.00, "estimate"),
-    ("SH2", "Raspberry Pi reseller shipping (controller)", 5.00, "estimate"),
-    ("SH3", "AliExpress parcels (modules, cables, magnets, feet, OTG)", 3.00, "estimate"),
+# Every shop a line names has its own shipping line (tests/hardware/test_bom.py checks it): (ref, what,
+# US$, basis, the words of the shops it covers as the lines name them). The default path is one
+# parcel per shop: the Pico comes in the modules' AliExpress parcel (the dice kit's one-shop path).
+SHIPPING = [
+    ("SH1", "JLCPCB boards, economy/global standard shipping, one parcel", 15.00, "estimate", ("JLCPCB",)),
+    ("SH3", "AliExpress parcel (controller, modules, cables, magnets, feet, OTG)", 3.00, "estimate",
+     ("AliExpress",)),
+    ("SH4", "LCSC parcel (the JST chain connectors for the boards and the carrier)", 5.00, "estimate",
+     ("LCSC",)),
+    ("SH5", "local stationer (foam board, sticker paper): bought in person", 0.00, "estimate",
+     ("any stationer",)),
 ]
+SHIP_FREE_SHOPS = ("-",)     # the game's own tokens: nothing bought
+
+# ---- the floor (issue 40): the same sensing, the cheapest credible parts, one order ---------------
+# What the full set would land at with the cheapest part seen listed for each board line (a bound: the
+# switch's magnetic figures and the LED's mounting are not checked), the same boards, fees and maker's
+# lines, one fab parcel and one AliExpress parcel. key: (unit US$, JLCPCB class, basis, source)
+FLOOR_PARTS = {
+    "hall": (0.046, "extended", "listed", "HAL2041SO (SOT-23 hall switch), LCSC C22400320, min_q_price "
+             "US$0.0458 in tscircuit/jlcsearch docs/generated/magnetic_sensors.md; operate and release "
+             "points not checked against the token's field"),
+    "led": (0.0051, "basic", "listed", "KT-0603R red 0603 LED, LCSC C2286, min_q_price US$0.0051 in "
+            "tscircuit/jlcsearch docs/generated/ledphotoelectric_devices.md (3.2 million in stock; its basic "
+            "class is an estimate); a top-mount LED: a bound, not a drop-in for the reverse-mount one"),
+    "sr": (0.094, "basic", "listed", "74HC595D,118 (C5947) min_q_price US$0.094 in tscircuit/jlcsearch "
+           "docs/generated/logic_ics.md"),
+    "inv": (0.036, "extended", "listed", "SN74LVC1G14DBVR (C434069) min_q_price US$0.036 in tscircuit/jlcsearch "
+            "docs/generated/logic.md"),
+    "conn": (0.08, "maker", "estimate", "a JST-XH-compatible 9-pin right-angle header from an AliExpress "
+             "pack (estimate), in the AliExpress parcel"),
+}
+FLOOR_SHIPPING = ("SH1", "SH3")   # one fab parcel, one AliExpress parcel (connectors and Pico in it)
+FLOOR_MARGIN = 0.15               # issue 40: the full set with lights within 15 % of its floor
 
 # ---- parts JLCPCB places on each board -------------------------------------------------------
 # The boards are the source: which parts (manufacturer and LCSC numbers, build_pcb.PARTS) and how
@@ -83,7 +112,7 @@ SHIPPING = [  # (ref, what, US$, basis)
 # (board_parts refuses an unknown part).
 # key: (item, unit US$ at the quantity ordered, basis, "basic"/"extended", joints per part, through-hole)
 ONBOARD_PRICES = {
-    "hall": ("Omnipolar micropower Hall switch, open drain, SC59", 0.12, "estimate", "extended", 3, False),
+    "hall": ("Omnipolar micropower Hall switch, open drain, SC59", 0.27, "listed", "extended", 3, False),
     "r10k": ("10 kOhm 1 % 0603 (input pull-ups, CLK/LOAD pull-ups, SER and LIGHT_IN pull-downs)", 0.001,
              "estimate", "basic", 2, False),
     "r100": ("100 Ohm 1 % 0603 (series on the re-driven CLK and LOAD, on DATA and on LIGHT_OUT)", 0.001,
@@ -92,7 +121,7 @@ ONBOARD_PRICES = {
     "c10u": ("10 uF 25 V X5R 0805 (bulk, per board)", 0.006, "estimate", "basic", 2, False),
     "reg": ("8-bit parallel-in shift register (74HC165), SOIC-16", 0.232, "listed", "preferred", 16, False),
     "buf": ("Dual Schmitt-trigger buffer for CLK and LOAD, SOT-23-6", 0.10, "estimate", "extended", 6, False),
-    "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN), soldered by the maker", 0.15, "estimate",
+    "conn": ("JST XH 9-pin header, right angle (chain UP and DOWN), soldered by the maker", 0.45, "estimate",
              "maker", 9, True),
     # the guidance lights (docs/pcb.md, "Guidance lights"): a 74HC595 beside every 74HC165, an LED and its
     # resistor at every sensed position, the inverted clock for the 595s
@@ -106,6 +135,18 @@ ONBOARD_PRICES = {
              "basic", 2, False),
     "ff": ("Guidance lights: D flip-flop with inverted output (74LVC1G80), lock-up stage before "
            "LIGHT_OUT, SOT-23-5", 0.088, "listed", "extended", 5, False),
+}
+# Where the two prices the issue-40 review questioned rest (bom.md, "Where the prices come from"):
+PRICE_NOTES = {
+    "hall": ("US$0.27: no listing of the AH1806-W-7 itself was readable; its SC-59 sibling from the same "
+             "maker, the AH1911-W-7 (LCSC C5246112), is listed at min_q_price US$0.2696 in tscircuit/"
+             "jlcsearch docs/generated/magnetic_sensors.md (\"Hall Switches\"), and the AH1806 is priced "
+             "like it (the 0.12 used before had no source)"),
+    "conn": ("US$0.45: no listing of the JST S9B-XH-A(LF)(SN) was readable; its 5-way sibling, the "
+             "right-angle S5B-XH, is listed at GBP 0.234 a piece (about US$0.30) on a public project page "
+             "(less-smog/ESP8266-AirQuality wiki, 'Nova Fitness SDS011'), and the issue-40 review puts the "
+             "9-way at US$0.30-0.60 at a distributor: the middle is used (the 0.15 used before was a "
+             "guess), the one price to check in the cart"),
 }
 # Classes: "basic" and "preferred" parts carry no loading fee at JLCPCB; "extended" and "global"
 # (bought through JLCPCB's global sourcing, then placed like an extended part) one fee per order
@@ -186,8 +227,8 @@ LCSC_CONFIRMED = {  # key: (LCSC number, manufacturer part as the source names i
 LCSC_UNCONFIRMED = {}
 # No LCSC number confirmed: these reach the board another way (build_pcb.SOURCING), with the
 # number that route needs, read from a named source.
-LCSC_CHOOSE = {"conn": "LCSC number not confirmed: the maker buys JST S9B-XH-A (any JST distributor) and "
-                       "solders it"}
+LCSC_CHOOSE = {"conn": "LCSC number not confirmed: the maker buys JST S9B-XH-A(LF)(SN) (LCSC, or any JST "
+                       "distributor) and solders it"}
 
 
 def lcsc_of(key):
@@ -247,8 +288,9 @@ def _magnet_packs(c):
 
 MAKER = [
     ("MCU1", "controller", "Raspberry Pi Pico H (RP2040, headers fitted)", "Raspberry Pi SC0917",
-     "The Pi Hut / any Raspberry Pi approved reseller", 5.00, "estimate", lambda c: 1,
-     "profile firmware/profiles/pico.json; ESP32-DevKitC alternative: note A"),
+     "AliExpress (in the modules' parcel)", 5.00, "estimate", lambda c: 1,
+     "profile firmware/profiles/pico.json; from a Raspberry Pi approved reseller instead add its "
+     "shipping (~US$5, estimate); ESP32-DevKitC alternative: note A"),
     ("S1", "wells", "TCS34725 colour sensor module with white LED and LED-control pin",
      "generic 'TCS34725 module' (CJMCU-34725 layout)", "AliExpress", 2.50, "estimate",
      lambda c: c["wells"], "Adafruit 1334 (US$7.95, prior) is the known-good alternative"),
@@ -261,19 +303,18 @@ MAKER = [
     ("K4", "controller", "2-pin header + jumper (REPL-at-boot), 10 kOhm + 10 uF + 3 x 100 Ohm for "
      "the carrier", "generic", "AliExpress", 0.30, "estimate", lambda c: 1,
      "MISO pull-down, bulk capacitor, series resistors on SCK, LOAD and MOSI (LIGHT)"),
-    ("W1", "cable", "JST XH 9-pin cable 300 mm, both ends crimped, pin 1 to pin 1",
-     "generic", "AliExpress", 0.60, "estimate", lambda c: c["boards"],
-     "controller -> first board, board -> board"),
     ("W2", "cable", "Dupont jumper wires female-female 200 mm, 40-pack", "generic", "AliExpress",
      2.00, "estimate", lambda c: 1, "6 wires per well: 5V, GND, SDA, SCL, LED, spare"),
     ("K3", "controller", "USB cable micro-B to USB-A, 1 m, data", "generic", "AliExpress", 1.50,
      "estimate", lambda c: 1, "board to the tablet through the OTG adapter"),
     ("K5", "controller", "USB OTG adapter, USB-C plug to USB-A socket", "generic", "AliExpress",
      1.50, "estimate", lambda c: 1, "a tablet with a micro-B port needs the micro-B version"),
-    ("F1", "case", "Self-adhesive rubber bumper feet, 20 mm across, %g mm tall" % FOOT_MM,
-     "generic", "AliExpress", 0.10, "estimate", lambda c: 4 * c["boards"],
-     "4 under every board, at its corners: the chain connector and its plug hang %g mm under it "
-     "(pcb.md), so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
+    ("F1", "case", lambda: feet_item(), "generic", "AliExpress", 0.06, "estimate", lambda c: feet_per_board() * c["boards"],
+     "on the circles printed under every board (pcb.md, \"Feet and support\"): the chain connector and its "
+     "plug hang %g mm under it, so the feet are %g mm" % (FOOT_MIN_MM, FOOT_MM)),
+    ("K6", "case", "JST XHP-9 housing without contacts: a cap over the last board's open DOWN connector",
+     "JST XHP-9", "AliExpress", 0.05, "estimate", lambda c: 1,
+     "the one chain connector no cable covers: its pins stay out of reach (ESD, pcb.md)"),
     ("M1", "token", "NdFeB N35 disc magnet 3 x 1 mm, axially magnetised, 100-pack", "generic",
      "AliExpress", 3.00, "estimate", _magnet_packs,
      "one glued under each token (design.MAGNET; field figures in docs/bringup.md)"),
@@ -286,11 +327,36 @@ MAKER = [
 ]
 
 
+# The chain cables: one per hop of the table layout (design.table_layout, docs/table_layout.md), each
+# the shortest stocked length that reaches with the margin. Price: an estimate of a 9-way XH cable
+# crimped both ends (AliExpress), a base and a part per metre: US$0.60 at 300 mm as before.
+CABLE_BASE_USD, CABLE_USD_PER_M = 0.45, 0.50
+
+
+def cable_line(length_mm, qty):
+    """The BOM line of the chain cables of one length (ref, category, item, part, shop, unit, basis,
+    qty, notes)."""
+    return ("W1.%d" % length_mm, "cable", "JST XH 9-pin cable %d mm, both ends crimped, pin 1 to pin 1"
+            % length_mm, "generic", "AliExpress", round(CABLE_BASE_USD + CABLE_USD_PER_M * length_mm / 1000.0, 2),
+            "estimate", qty, "the hops that need it: docs/table_layout.md")
+
+
 def well_material_item():
     """The well material line, from the design's dimensions (one place: tools/design.py)."""
     import design
     return ("Foam board %g mm, A4 + clear PET %g mm offcut (dice wells, template "
             "artwork/dice_well_template.svg)" % (design.WALL_T, design.PET_T))
+
+
+def feet_item():
+    import design
+    return ("Self-adhesive rubber feet (cylinders), %g mm across, %g mm tall, one size for every foot"
+            % (design.FOOT_D_MM, design.FOOT_H_MM))
+
+
+def feet_per_board():
+    import design
+    return len(design.feet())
 
 
 def die_item():

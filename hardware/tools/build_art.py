@@ -13,6 +13,7 @@ Writes hardware/artwork/:
                            origin = top-left corner of the strip, shared with the PCB).
   dice_well_template.svg   floor, walls and sensor window of the two dice wells
   dice_face_marks.svg      the six colour marks for the dice faces (3 dice' worth)
+  table_layout.svg         where the strips lie at a four-player table and the chain's cables (1:5)
 Print at 100 % ("actual size"); check the 50 mm scale bar on every sheet.
 """
 import json
@@ -225,6 +226,70 @@ def faces_svg():
     return "\n".join(out) + "\n"
 
 
+TABLE_SCALE = 5.0     # the table drawing at 1:5
+
+
+def table_svg(smap):
+    """artwork/table_layout.svg: where the strips lie at a four-player table (design.table_layout), at
+    1:5, with each strip's UP (J1) and DOWN (J2) connector, the chain cable of every hop and its
+    length, the controller and the four seats."""
+    lay = design.table_layout(smap)
+    xs = [s["x"] for s in lay["strips"]] + [s["x"] + s["w"] for s in lay["strips"]] + [lay["controller"][0]]
+    ys = [s["y"] for s in lay["strips"]] + [s["y"] + s["h"] for s in lay["strips"]]
+    pad = 120.0
+    x0, x1 = min(xs) - pad, max(xs) + pad
+    y0, y1 = min(ys) - pad, max(ys) + pad
+    w, h = (x1 - x0) / TABLE_SCALE, (y1 - y0) / TABLE_SCALE
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<svg xmlns="http://www.w3.org/2000/svg" width="%smm" height="%smm" viewBox="%s %s %s %s">'
+           % (fmt(w), fmt(h), fmt(x0), fmt(y0), fmt(x1 - x0), fmt(y1 - y0)),
+           '<title>The strips on a four-player table (1:%g), generated from sensor_map.json</title>' % TABLE_SCALE,
+           '<rect class="table" x="%s" y="%s" width="%s" height="%s" fill="#f4efe6" stroke="black" '
+           'stroke-width="2"/>' % (fmt(x0 + 40), fmt(y0 + 40), fmt(x1 - x0 - 80), fmt(y1 - y0 - 80))]
+    seats = [("seat 1 (p1)", (x0 + x1) / 2, y1 - 12), ("seat 2 (p2)", (x0 + x1) / 2, y0 + 30),
+             ("seat 3", x0 + 20, (y0 + y1) / 2), ("seat 4", x1 - 20, (y0 + y1) / 2)]
+    for words, sx, sy in seats:
+        rot = (' transform="rotate(%d %s %s)"' % (-90 if words == "seat 3" else 90, fmt(sx), fmt(sy))
+               if words in ("seat 3", "seat 4") else "")
+        out.append('<text class="seat" x="%s" y="%s" font-size="22" text-anchor="middle" %s%s>%s</text>'
+                   % (fmt(sx), fmt(sy), FONT, rot, esc(words)))
+    for n, st in enumerate(lay["strips"], 1):
+        out.append('<g class="strip" data-strip="%s" data-row="%s">' % (st["id"], esc(st["row"])))
+        out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="white" stroke="black" stroke-width="1.5"/>'
+                   % (fmt(st["x"]), fmt(st["y"]), fmt(st["w"]), fmt(st["h"])))
+        cx, cy = st["x"] + st["w"] / 2, st["y"] + st["h"] / 2
+        rot = ' transform="rotate(180 %s %s)"' % (fmt(cx), fmt(cy)) if st["turned"] else ""
+        out.append('<text x="%s" y="%s" font-size="11" text-anchor="middle" %s%s>%d: %s</text>'
+                   % (fmt(cx), fmt(cy + 4), FONT, rot, n, esc(TITLES.get(st["id"], st["id"]))))
+        for name, (jx, jy, _) in (("J1", st["j1"]), ("J2", st["j2"])):
+            out.append('<circle class="%s" cx="%s" cy="%s" r="5" fill="%s" stroke="black" stroke-width="1.5"/>'
+                       % (name, fmt(jx), fmt(jy), "black" if name == "J1" else "white"))
+        out.append('</g>')
+    cx, cy = lay["controller"]
+    out.append('<rect class="controller" x="%s" y="%s" width="60" height="40" fill="#ddd" stroke="black"/>'
+               % (fmt(cx - 60), fmt(cy - 20)))
+    out.append('<text x="%s" y="%s" font-size="12" text-anchor="middle" %s>controller</text>'
+               % (fmt(cx - 30), fmt(cy + 4), FONT))
+    ends = [("controller", (cx, cy, 1))] + [(st["id"], st["j2"]) for st in lay["strips"]]
+    for hop, (_, a), st in zip(lay["hops"], ends, lay["strips"]):
+        pts = design.route_points(a, st["j1"]) if hop["from"] != "controller" else [(cx, cy), st["j1"][:2]]
+        out.append('<polyline class="cable" data-from="%s" data-to="%s" data-cable-mm="%d" points="%s" '
+                   'fill="none" stroke="#c0392b" stroke-width="3"/>'
+                   % (hop["from"], hop["to"], hop["cable_mm"], " ".join("%s,%s" % (fmt(x), fmt(y)) for x, y in pts)))
+        mx, my = pts[len(pts) // 2 - 1]
+        out.append('<text x="%s" y="%s" font-size="12" fill="#c0392b" %s>%d mm</text>'
+                   % (fmt(mx + 6), fmt(my - 6), FONT, hop["cable_mm"]))
+    bx, by = x0 + 60, y1 - 60
+    out.append('<g class="scale-bar"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="black" stroke-width="3"/>'
+               '<text x="%s" y="%s" font-size="14" %s>200 mm at 1:%g</text></g>'
+               % (fmt(bx), fmt(by), fmt(bx + 200), fmt(by), fmt(bx), fmt(by - 8), FONT, TABLE_SCALE))
+    out.append('<text x="%s" y="%s" font-size="12" %s>black dot: UP (J1); white dot: DOWN (J2); red: the '
+               'chain cable of each hop and its length (docs/table_layout.md)</text>'
+               % (fmt(bx + 230), fmt(by), FONT))
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
 def outputs(map_path=None):
     with open(map_path or os.path.join(HW, "sensor_map.json")) as f:
         smap = json.load(f)
@@ -233,13 +298,19 @@ def outputs(map_path=None):
         out["strip_%s.svg" % strip["id"]] = strip_svg(smap, strip)
     out["dice_well_template.svg"] = well_svg(smap)
     out["dice_face_marks.svg"] = faces_svg()
+    out["table_layout.svg"] = table_svg(smap)
     return {os.path.join(ART, k): v for k, v in out.items()}
 
 
 def main(argv):
     os.makedirs(ART, exist_ok=True)
+    try:
+        outs = outputs()
+    except design.LayoutError as e:
+        print("refused: %s" % e, file=sys.stderr)
+        return 2
     # a strip the map no longer has leaves no artwork behind
-    return design.write_or_check(outputs(), argv, 'build_art.py', owned=(ART, "strip_"))
+    return design.write_or_check(outs, argv, 'build_art.py', owned=(ART, "strip_"))
 
 
 if __name__ == "__main__":

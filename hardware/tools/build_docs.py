@@ -182,7 +182,8 @@ def pin_uses(p):
                              "its rising edge latches the lights"))
     if "lights_oe_pin" in p:
         u.append((p["lights_oe_pin"], "LIGHTS_OFF -> chain pins 1 and 9: every 74HC595 /OE (high = all LEDs "
-                                      "dark, pulled up on each board; low once the first frame is latched)"))
+                                      "dark, pulled up on each board; low once the first frame is latched and the chain "
+                                      "measures the map's length)"))
     for k, b in enumerate(p["i2c"]):
         u.append((b["sda"], "I2C%d SDA -> well%d TCS34725" % (b["id"], k)))
         u.append((b["scl"], "I2C%d SCL -> well%d TCS34725" % (b["id"], k)))
@@ -262,7 +263,8 @@ def pins_md():
                "| 7 | GND | | |\n"
                "| 8 | LIGHT (guidance lights' data) | in: SER of the board's first 74HC595, 10 kOhm to GND (unplugged = dark) | out: QH' of the board's last 74HC595, through the lock-up flip-flop and 100 Ohm |\n"
                "| 9 | LIGHTS_OFF (the same net as pin 1) | | |\n\n"
-               "Cable: straight-through 9-way JST XH, 300 mm; board DOWN -> next board UP; the controller "
+               "Cable: straight-through 9-way JST XH, the length each hop needs (`table_layout.md`); board "
+               "DOWN -> next board UP; the controller "
                "carrier's connector has the same pinout (it drives CLK, LOAD, LIGHT and LIGHTS_OFF, reads "
                "DATA). A reversed cable meets GND to GND, 3V3 to 3V3 and LIGHTS_OFF to LIGHTS_OFF (pin p to "
                "pin 10 - p), never 3V3 to GND; pin 8 (LIGHT) meets pin 2 (CLK): at both ends of that pair an "
@@ -351,7 +353,8 @@ def lights_md():
             "/ %d Ohm = %.2f mA per lit LED, at most %d lit (`wire.MAX_LIT`): %.1f mA "
             "(`power_budget.md`). At power-up the 595s hold random bits, but their /OE is the chain's "
             "LIGHTS_OFF line (pins 1 and 9), pulled up on every board: every LED stays dark until the "
-            "firmware has latched its first (dark) frame and drives the profile's `lights_oe_pin` (%s) "
+            "firmware has latched its first (dark) frame and measured the chain at the map's length, and "
+            "only then drives the profile's `lights_oe_pin` (%s) "
             "low; it goes high again before the REPL, and a crash releases it.\n\n"
             % (mosi, LIGHT_SUPPLY_V, LIGHT_LED_VF, LIGHT_DROP_V, LIGHT_OHM, light_ma(), LIGHT_MAX_LIT,
                LIGHT_MAX_LIT * light_ma(),
@@ -365,7 +368,7 @@ def clock_md():
     m = full_map()
     nb = len(m["strips"])
     regs = m["chain"]["registers"]
-    cable_m = nb * 0.3
+    cable_m = sum(h["cable_mm"] for h in design.table_layout(m)["hops"]) / 1000.0
     c_pf = cable_m * 60 + nb * 4           # ~60 pF/m of cable + one Schmitt input per board
     tau_ns = 100 * c_pf / 1000.0           # 100 Ohm series resistor at the controller
     rise_ns = 2.2 * tau_ns
@@ -392,6 +395,44 @@ def clock_md():
             "then 250000) before anything else.\n\n"
             % (f, nb, cable_m, c_pf, rise_ns, cable_m * 2 * 5, half_ns,
                rise_ns + cable_m * 10 + 100, half_ns / (rise_ns + cable_m * 10 + 100), regs + 1, read_ms))
+
+
+# ----------------------------------------------------------------- table_layout.md
+def table_layout_md():
+    out = [HEADER, "# The strips on the table\n\n"
+           "Where the strips lie at a table for up to four players, and the chain cable of every hop, from the "
+           "sensor map (`tools/design.py` table_layout: the rows, the gaps, the connectors' places). Seat 1 (p1) "
+           "sits at the south edge, seat 2 (p2) at the north, seats 3 and 4 at the west and east ends. The "
+           "shared strips (development and aspects) lie in the middle, %d to a row; each seat's resource strips "
+           "in a row in front of it, upright for that seat (seat 2's turned by 180 degrees). Every strip's UP "
+           "connector J1 is at its left short edge as its row reads it, so the chain snakes from row to row and "
+           "no hop crosses a strip: a cable leaves its plug (%g mm beyond the board's edge), runs along the "
+           "table's axes round the strips' ends, and is at least %d %% longer than that route (slack, bends, a "
+           "strip set down a little off its place).\n\n"
+           "![the strips on the table](../artwork/table_layout.svg)\n\n"
+           "Gaps: %g mm between strips end to end (two plugs), %g mm between rows; the controller carrier "
+           "%g mm beyond the first strip's UP connector, at the west end.\n\n"
+           % (design.SHARED_PER_ROW, design.PLUG_OUT, round(design.CABLE_MARGIN * 100), design.TABLE_GAP_END,
+              design.TABLE_GAP_ROW, design.CONTROLLER_GAP)]
+    for title, smap in (("Full set", full_map()), ("Without the resource strips", reduced_map())):
+        lay = design.table_layout(smap)
+        out.append("## %s\n\n| # | hop | route mm | with %d %% margin | cable |\n|---|---|---|---|---|\n"
+                   % (title, round(design.CABLE_MARGIN * 100)))
+        for k, h in enumerate(lay["hops"]):
+            out.append("| %d | `%s` -> `%s` | %.0f | %.0f | %d mm |\n"
+                       % (k, h["from"], h["to"], h["route_mm"], h["need_mm"], h["cable_mm"]))
+        cc = design.cable_counts(lay)
+        out.append("\nCables (BOM W1): %s; %d mm in all.\n\n"
+                   % (", ".join("%d x %d mm" % (n, L) for L, n in cc.items()),
+                      sum(L * n for L, n in cc.items())))
+        longest = max(lay["hops"], key=lambda h: h["route_mm"])
+        out.append("The longest hop, `%s` -> `%s` (%.0f mm), is the turn between two rows at the table's "
+                   "%s end; no hop needs more than %d mm. Stocked lengths: %s mm (a maker can also crimp "
+                   "any length).\n\n"
+                   % (longest["from"], longest["to"], longest["route_mm"],
+                      "east" if lay["strips"][[s["id"] for s in lay["strips"]].index(longest["to"])]["j1"][2] > 0
+                      else "west", longest["cable_mm"], ", ".join(str(c) for c in design.CABLE_STOCK_MM)))
+    return "".join(out)
 
 
 # ----------------------------------------------------------------- power_budget.md
@@ -516,13 +557,13 @@ def power_md():
 
 
 def dark_md(doc, tot):
-    """The lights while the firmware is not scanning: power-up, the REPL jumper, a crash."""
+    """The lights in every state: power-up, the REPL jumper, a crash, a hang, a wrong chain, running."""
     f = dark_figures(doc)
     lit_off = LIGHT_MAX_LIT * light_ma()
     oe_on = f["boards"] * LIGHT_SUPPLY_V / OE_PULLUP_OHM * 1000.0
     base = tot - lit_off - oe_on
     worst = f["leds_all"] * light_ma()
-    return ("### The lights while the firmware is not scanning\n\n"
+    return ("### The lights in every state\n\n"
             "From the committed netlists (`hardware/pcb/*_netlist.csv`): %d of %d 74HC595s have /OE on "
             "LIGHTS_OFF (cable pins 1 and 9), which %d pull-ups (10 kOhm, one per board) hold at 3V3; "
             "%d LEDs in all. A 595's outputs are random at power-up: with /OE low that could be any of "
@@ -536,10 +577,19 @@ def dark_md(doc, tot):
             "| firmware crash (exception) | released, pulled up | all off | %.1f mA |\n"
             "| firmware hang (no exception) | low until the watchdog resets the MCU (5 s), then as at "
             "power-up | the last frame: at most %d lit | at most %.1f mA for 5 s |\n"
-            "| running | low, after the first latched (dark) frame | as the tablet asks, at most %d | "
+            "| running, chain length wrong (a reversed or broken cable, a missing or extra board) | "
+            "held high by the firmware, which reports the fault in the self-test | all off | %.1f mA |\n"
+            "| running, the chain at the map's length | low, after the first latched (dark) frame | as the tablet asks, at most %d | "
             "%.1f mA (the table above) |\n\n"
             % (f["sr_on_oe"], f["sr"], f["oe_pullups"], f["leds_all"], f["leds_all"], worst, worst / 2,
-               base, base, base, LIGHT_MAX_LIT, base + lit_off + oe_on, LIGHT_MAX_LIT, tot))
+               base, base, base, LIGHT_MAX_LIT, base + lit_off + oe_on, base, LIGHT_MAX_LIT, tot)
+            + "Why the firmware checks the chain's length before it lights anything: past a reversed or "
+            "broken cable the boards latch whatever bits reach them, so with LIGHTS_OFF low a board "
+            "could light all its %d LEDs, %.0f mA, and the %d boards %.0f mA, against the Pico's 300 mA "
+            "regulator. The firmware drives LIGHTS_OFF low only when the chain length it measures is the "
+            "map's (`firmware/`, the self-test's chain-length fault), so a wrong chain costs nothing "
+            "on 3V3.\n\n" % (f["leds_all"] // max(1, f["boards"]), f["leds_all"] // max(1, f["boards"]) * light_ma(),
+                               f["boards"], worst))
 
 
 # ---------------------------------------------------------------------- BOM
@@ -590,11 +640,13 @@ def per_board(name, without=()):
     return per
 
 
-def bom_lines(smap, without=(), prices=None):
+def bom_lines(smap, without=(), prices=None, classes=None, shipping=None):
     """Every line of one build: (ref, category, item, part, shop, unit US$, basis, qty, notes).
     The board lines and JLCPCB's fees are worked out from the parts on the one design: one order,
-    one setup fee and stencil, one loading fee per unique extended part. `without` and `prices`
-    (key -> unit US$) only serve the what-ifs of the goal section."""
+    one setup fee and stencil, one loading fee per unique extended part; the bare boards are one lot
+    of JLCPCB's nearest quantity (a line per lot size: the track kit's 4 boards are a lot of 5).
+    `without`, `prices` and `classes` (board part key -> unit US$ / JLCPCB class) and `shipping`
+    (the shipping refs kept) only serve the what-ifs and the floor of the goal section."""
     c = counts(smap)
     a = bom_data.ASSEMBLY
     lines = []
@@ -604,7 +656,7 @@ def bom_lines(smap, without=(), prices=None):
         lot = jlc_lot(n)
         w, h = d["size_mm"]
         per = per_board(name, without)
-        lines.append((tag + ".PCB", "board", "%s PCB, 2-layer FR-4 1.6 mm HASL, %g x %g mm, lot of %d "
+        lines.append(("%s.PCB%d" % (tag, lot), "board", "%s PCB, 2-layer FR-4 1.6 mm HASL, %g x %g mm, lot of %d "
                       "(%d used)" % (name, w, h, lot, n), "hardware/pcb/%s" % name, "JLCPCB",
                       pcb_price(lot, (w, h)), "estimate", 1,
                       "US$%.2f + US$%.3f/cm2 x %d boards" % (bom_data.PCB_BASE_USD,
@@ -615,6 +667,7 @@ def bom_lines(smap, without=(), prices=None):
         for key, q in sorted(per.items()):
             item, mpn, lcsc, unit, basis, cls, joints, tht = bom_data.ONBOARD[key]
             unit = (prices or {}).get(key, unit)
+            cls = (classes or {}).get(key, cls)
             if cls == "maker":
                 pass                       # soldered by the maker: no JLCPCB joint or fee
             elif tht:
@@ -623,7 +676,7 @@ def bom_lines(smap, without=(), prices=None):
                 smt_joints += joints * q * n
             if cls in bom_data.FEE_CLASSES:
                 extended += 1
-            shop = ("the maker: any JST distributor (%s)" % lcsc if cls == "maker"
+            shop = ("LCSC, soldered by the maker (%s)" % lcsc if cls == "maker"
                     else "JLCPCB (%s, %s)" % (lcsc if lcsc.startswith("LCSC") else "LCSC " + lcsc, cls))
             lines.append(("%s.%s" % (tag, key), "board part", item, mpn, shop,
                           unit, basis, q * n, "%d per board x %d boards" % (q, n)))
@@ -639,20 +692,24 @@ def bom_lines(smap, without=(), prices=None):
                       "-", "JLCPCB", a["manual_joint_usd"], "rule", hand_joints, "%d boards" % n))
     for ref, cat, item, part, shop, unit, basis, qty, notes in bom_data.MAKER:
         lines.append((ref, cat, item() if callable(item) else item, part, shop, unit, basis, qty(c), notes))
+        if ref == "K5":
+            for length, n in design.cable_counts(design.table_layout(smap)).items():
+                lines.append(bom_data.cable_line(length, n))
     ref, cat, part, shop, unit, basis, qty, notes = bom_data.MAKER_WELLS
     lines.append((ref, cat, bom_data.well_material_item(), part, shop, unit, basis, qty(c), notes))
-    for ref, what, usd, basis in bom_data.SHIPPING:
-        lines.append((ref, "shipping", what, "-", "-", usd, basis, 1, ""))
+    for ref, what, usd, basis, shops in bom_data.SHIPPING:
+        if shipping is None or ref in shipping:
+            lines.append((ref, "shipping", what, "-", "-", usd, basis, 1, "for: %s" % ", ".join(shops)))
     return lines
 
 
-def bom_rows(without=(), prices=None):
+def bom_rows(without=(), prices=None, classes=None, shipping=None):
     """Rows with a quantity per build (0 where a build lacks the line), and the totals."""
     per_build = {}
     order = []
     for bid, _, which in BUILDS:
         smap = full_map() if which == "full" else reduced_map()
-        for ln in bom_lines(smap, without, prices):
+        for ln in bom_lines(smap, without, prices, classes, shipping):
             if ln[0] not in per_build:
                 per_build[ln[0]] = {"line": ln, "qty": {}}
                 order.append(ln[0])
@@ -738,6 +795,11 @@ def bom_md():
                                                           bom_data.PCB_USD_PER_CM2))
     if n_prior:
         out.append("- **prior** (%d lines): carried from the earlier BOM, not re-checked.\n" % n_prior)
+    for key, note in bom_data.PRICE_NOTES.items():
+        out.append("- %s: %s.\n" % (bom_data.ONBOARD[key][0], note))
+    out.append("- Shipping: one line per shop the lines name (%s); a Raspberry Pi reseller's parcel is "
+               "not counted (the Pico comes with the modules).\n"
+               % "; ".join("%s %s US$%.2f" % (r[0], "/".join(r[4]), r[2]) for r in bom_data.SHIPPING))
     out.append("- JLCPCB's class (basic or extended: an extended part costs a loading fee per order) is "
                "the one read from a source where marked in `tools/bom_data.py`, otherwise extended as "
                "the conservative guess; the BOM tool shows the real class.\n\n")
@@ -756,6 +818,7 @@ def bom_md():
                "board is the same design with the same parts.\n\n" % name)
     out.append(kits_md(rows))
     out.append(_bom_goal(rows, totals))
+    out.append(floor_md(rows))
     head = "| ref | item | part | shop | unit US$ | basis |" + "".join(" qty %s | ext %s |" % (b, b) for b, _, _ in BUILDS) + " notes |\n"
     out.append("## Lines\n\n" + head)
     out.append("|" + "---|" * (6 + 2 * len(BUILDS) + 1) + "\n")
@@ -783,7 +846,7 @@ KITS = [
      "the track kit's steps for all 10 boards (one order), the 6 resource strips at the end of the "
      "chain (`assembly.md` section 6)"),
 ]
-DICE_REFS = ("MCU1", "K1", "K4", "K3", "K5", "S1", "W2", "D1", "L1", "K2", "SH2", "SH3")
+DICE_REFS = ("MCU1", "K1", "K4", "K3", "K5", "S1", "W2", "D1", "L1", "K2", "SH3", "SH5")
 
 
 def kit_qty(r, kit):
@@ -856,15 +919,15 @@ def kits_md(rows):
     dice_goal, full_goal = bom_data.KIT_GOALS["dice"], bom_data.KIT_GOALS["full"]
     owned = round(sum(round(r["unit_usd"] * kit_qty(r, "dice"), 2) for r in rows
                       if r["ref"] in ("MCU1", "K3", "K5")), 2)
-    one_shop = kit_landed([r for r in rows if r["ref"] != "SH2"], "dice")[1]
+    reseller = kit_landed(rows + [{"ref": "SH2", "category": "shipping", "unit_usd": RESELLER_SHIPPING,
+                                   "qty": {"full": 1, "no_resources": 1}}], "dice")[1]
     owned_landed = kit_landed([r for r in rows if r["ref"] not in ("MCU1", "K3", "K5")], "dice")[1]
-    why = ("The dice kit is the controller, two sensor modules and shipping from two shops, then tax%s: "
-           "bought from one shop (the Pico with the modules, one parcel) it lands at US$%.2f (%s), and a "
-           "maker who already owns a Pico, a USB cable and an OTG adapter (US$%.2f of the lines) lands at "
-           "US$%.2f. The full set's gap and what would close it: \"The goals\" below."
-           % ("" if d <= dice_goal else " (US$%.2f over)" % (d - dice_goal), one_shop,
-              "within the goal" if one_shop <= dice_goal else "still US$%.2f over" % (one_shop - dice_goal),
-              owned, owned_landed))
+    why = ("The dice kit is the controller and two sensor modules from one shop in one parcel (the Pico "
+           "with the modules: the default path), then tax; with the Pico from a Raspberry Pi reseller "
+           "instead (its own parcel, ~US$%.2f, estimate) it lands at US$%.2f, and a maker who already "
+           "owns a Pico, a USB cable and an OTG adapter (US$%.2f of the lines) lands at US$%.2f. The full "
+           "set against its floor and what would close the gap: \"The goals\" below."
+           % (RESELLER_SHIPPING, reseller, owned, owned_landed))
     out.append("Against the goals: the dice kit lands at **US$%.2f** (goal US$%.0f: %s) and the full set "
                "with lights at **US$%.2f** (goal US$%.0f: %s). %s\n\n"
                % (d, dice_goal, "met" if d <= dice_goal else "not met",
@@ -872,13 +935,23 @@ def kits_md(rows):
     return "".join(out)
 
 
+RESELLER_SHIPPING = 5.00   # a Raspberry Pi reseller's own parcel, if the Pico does not come with the modules
+
+
 LEAD_PRICE = {"hall": bom_data.HALL_LEAD[1]}   # the what-ifs' cheaper hall switch (bom_data.HALL_LEAD)
 
 
 def one_parcel(rows):
-    """The lines without the controller's and the modules' own shipping (SH2, SH3): every part in
-    the boards' parcel (SH1)."""
-    return [r for r in rows if r["ref"] not in ("SH2", "SH3")]
+    """The lines with every part in the boards' parcel (SH1): no AliExpress, LCSC or local parcel."""
+    return [r for r in rows if not (r["category"] == "shipping" and r["ref"] != "SH1")]
+
+
+def floor_rows():
+    """The floor's lines (bom_data.FLOOR_PARTS): the cheapest part seen listed for each of those board
+    lines, their class, and only the floor's parcels; everything else as it is."""
+    f = bom_data.FLOOR_PARTS
+    return bom_rows(prices={k: v[0] for k, v in f.items()}, classes={k: v[1] for k, v in f.items()},
+                    shipping=bom_data.FLOOR_SHIPPING)[0]
 
 
 def what_ifs(rows):
@@ -911,6 +984,88 @@ def break_even(keys=("hall", "led"), kit="full"):
     return round((goal - at0) / (at1 - at0), 3)
 
 
+FLOOR_WORDS = {"hall": "hall switches", "led": "LEDs", "sr": "74HC595s", "inv": "74LVC1G14s",
+               "conn": "chain connectors"}
+
+
+def floor_closers(rows):
+    """What closes the gap to the floor, one change at a time on the full set as it is:
+    [(change, landed, saves)], then all of them (= the floor)."""
+    base = kit_landed(rows, "full")[1]
+    f = bom_data.FLOOR_PARTS
+    out = []
+    for key, (unit, cls, basis, src) in f.items():
+        now = bom_data.ONBOARD[key]
+        words = "%s at US$%.4g (now US$%.2f)" % (FLOOR_WORDS[key], unit, now[3])
+        if cls != now[5]:
+            words += ", %s instead of %s" % (cls, now[5])
+        v = kit_landed(bom_rows(prices={key: unit}, classes={key: cls})[0], "full")[1]
+        out.append((words, v, round(base - v, 2)))
+    v = kit_landed(bom_rows(shipping=bom_data.FLOOR_SHIPPING)[0], "full")[1]
+    out.append(("the connectors and the Pico in the AliExpress parcel (no LCSC parcel: %s)"
+                % ", ".join(bom_data.FLOOR_SHIPPING), v, round(base - v, 2)))
+    fee = kit_landed(bom_rows(classes={"buf": "basic", "inv": "basic"})[0], "full")[1]
+    out.append(("fewer loading fees: the buffer and the inverters as one basic-library 74HC14 (pcb.md, "
+                "\"A basic-library 74HC14\"; two fees, its price taken as theirs)", fee, round(base - fee, 2)))
+    return out
+
+
+def floor_md(rows):
+    """bom.md's floor: the same sensing with the cheapest credible parts and one order."""
+    fr = floor_rows()
+    parts, floor = kit_landed(fr, "full")
+    full = kit_landed(rows, "full")[1]
+    f = bom_data.FLOOR_PARTS
+    out = ["## The floor\n\n"
+           "What the full set with lights would land at with the same sensing (the same boards, one order, "
+           "the same fees, the same controller, wells, cables, magnets and feet) and the cheapest credible "
+           "part seen listed for each of these board lines, every price with its source or marked as an "
+           "estimate (a bound: the floor's switch and LED are not checked for this board):\n\n"
+           "| line | ours | floor | basis | source |\n|---|---|---|---|---|\n"]
+    for key, (unit, cls, basis, src) in f.items():
+        now = bom_data.ONBOARD[key]
+        out.append("| %s | US$%.3f (%s, %s) | US$%.4g (%s) | %s | %s |\n"
+                   % (now[0], now[3], now[4], now[5], unit, cls, basis, src))
+    out.append("| shipping | %s | %s | estimate | one fab parcel and one AliExpress parcel (the Pico and "
+               "the connectors in it) |\n\n"
+               % (", ".join(r[0] for r in bom_data.SHIPPING), ", ".join(bom_data.FLOOR_SHIPPING)))
+    out.append("| floor, full set with lights | US$ |\n|---|---|\n")
+    for what, v, _ in parts:
+        out.append("| %s | %.2f |\n" % (what, v))
+    out.append("| **floor** | **%.2f** |\n\n" % floor)
+    p = lambda pred: bom_parts(fr, "full", pred)  # noqa: E731
+    big = [("the fab's fees and bare boards", p(lambda x: x["category"] in ("assembly", "board"))),
+           ("the off-board parts (controller, wells, cables, magnets, feet)",
+            p(lambda x: not x["ref"].startswith("B") and x["category"] != "shipping")),
+           ("tax and duty", parts[-1][1]), ("shipping", parts[3][1]),
+           ("the hall switches", p(lambda x: x["ref"].endswith(".hall"))),
+           ("the LEDs", p(lambda x: x["ref"].endswith(".led")))]
+    out.append("Its biggest lines: %s.\n\n" % ", ".join("%s US$%.2f" % (w, v) for w, v in big))
+    goal = round(floor * (1 + bom_data.FLOOR_MARGIN), 2)
+    out.append("**Goal (issue 40): the full set with lights within %d %% of its floor, at most US$%.2f. It lands "
+               "at US$%.2f: %s** (%.0f %% above the floor).\n\n"
+               % (round(bom_data.FLOOR_MARGIN * 100), goal, full,
+                  "met" if full <= goal else "missed by US$%.2f" % (full - goal), (full / floor - 1) * 100))
+    if full > goal:
+        out.append("What closes the rest, one change at a time on the set as it is (recomputed through the "
+                   "same lines):\n\n| change | landed US$ | saves US$ |\n|---|---|---|\n")
+        for what, v, save in floor_closers(rows):
+            out.append("| %s | %.2f | %.2f |\n" % (what, v, save))
+        f = bom_data.FLOOR_PARTS
+        but_switch = kit_landed(bom_rows(prices={k: v[0] for k, v in f.items() if k != "hall"},
+                                         classes={k: v[1] for k, v in f.items() if k != "hall"},
+                                         shipping=bom_data.FLOOR_SHIPPING)[0], "full")[1]
+        out.append("\nThe switch is the line that decides it: with every other change of the floor but not "
+                   "the switch the set lands at US$%.2f, %s. A cheaper switch (or one from JLCPCB's "
+                   "basic library, which also drops its loading fee) must first have its operate and release "
+                   "points checked against the token's field (`tests/hardware/test_magnet.py`); the LED "
+                   "needs a reverse-mount part at a basic-library price, or the lights left off. Every "
+                   "extended part made basic saves its US$%.2f loading fee and its share of tax.\n\n"
+                   % (but_switch, "within the goal" if but_switch <= goal else "still US$%.2f above the goal"
+                      % (but_switch - goal), bom_data.ASSEMBLY["extended_part_usd"]))
+    return "".join(out)
+
+
 def _bom_goal(rows, totals):
     """The kits against the goals, and what would close each gap (from the lines)."""
     goal = bom_data.KIT_GOALS["full"]
@@ -927,7 +1082,7 @@ def _bom_goal(rows, totals):
                   "met" if f <= goal else "missed by US$%.2f" % (f - goal)))
     p = lambda pred: bom_parts(rows, "full", pred)  # noqa: E731
     fees = p(lambda x: x["category"] == "assembly")
-    pcbs = p(lambda x: x["ref"].endswith(".PCB"))
+    pcbs = p(lambda x: x["category"] == "board")
     hall = p(lambda x: x["ref"].endswith(".hall"))
     led = p(lambda x: x["ref"].endswith(".led"))
     others = round(p(lambda x: x["category"] == "board part") - hall - led, 2)
@@ -1091,12 +1246,23 @@ def pcb_parts_block():
     for kind in bp.PARTS:
         route, number, source = bp.SOURCING[kind]
         out.append("- %s (%s): %s.\n" % (bp.PARTS[kind][2], number, source))
-    out.append("\nPlacement files: JLCPCB's convention for bottom-side parts as the most used KiCad "
-               "plugin applies it (Bouni/kicad-jlcpcb-tools: the angle mirrored, (180 - angle) mod 360, "
-               "then the package correction of matthewlai/JLCKicadTools' rotation database: %s; none "
-               "for the others). Not verified against a real order: check every polarised part (the "
-               "LEDs' cathodes, pin 1 of the ICs and switches) in the fab's placement preview.\n"
-               % ", ".join("%s %d" % (p.strip("^"), c) for p, c in bp.CPL_CORRECTIONS))
+    out.append("\nPlacement rotations (`tools/jlc_rotations.csv`, one row per footprint, first match wins): "
+               "JLCPCB's convention as the most used KiCad plugin applies it (Bouni/kicad-jlcpcb-tools: a "
+               "bottom-side part's angle mirrored, (180 - angle) mod 360, plus the row's correction). The "
+               "rows marked *table* are the community table that plugin downloads, vendored; the others "
+               "are ours, each with its reason. A footprint without a row is refused "
+               "(`tests/hardware/test_rotations.py` checks every line of the placement file against the "
+               "table).\n\n| footprint | row | correction | from |\n|---|---|---|---|\n")
+    for fpn in sorted({bp.PARTS[k][1] for k in bp.PARTS}):
+        pat, corr, src = bp.rotation_row(fpn)
+        out.append("| `%s` | `%s` | %d | %s |\n" % (fpn, pat, corr, src))
+    out.append("\nThe switch's pin order: %s.\n" % bp.HALL_PINOUT_SOURCE)
+    out.append("\n**Confirm in the fab's placement preview** (not verified against a real order): every "
+               "hall switch sits with its lone pin 3 (GND) towards its LED and its two pins 1 (VDD) and 2 "
+               "(OUTPUT) towards its 10 kOhm pull-up; every LED's cathode (pad 1, the marked end) faces its "
+               "switch; pin 1 of each SOIC-16 where the board file has it (U1's at x 65.9, y 33.5 mm from the "
+               "board's top-left corner, U6's at x 70.1, y 28.5 mm). A switch turned by "
+               "180 degrees puts its supply on the output line: check H1 before paying for 320.\n")
     return "".join(out)
 
 
@@ -1124,10 +1290,137 @@ def pcb_figures_block():
     return "".join(out)
 
 
+def esd_block():
+    """pcb.md's ESD table: what a touched pin of each chain connector reaches on the board, from the
+    committed netlist (every pin of J1 and J2: its net and the other pads on it)."""
+    rows = netlist_rows(design.BOARD)
+    on = {}
+    for r in rows:
+        on.setdefault(r["Net"], []).append(r)
+    out = ["| pin | net | J1 (UP) meets | J2 (DOWN) meets |\n|---|---|---|---|\n"]
+    for pin in range(1, 10):
+        cells, net = [], None
+        for j in ("J1", "J2"):
+            r = next(x for x in rows if x["Reference"] == j and x["Pad"] == str(pin))
+            net = r["Net"]
+            if net in ("GND", "3V3"):
+                cells.append({"GND": "the GND pour (both layers)", "3V3": "the 3V3 rails, 100 nF at every chip"}[net])
+                continue
+            others = sorted({"%s %s pin %s" % (x["Reference"], x["Part"], x["Pad"]) for x in on[net]
+                             if x["Reference"] not in ("J1", "J2")})
+            cells.append(", ".join(others))
+        nets = {next(x for x in rows if x["Reference"] == j and x["Pad"] == str(pin))["Net"] for j in ("J1", "J2")}
+        out.append("| %d | %s | %s | %s |\n" % (pin, " / ".join(sorted(nets)), cells[0], cells[1]))
+    return "".join(out)
+
+
+def feet_block():
+    """pcb.md's feet: where they stand, their keep-out, and the sag estimate (design.py)."""
+    f = design.sag_figures()
+    feet = design.feet()
+    e_low, e_typ = design.FR4_E_MPA
+    out = ["One foot size everywhere: %g mm across, %g mm tall (BOM F1), %d under every board, %d along "
+           "each long edge from corner to corner, on the circles printed on the underside's silkscreen. "
+           "The parts leave two bands free along the long edges (above the top row's cells and below the "
+           "bottom row's, the narrower, 9.3 mm); a foot's keep-out is its rim plus %g mm (a %g mm radius), "
+           "and the generator refuses a placement with a part's courtyard inside one, naming both "
+           "(`build_pcb.check_feet`; `tests/hardware/test_feet.py` checks the committed board's real "
+           "courtyards).\n\n| foot | x mm | y mm |\n|---|---|---|\n"
+           % (design.FOOT_D_MM, design.FOOT_H_MM, len(feet), design.FEET_PER_EDGE,
+              design.FOOT_CLEAR_MM, design.foot_keepout_mm())]
+    for name, x, y in feet:
+        out.append("| %s | %g | %g |\n" % (name, x, y))
+    out.append("\nSag under a %g N press at mid-span between two feet, the board as a simply supported beam "
+               "of its full width (an upper bound: the board runs on over the next feet): delta = F L^3 / "
+               "(48 E I), I = b t^3 / 12 = %g x %g^3 / 12 = %.1f mm^4, L = %.1f mm: **%.2f mm** with FR-4's low "
+               "flexural modulus E = %g GPa (%.2f mm at a typical %g GPa), under the %g mm limit. On four "
+               "corner feet only (L = %.0f mm) the same press bent it %.1f mm (%.1f mm at %g GPa).\n"
+               % (design.PRESS_N, design.STRIP_H, design.PCB_MM, f["i_mm4"], f["span_mm"], f["sag_mm"],
+                  e_low / 1000, f["sag_typ_mm"], e_typ / 1000, design.SAG_LIMIT_MM, f["corner_span_mm"],
+                  f["corner_sag_mm"], f["corner_sag_typ_mm"], e_typ / 1000))
+    return "".join(out)
+
+
+LIGHT_OPTIONS = (470, 330, 220)   # the LED resistor a maker may fit after the one-LED test (0603, same footprint)
+
+
+def _led_ma(ohm):
+    return (LIGHT_SUPPLY_V - LIGHT_LED_VF - LIGHT_DROP_V) / ohm * 1000.0
+
+
+def light_block():
+    """pcb.md's estimate of a lit space's luminance through the board and the overlay."""
+    o = design.LED_OPTICS
+    ma = light_ma()
+    rows = [design.light_figures(ma, st) for st in design.LIGHT_STACKS]
+    f0 = rows[0]
+    out = ["From the LED's figures (%s), the %g x %g mm hole through the %g mm board, and what lies over "
+           "the hole. The LED is taken as a Lambertian source whose intensity is proportional to its current "
+           "(%.2f mcd at %.2f mA); the hole passes the cone of half-angle %.0f degrees, %.1f mlm; the layer "
+           "over the hole spreads it over a circle its own thickness wider and passes a diffuse fraction T "
+           "(an estimate: the one-LED test measures it): L = T x flux / (pi x area). The white paper around "
+           "it under %g lx shows %.0f cd/m2 (reflectance %g); a lit space is clear when its light adds at "
+           "least %d %% to that.\n\n"
+           "| over the hole | T | luminance at %.2f mA | against the paper | clear | current for a clear space |\n"
+           "|---|---|---|---|---|---|\n"
+           % (o["source"], o["hole_mm"][0], o["hole_mm"][1], design.PCB_MM, f0["iv_mcd"], ma, f0["half_angle_deg"],
+              f0["flux_mlm"], design.ROOM_LUX, f0["paper_cd_m2"], design.PAPER_REFLECTANCE,
+              round(design.CLEAR_CONTRAST * 100), ma)]
+    for st, r in zip(design.LIGHT_STACKS, rows):
+        need = design.current_for_clear(st)
+        out.append("| %s | %g | %.1f cd/m2 | %.0f %% | %s | %.1f mA%s |\n"
+                   % (st[0], st[2], r["luminance_cd_m2"], r["contrast"] * 100, "yes" if r["clear"] else "no", need,
+                      " (over the LED's %g mA)" % o["max_ma"] if need > o["max_ma"] else ""))
+    card, window = design.LIGHT_STACKS
+    out.append("\n**So the light must not shine through the card**: through %s no current the LED takes makes "
+               "a lit space clear (%.0f mA would, %d lit would draw %.0f mA). Over each light the overlay is the "
+               "printed paper alone: a window in the card over every LED hole (the hole lies %g mm right of its "
+               "space's centre, inside the printed square), or the paper laid on the board without the card "
+               "(the token then sits %g mm nearer its switch: more field to trip it, a little more lift to "
+               "release it, `bringup.md` C). **The current stays at %.2f mA (%d Ohm)**: through the window it "
+               "gives %.0f %% over the paper, clear; if the one-LED test (`assembly.md` 0) shows it too dim, "
+               "fit a smaller resistor in the same 0603 place before ordering:\n\n"
+               "| resistor | LED current | against the paper (window) | %d lit on 3V3 |\n|---|---|---|---|\n"
+               % (card[0], design.current_for_clear(card), LIGHT_MAX_LIT, LIGHT_MAX_LIT * design.current_for_clear(card),
+                  LED_DX_MM, design.CARD_MM - window[1], ma, LIGHT_OHM,
+                  design.light_figures(ma, window)["contrast"] * 100, LIGHT_MAX_LIT))
+    for ohm in LIGHT_OPTIONS:
+        i = _led_ma(ohm)
+        out.append("| %d Ohm | %.2f mA | %.0f %% | %.1f mA |\n"
+                   % (ohm, i, design.light_figures(i, window)["contrast"] * 100, LIGHT_MAX_LIT * i))
+    out.append("\nAll within the LED's %g mA, a 74HC595 output's rating and the Pico's 300 mA (`power_budget.md` "
+               "counts the %d Ohm figure).\n" % (o["max_ma"], LIGHT_OHM))
+    return "".join(out)
+
+
+def onelight_block():
+    """assembly.md's one-LED test: before ordering 320 lights, look at one under the real overlay."""
+    ma = light_ma()
+    return ("Before you order the boards, check that a lit space will be clear at your table, with one "
+            "LED: a red 1206 reverse-mount LED (the BOM's %s, or any red 1206), a %d Ohm resistor, a 3.3 V "
+            "supply (the Pico's 3V3 pin and GND), a piece of 1.6 mm board or card with a %g x %g mm hole "
+            "(a 2 mm drill), and one printed overlay page on the card you will use.\n\n"
+            "1. Solder or hold the LED under the hole, shining up through it; wire 3V3 -> %d Ohm -> LED "
+            "anode, cathode (the marked end) -> GND: about %.1f mA.\n"
+            "2. Lay the printed page on top, one space over the hole, first with the card under it, then "
+            "with a window cut in the card over the hole (the paper alone over the light).\n"
+            "3. Look at it from your seat, 0.5-1 m away, in the room's usual light (a lamp over the table "
+            "too). The lit space must be plain to see at a glance, through the window. The estimate "
+            "(`pcb.md`, \"Light you can see\") says the card alone hides it and the window shows it.\n"
+            "4. Too dim through the window? Try %s Ohm in its place (more current, still within the power "
+            "budget) and order the boards with that resistor (the same 0603 place: change the BOM line). "
+            "Then cut a window over every light (or lay the pages on the boards without the card).\n"
+            % (bom_data.PCB_PARTS["led"][3], LIGHT_OHM, design.LED_OPTICS["hole_mm"][0],
+               design.LED_OPTICS["hole_mm"][1], LIGHT_OHM, ma, " or ".join(str(o) for o in LIGHT_OPTIONS[1:])))
+
+
+LED_DX_MM = 4.6   # the LED (and its hole) from its space's centre (build_pcb.LED_DX)
+
+
 GUIDE_BLOCKS = {
-    "assembly.md": {"wells": well_block, "magnet": magnet_assembly_block},
+    "assembly.md": {"wells": well_block, "magnet": magnet_assembly_block, "onelight": onelight_block},
     "bringup.md": {"magnet": magnet_bringup_block},
-    "pcb.md": {"parts": pcb_parts_block, "figures": pcb_figures_block},
+    "pcb.md": {"parts": pcb_parts_block, "figures": pcb_figures_block, "esd": esd_block, "feet": feet_block, "light": light_block},
 }
 
 
@@ -1158,6 +1451,7 @@ def outputs():
         os.path.join(HW, "docs", "sensor_map.md"): sensor_map_md(),
         os.path.join(HW, "docs", "pins_and_wiring.md"): pins_md(),
         os.path.join(HW, "docs", "power_budget.md"): power_md(),
+        os.path.join(HW, "docs", "table_layout.md"): table_layout_md(),
         os.path.join(HW, "bom.csv"): bom_csv(),
         os.path.join(HW, "bom.md"): bom_md(),
     } | guides()
@@ -1165,7 +1459,12 @@ def outputs():
 
 def main(argv):
     os.makedirs(os.path.join(HW, "docs"), exist_ok=True)
-    return design.write_or_check(outputs(), argv, 'build_docs.py')
+    try:
+        outs = outputs()
+    except design.LayoutError as e:
+        print("refused: %s" % e, file=sys.stderr)
+        return 2
+    return design.write_or_check(outs, argv, 'build_docs.py')
 
 
 if __name__ == "__main__":

@@ -15,6 +15,15 @@ landscape on either), the strip at 1:1 inside a 6.5 mm margin that printers leav
 marks carrying the strip's sides on above and below its outline and a 100 mm scale bar to check
 the print; every mark and word of the page lies inside that margin.  A strip that does not fit
 that printable area is refused, naming it.
+
+Browsers scale an SVG when they print it (to fit the page, by default), so the same pages are also
+written as PDF, which a PDF viewer prints at "actual size": hardware/overlays/pdf/<game>_a4.pdf and
+<game>_letter.pdf, one strip a page, each page exactly that paper in landscape with the page
+centred on it at 1:1.  The SVG pages are converted by svglib and written by ReportLab (both on PyPI
+and in Debian: ReportLab is the long-kept PDF writer of the Python world, and its "invariant" mode
+writes the same bytes for the same input, so the committed PDFs can be checked like every other
+generated file; svglib reads SVG into ReportLab's drawings, so no SVG is parsed by hand here).  A
+page that does not fit a paper is refused, naming the game, the page and the paper.
 """
 import json
 import os
@@ -39,8 +48,40 @@ PAGE_MARGIN = 6.5                  # printers leave about 3-6.35 mm unprinted at
 TITLE_H = 18.0                     # above the strip: the page's title, scale bar and corner marks
 
 
+PAPERS = {"a4": ("A4", 297.0, 210.0), "letter": ("US Letter", 279.4, 215.9)}   # landscape, mm
+MM_PT = 72.0 / 25.4
+
+
 class OverlayError(Exception):
     pass
+
+
+def pdf_pages(game, pages_svg, paper):
+    """One PDF of a game's pages on one paper (PAPERS key): each page at 1:1, centred; bytes."""
+    import io
+    import tempfile
+    from reportlab.graphics import renderPDF
+    from reportlab.pdfgen import canvas
+    from svglib.svglib import svg2rlg
+    name, pw, ph = PAPERS[paper]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(pw * MM_PT, ph * MM_PT), invariant=1, pageCompression=1)
+    c.setTitle("%s overlay pages, %s landscape, print at 100 %%" % (game, name))
+    c.setAuthor("hardware/tools/build_overlays.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (fn, svg) in enumerate(sorted(pages_svg.items()), 1):
+            w, h = map(float, re.search(r'width="([\d.]+)mm" height="([\d.]+)mm"', svg).groups())
+            if w > pw + 1e-6 or h > ph + 1e-6:
+                raise OverlayError("%s page %d (%s): %g x %g mm does not fit %s landscape (%g x %g mm)"
+                                   % (game, n, fn, w, h, name, pw, ph))
+            path = os.path.join(tmp, fn)
+            with open(path, "w") as f:
+                f.write(svg)
+            drawing = svg2rlg(path)
+            renderPDF.draw(drawing, c, (pw - w) / 2 * MM_PT, (ph - h) / 2 * MM_PT)
+            c.showPage()
+    c.save()
+    return buf.getvalue()
 
 
 _STRIP = re.compile(r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="none" '
@@ -115,20 +156,26 @@ def outputs():
         binding = Binding.bind(m.sensing.counters(setup), lanes)
         sheet = overlay_svg(m.title, binding, raw)
         out[os.path.join(HW, "overlays", m.id + ".svg")] = sheet
-        for fn, page in pages(m.title, sheet, m.id).items():
+        game_pages = pages(m.title, sheet, m.id)
+        for fn, page in game_pages.items():
             out[os.path.join(HW, "overlays", "pages", fn)] = page
+        for paper in PAPERS:
+            out[os.path.join(HW, "overlays", "pdf", "%s_%s.pdf" % (m.id, paper))] = pdf_pages(m.id, game_pages, paper)
     return out
 
 
 def main(argv):
     os.makedirs(os.path.join(HW, "overlays", "pages"), exist_ok=True)
+    os.makedirs(os.path.join(HW, "overlays", "pdf"), exist_ok=True)
     try:
         outs = outputs()
     except OverlayError as e:
         print("refused: %s" % e, file=sys.stderr)
         return 2
-    return design.write_or_check(outs, argv, "build_overlays.py",
-                                 owned=(os.path.join(HW, "overlays", "pages"), ""))
+    bad = design.write_or_check({k: v for k, v in outs.items() if not k.endswith(".pdf")}, argv,
+                                "build_overlays.py", owned=(os.path.join(HW, "overlays", "pages"), ""))
+    return max(bad, design.write_or_check({k: v for k, v in outs.items() if k.endswith(".pdf")}, argv,
+                                          "build_overlays.py", owned=(os.path.join(HW, "overlays", "pdf"), "")))
 
 
 if __name__ == "__main__":

@@ -111,6 +111,18 @@ SOURCING = {
 ROUTES = ("fab", "global", "hand")
 FP_DIR = "/usr/share/kicad/footprints"
 HALL_PINS = {"VDD": "1", "OUT": "2", "GND": "3"}          # AH1806-W-7 SC59 (KiCad's pad numbers)
+# Where that pin order was read (pcb.md, "Parts"): the maker's datasheet for the AH1806 itself
+# (diodes.com/assets/Datasheets/AH1806.pdf) could not be read here; Diodes' datasheet of the AH1802,
+# the same family in the same SC59 ("W") package, gives it, and two designs with the AH1806 agree.
+HALL_PINOUT_SOURCE = (
+    "SC59 top view: pin 1 VDD, pin 2 OUTPUT, pin 3 GND, from Diodes' AH1802 datasheet (the same "
+    "micropower omnipolar family in the same SC59 'W' package; dtsheet.com/model/747396, 'SC59 (Top "
+    "View) 1. Vdd 2. Output 3. GND'), as KiCad numbers SC-59's pads (1 and 2 on one side, 3 alone); "
+    "the AH1806's own datasheet (diodes.com/assets/Datasheets/AH1806.pdf) was not readable here. Two "
+    "designs with the AH1806 wire it the same way: a public AH1806W symbol for KiCad's SC-59 (1 VDD, "
+    "2 OUTPUT, 3 GND) and BerkeleyHCI/PolymorphicBlocks MagneticSwitch_Ah1806.py (pad 1 VDD, 2 output, "
+    "3 GND), whose note 'kicad pin numbers differs from datasheet pin numbers' therefore cannot mean "
+    "these pads. Read the AH1806 PDF's pin table before ordering, and measure one switch at bring-up")
 REG_INPUT_PIN = {"A": "11", "B": "12", "C": "13", "D": "14", "E": "3", "F": "4", "G": "5", "H": "6"}
 # 74HC595 (TI pin naming): output QX lights the position read at 74HC165 input X
 SR_OUTPUT_PIN = {"A": "15", "B": "1", "C": "2", "D": "3", "E": "4", "F": "5", "G": "6", "H": "7"}
@@ -442,6 +454,48 @@ def _register_slot(d, r):
     # their 100 nF beyond their outer ends, off the centre line (where LOAD's trunk runs)
     cy = y + (-CAP_DY if row == 0 else CAP_DY)
     return ((x - PAIR_DX, y, reg), (x - CAP_DX, cy, 0), (x + PAIR_DX, y, sr), (x + CAP_DX, cy, 0))
+
+
+# Courtyard half-extents of each footprint (KiCad's own libraries, footprint at rotation 0; the tests
+# compare them with the courtyards of the committed board): what check_feet keeps out of the feet.
+COURTYARD_HALF = {
+    "SC-59": (1.93, 1.82), "SOT-23-5": (2.08, 1.73), "SOT-23-6": (2.08, 1.73),
+    "SOIC-16_3.9x9.9mm_P1.27mm": (3.73, 5.22), "R_0603_1608Metric": (1.5, 0.76),
+    "C_0603_1608Metric": (1.5, 0.76), "C_0805_2012Metric": (1.73, 1.0),
+    "LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm": (2.31, 1.49),
+}
+# the connector's courtyard from its pin 1 (KiCad's JST_XH_S9B-XH-A_1x09_P2.50mm_Horizontal turned
+# so its pins run down the short edge, the housing towards the edge): outward, inward, up, down (mm)
+CONN_COURTYARD = (9.72, 2.83, 2.98, 20.0 + 2.98)
+
+
+def part_box(p):
+    """(x0, y0, x1, y1) of a placed part's courtyard, board mm."""
+    if p["kind"] == "conn":
+        out, inw, up, down = CONN_COURTYARD
+        x0, x1 = (p["x"] - out, p["x"] + inw) if p["side"] == "left" else (p["x"] - inw, p["x"] + out)
+        return (x0, p["y"] - up, x1, p["y"] + down)
+    hx, hy = COURTYARD_HALF[PARTS[p["kind"]][1]]
+    if p["rot"] % 180:
+        hx, hy = hy, hx
+    return (p["x"] - hx, p["y"] - hy, p["x"] + hx, p["y"] + hy)
+
+
+def check_feet(parts, feet=None):
+    """No part's courtyard inside a foot's keep-out circle (design.feet, design.foot_keepout_mm);
+    raises MapError naming the first part and foot that meet."""
+    r = design.foot_keepout_mm()
+    for name, fx, fy in (design.feet() if feet is None else feet):
+        for ref in sorted(parts, key=_refkey):
+            x0, y0, x1, y1 = part_box(parts[ref])
+            dx = max(x0 - fx, 0.0, fx - x1)
+            dy = max(y0 - fy, 0.0, fy - y1)
+            if dx * dx + dy * dy < r * r:
+                raise MapError("part %s (%s) at (%.1f, %.1f) mm: its courtyard reaches into foot %s's "
+                               "keep-out (centre (%.1f, %.1f) mm, %.1f mm radius: a %g mm foot and %g mm "
+                               "clearance)" % (ref, PARTS[parts[ref]["kind"]][2], parts[ref]["x"],
+                                               parts[ref]["y"], name, fx, fy, r, design.FOOT_D_MM,
+                                               design.FOOT_CLEAR_MM))
 
 
 def _led_net(b):
@@ -957,6 +1011,16 @@ def _silk(board, d):
     t.SetPosition(pt(w / 2, h - 2.5))       # below the second row's cells
     t.SetMirrored(True)
     board.Add(t)
+    # where the feet go (design.feet: no part within their keep-out, check_feet): a circle each on
+    # the underside's silkscreen, for the maker sticking them on
+    for name, fx, fy in design.feet():
+        c = pcbnew.PCB_SHAPE(board)
+        c.SetShape(pcbnew.SHAPE_T_CIRCLE)
+        c.SetLayer(pcbnew.B_SilkS)
+        c.SetWidth(mm(0.15))
+        c.SetCenter(pt(fx, fy))
+        c.SetEnd(pt(fx + design.FOOT_D_MM / 2.0 - 0.3, fy))
+        board.Add(c)
 
 
 def run_drc(board, path):
@@ -1063,9 +1127,49 @@ def write_fab(board, out, name, tmp):
 
 # JLCPCB's placement convention as the most used KiCad plugin applies it (Bouni/kicad-jlcpcb-tools,
 # fabrication.py fix_rotation/rotate): a bottom-side part's angle is mirrored, (180 - angle) mod
-# 360, then the package's correction from the rotation database it uses
-# (matthewlai/JLCKicadTools jlc_kicad_tools/cpl_rotations_db.csv) is added.  Our packages:
-CPL_CORRECTIONS = [(r"^SOT-23", 180), (r"^SOIC-", 270)]   # SC-59, 0603/0805/1206, JST XH: none listed
+# 360, then the correction of the first row of the rotation table whose pattern matches the
+# footprint's name is added.  The table is hardware/tools/jlc_rotations.csv: the rows of the
+# community table that plugin downloads (matthewlai/JLCKicadTools cpl_rotations_db.csv) for our
+# packages, vendored with their source, and a row of our own for every other footprint, saying why.
+# A footprint with no row is refused (check_rotations): no part is placed at a guessed angle.
+ROTATIONS_CSV = os.path.join(HERE, "jlc_rotations.csv")
+
+
+def load_rotations(path=ROTATIONS_CSV):
+    """[(pattern, correction in degrees, source)] in the file's order (the first match wins)."""
+    rows = []
+    with open(path, newline="") as f:
+        for n, r in enumerate(csv.DictReader(f), 2):
+            try:
+                rows.append((re.compile(r["pattern"]).pattern, int(r["correction"]), r["source"].strip()))
+            except (KeyError, TypeError, ValueError, re.error) as e:
+                raise MapError("%s line %d: not a rotation row (pattern, correction, source): %s"
+                               % (os.path.basename(path), n, e))
+            if not rows[-1][2]:
+                raise MapError("%s line %d: the row for %s names no source"
+                               % (os.path.basename(path), n, rows[-1][0]))
+    return rows
+
+
+ROTATIONS = load_rotations()
+
+
+def rotation_row(footprint, table=None):
+    """The first row of the rotation table matching a footprint name, or None."""
+    for row in ROTATIONS if table is None else table:
+        if re.search(row[0], footprint):
+            return row
+    return None
+
+
+def check_rotations(table=None, parts=None):
+    """Every footprint the boards use has a row in the rotation table; raises MapError naming the
+    first that has none."""
+    for kind, (lib, fpn, value, mpn, _) in sorted((parts or PARTS).items()):
+        if rotation_row(fpn, table) is None:
+            raise MapError("part '%s' (%s): footprint '%s' has no rotation entry in %s: add the fab "
+                           "table's row, or one of our own with its reason"
+                           % (kind, value, fpn, os.path.basename(ROTATIONS_CSV)))
 
 
 def cpl_rotation(fp):
@@ -1073,11 +1177,11 @@ def cpl_rotation(fp):
     if fp.IsFlipped():
         rot = (180 - rot) % 360
     name = str(fp.GetFPID().GetLibItemName())
-    for pattern, corr in CPL_CORRECTIONS:
-        if re.search(pattern, name):
-            rot = (rot + corr) % 360
-            break
-    return rot
+    row = rotation_row(name)
+    if row is None:
+        raise MapError("%s: footprint '%s' has no rotation entry in %s"
+                       % (fp.GetReference(), name, os.path.basename(ROTATIONS_CSV)))
+    return (rot + row[1]) % 360
 
 
 def write_assembly(board, parts, out, name):
@@ -1192,6 +1296,10 @@ def main(argv):
                                                      "(no routing: for a change to those files' rules)")
     ap.add_argument("--verify", metavar="DIR", help="check the boards committed in DIR against the map "
                                                    "(nets, DRC, assembly files) without routing them")
+    ap.add_argument("--feet", help="JSON [[name, x, y], ...]: feet under the board in place of design.feet() "
+                                   "(a maker's own); every part must keep out of them")
+    ap.add_argument("--rotations", help="a rotation table (pattern, correction, source) replacing "
+                                        "tools/jlc_rotations.csv; every footprint needs a row")
     ap.add_argument("--parts", help="JSON {kind: [route, number, source]} replacing entries of the "
                                     "parts' sourcing (a maker's substitutes); checked like the built-in ones")
     a = ap.parse_args(argv)
@@ -1206,10 +1314,27 @@ def main(argv):
         print("refused: %s: %s" % (os.path.basename(a.parts), e), file=sys.stderr)
         return 2
     try:
+        if a.rotations:
+            ROTATIONS[:] = load_rotations(a.rotations)
+        check_rotations()
+    except (MapError, OSError) as e:
+        print("refused: %s: %s" % (os.path.basename(a.rotations or ROTATIONS_CSV), e), file=sys.stderr)
+        return 2
+    try:
         check_parts()
         designs = designs_from_map(doc)
     except MapError as e:
         print("refused: %s: %s" % (os.path.basename(a.map), e), file=sys.stderr)
+        return 2
+    try:
+        feet = None
+        if a.feet:
+            with open(a.feet) as f:
+                feet = [tuple(x) for x in json.load(f)]
+        for d in designs.values():
+            check_feet(netlist_parts(d), feet)
+    except (MapError, OSError, ValueError, TypeError) as e:
+        print("refused: %s: %s" % (os.path.basename(a.feet or "design.py feet"), e), file=sys.stderr)
         return 2
     if a.refresh:
         pcbnew = _pcbnew()
@@ -1248,6 +1373,7 @@ def main(argv):
             cmd = [sys.executable, os.path.abspath(__file__), "--map", a.map, "--out", a.out, "--board", n]
             cmd += ["--docs", a.docs] if a.docs else []
             cmd += ["--parts", a.parts] if a.parts else []
+            cmd += ["--rotations", a.rotations] if a.rotations else []
             bad = max(bad, subprocess.call(cmd))
         return bad
     bad = 0

@@ -301,12 +301,13 @@ def write_or_check(outputs, argv, script, owned=None):
     so one it no longer generates (a strip the map dropped) is removed, or with --check reported."""
     bad = 0
     for path, text in outputs.items():
+        binary = isinstance(text, bytes)      # a PDF: compared and written byte for byte
         if "--check" in argv:
-            if not os.path.exists(path) or _read(path) != text:
+            if not os.path.exists(path) or _read(path, binary) != text:
                 print("stale: %s (run python hardware/tools/%s)" % (path, script))
                 bad = 1
         else:
-            with open(path, "w", newline="\n") as f:
+            with (open(path, "wb") if binary else open(path, "w", newline="\n")) as f:
                 f.write(text)
             print("wrote", path)
     if owned:
@@ -324,6 +325,231 @@ def write_or_check(outputs, argv, script, owned=None):
 
 
 
-def _read(path):
-    with open(path) as f:
+def _read(path, binary=False):
+    with open(path, "rb" if binary else "r") as f:
         return f.read()
+
+
+# ---- the strips on the table (issue 40): where they lie, and the chain cable of every hop -------
+# A table for up to 4 players: seat 1 (p1) at the south edge, seat 2 (p2) at the north, seats 3 and 4
+# at the west and east ends.  The shared strips (development, aspects) lie in the middle, two to a
+# row; each seat's resource strips in a row in front of it, upright for that seat.  Every strip's UP
+# connector J1 is at its left short edge as its seat reads it, so the chain snakes: a row read
+# west -> east (upright for seat 1) ends at the east, where the next row, turned for seat 2, starts.
+# Rows, north to south: (name, turned by 180 degrees for seat 2, which strips).
+TABLE_ROWS = [
+    ("seat 2's resources", True, ("resource", "p2")),
+    ("shared, north", False, ("shared", 0)),
+    ("shared, south", True, ("shared", 1)),
+    ("seat 1's resources", False, ("resource", "p1")),
+]
+SHARED_PER_ROW = 2
+TABLE_GAP_END = 30.0      # mm between two strips end to end (room for the two plugs)
+TABLE_GAP_ROW = 40.0      # mm between rows
+CONN_IN = 10.2            # the connector's pin row from the short edge (build_pcb.CONN_X)
+CONN_Y_MID = 40.0         # the middle of its pin row from the strip's top edge (pins y 30-50)
+PLUG_OUT = 15.0           # a plug and the cable's first bend beyond the board edge, each end
+CONTROLLER_GAP = 120.0    # the controller carrier this far beyond the first strip's UP connector
+CABLE_MARGIN = 0.25       # a cable is at least 25 % longer than its route (slack, bends, a misplaced strip)
+CABLE_STOCK_MM = (150, 200, 300, 400, 500, 600, 800, 1000)   # 9-way XH cables sold crimped both ends (estimate)
+
+
+class LayoutError(ValueError):
+    pass
+
+
+def strip_seat(smap, strip_id):
+    """The seat whose strip it is ('p1', 'p2'), or 'shared' when its lanes belong to both seats."""
+    seats = {l["seat"] for l in smap["lanes"] if l["strip"] == strip_id}
+    return seats.pop() if len(seats) == 1 else "shared"
+
+
+def table_layout(smap):
+    """Where each strip of a map lies on the table and the chain's hops.
+
+    Returns {"strips": [{"id", "row", "x", "y", "w", "h", "turned", "j1", "j2"}] (table mm, x east,
+    y south, origin the table's centre; j1/j2 = (x, y, outward direction +1 east / -1 west)),
+    "controller": (x, y), "hops": [{"from", "to", "route_mm", "need_mm", "cable_mm"}]}.
+    A strip that no row takes, or a hop no stocked cable reaches, is refused (LayoutError naming it)."""
+    rows = [[] for _ in TABLE_ROWS]
+    shared = [s for s in smap["strips"] if strip_seat(smap, s["id"]) == "shared"]
+    for s in smap["strips"]:
+        seat = strip_seat(smap, s["id"])
+        for k, (_, _, (what, which)) in enumerate(TABLE_ROWS):
+            if what == "resource" and s["kind"] == "resource" and seat == which:
+                rows[k].append(s)
+                break
+            if what == "shared" and seat == "shared" and shared.index(s) // SHARED_PER_ROW == which:
+                rows[k].append(s)
+                break
+        else:
+            raise LayoutError("strip '%s' (%s, seat %s): no row of the table layout takes it "
+                              "(design.TABLE_ROWS)" % (s["id"], s["kind"], seat))
+    placed = {}
+    n_rows = sum(1 for r in rows if r)
+    y = -(n_rows * STRIP_H + (n_rows - 1) * TABLE_GAP_ROW) / 2.0
+    for k, row in enumerate(rows):
+        if not row:
+            continue
+        name, turned, _ = TABLE_ROWS[k]
+        width = len(row) * STRIP_W + (len(row) - 1) * TABLE_GAP_END
+        for i, s in enumerate(row):
+            # upright: chain order west -> east; turned: east -> west
+            slot = i if not turned else len(row) - 1 - i
+            x = -width / 2.0 + slot * (STRIP_W + TABLE_GAP_END)
+            if not turned:
+                j1 = (x + CONN_IN, y + CONN_Y_MID, -1)
+                j2 = (x + STRIP_W - CONN_IN, y + CONN_Y_MID, 1)
+            else:
+                j1 = (x + STRIP_W - CONN_IN, y + STRIP_H - CONN_Y_MID, 1)
+                j2 = (x + CONN_IN, y + STRIP_H - CONN_Y_MID, -1)
+            placed[s["id"]] = {"id": s["id"], "row": name, "x": x, "y": y, "w": STRIP_W, "h": STRIP_H,
+                               "turned": turned, "j1": j1, "j2": j2}
+        y += STRIP_H + TABLE_GAP_ROW
+    order = [placed[s["id"]] for s in smap["strips"]]
+    first = order[0]["j1"]
+    controller = (first[0] + first[2] * CONTROLLER_GAP, first[1])
+    hops = []
+    prev_name, prev = "controller", (controller[0], controller[1], -first[2])
+    for p in order:
+        a, b = prev, p["j1"]
+        route = _route_mm(a, b) if prev_name != "controller" else abs(a[0] - b[0]) + abs(a[1] - b[1]) + PLUG_OUT
+        need = route * (1 + CABLE_MARGIN)
+        fits = [c for c in CABLE_STOCK_MM if c >= need]
+        if not fits:
+            raise LayoutError("hop %s -> %s: its route is %.0f mm, %.0f mm with the margin, longer than the "
+                              "longest cable stocked (%d mm)" % (prev_name, p["id"], route, need,
+                                                                 max(CABLE_STOCK_MM)))
+        hops.append({"from": prev_name, "to": p["id"], "route_mm": round(route, 1), "need_mm": round(need, 1),
+                     "cable_mm": fits[0]})
+        prev_name, prev = p["id"], p["j2"]
+    return {"strips": order, "controller": controller, "hops": hops}
+
+
+def _route_mm(a, b):
+    """A cable's route between two connectors (x, y, outward direction): out of each plug by
+    PLUG_OUT, then along the table's axes (around the strips' ends, never over a strip)."""
+    ax, bx = a[0] + a[2] * PLUG_OUT, b[0] + b[2] * PLUG_OUT
+    if a[2] == b[2]:
+        # both open the same way (a turn at the end of a row): out to the farther of the two, back
+        far = max(ax, bx) if a[2] > 0 else min(ax, bx)
+        horiz = abs(far - ax) + abs(far - bx)
+    else:
+        horiz = abs(ax - bx)
+    return 2 * PLUG_OUT + horiz + abs(a[1] - b[1])
+
+
+def route_points(a, b):
+    """The polyline _route_mm measures (for the drawing): connector, plug end, the turn, the other plug."""
+    ax, bx = a[0] + a[2] * PLUG_OUT, b[0] + b[2] * PLUG_OUT
+    if a[2] == b[2]:
+        far = max(ax, bx) if a[2] > 0 else min(ax, bx)
+        return [(a[0], a[1]), (far, a[1]), (far, b[1]), (b[0], b[1])]
+    mid = (ax + bx) / 2.0
+    return [(a[0], a[1]), (mid, a[1]), (mid, b[1]), (b[0], b[1])]
+
+
+def cable_counts(layout):
+    """{cable length mm: how many} for a layout's hops."""
+    out = {}
+    for h in layout["hops"]:
+        out[h["cable_mm"]] = out.get(h["cable_mm"], 0) + 1
+    return dict(sorted(out.items()))
+
+
+# ---- feet and support (issue 40): one foot size, where the feet stand, how far a press bends the board
+# Every part hangs under the board (the connectors' housings deepest, about 7 mm with the plug), so
+# the board stands on feet.  The parts leave two bands free along the long edges: above the top row's
+# cells (y 0-17 mm) and below the bottom row's (y 64.7-74 mm, the narrower); one foot size fits the
+# narrower band with clearance, and the same feet go into both bands.  FEET_PER_EDGE feet along each
+# long edge, evenly from corner to corner, so no span is long enough to sag under a press.
+FOOT_D_MM = 8.0           # one foot size everywhere: 8 mm across
+FOOT_H_MM = 10.0          # tall enough for the connectors and plugs under the board (bom_data.FOOT_MIN_MM)
+FOOT_EDGE_MM = 0.5        # a foot's rim this far in from the board's edge
+FOOT_CLEAR_MM = 0.5       # no part's courtyard within this of a foot's rim: the keep-out circle
+FEET_PER_EDGE = 4
+PRESS_N = 5.0             # a player's press on a space (issue 40)
+SAG_LIMIT_MM = 0.5
+FR4_E_MPA = (17000.0, 22000.0)   # FR-4 flexural modulus, low and typical (N/mm^2): the low one is used
+
+
+def feet():
+    """[(name, x, y)] of the feet under a strip board (board mm, origin top-left)."""
+    r = FOOT_D_MM / 2.0 + FOOT_EDGE_MM
+    xs = [r + k * (STRIP_W - 2 * r) / (FEET_PER_EDGE - 1) for k in range(FEET_PER_EDGE)]
+    out = []
+    for row, y in (("top", r), ("bottom", STRIP_H - r)):
+        for k, x in enumerate(xs):
+            out.append(("F%d" % (len(out) + 1), round(x, 3), round(y, 3)))
+    return out
+
+
+def foot_keepout_mm():
+    """Radius of a foot's keep-out circle: its rim plus the clearance."""
+    return FOOT_D_MM / 2.0 + FOOT_CLEAR_MM
+
+
+def sag_figures():
+    """A 5 N press at mid-span between two feet, the board as a simply supported beam of its full
+    width (an upper bound: the board runs on over the next feet, which stiffens it):
+    delta = F L^3 / (48 E I), I = b t^3 / 12.  Also the corner-feet-only board it replaces."""
+    xs = sorted({x for _, x, _ in feet()})
+    span = max(b - a for a, b in zip(xs, xs[1:]))
+    i_mm4 = STRIP_H * PCB_MM ** 3 / 12.0
+    e_low, e_typ = FR4_E_MPA
+
+    def sag(length, e):
+        return PRESS_N * length ** 3 / (48.0 * e * i_mm4)
+    corner_span = xs[-1] - xs[0]
+    return {"span_mm": span, "i_mm4": i_mm4, "sag_mm": sag(span, e_low), "sag_typ_mm": sag(span, e_typ),
+            "corner_span_mm": corner_span, "corner_sag_mm": sag(corner_span, e_low),
+            "corner_sag_typ_mm": sag(corner_span, e_typ)}
+
+
+# ---- the guidance light through the board and the overlay (issue 40): is a lit space clear? ---------
+# The LED (Lite-On LTST-C230KRKT, red 1206 reverse mount) shines up through its hole in the board and
+# then through whatever lies on the board over the hole.  Its figures as a public parts table quotes
+# Lite-On's datasheet: 20 mcd typical at 20 mA, 130 degrees, 631 nm (the datasheet itself not read);
+# at these currents an AlInGaP LED's intensity is taken as proportional to its current.
+LED_OPTICS = {
+    "iv_mcd": 20.0, "iv_at_ma": 20.0, "max_ma": 30.0, "angle_deg": 130,
+    "source": "a public parts table quoting Lite-On's LTST-C230KRKT datasheet: red 631 nm, 2.0 V, "
+              "20 mcd typical at 20 mA, 130 degrees (the datasheet not read here)",
+    "hole_mm": (1.8, 2.4),   # the footprint's hole (LED_1206_3216Metric_ReverseMount_Hole1.8x2.4mm)
+}
+# What lies over the hole, with its diffuse transmittance for red light (estimates: the one-LED test
+# in assembly.md measures the real stack): (name, thickness mm, transmittance)
+LIGHT_STACKS = [
+    ("the 1.0 mm card over the hole", 1.0, 0.02),
+    ("a window cut in the card, the printed overlay paper (0.1 mm) over it", 0.1, 0.25),
+]
+ROOM_LUX = 500.0          # a well-lit room or a table under a lamp
+PAPER_REFLECTANCE = 0.8   # the overlay's white paper around the light
+CLEAR_CONTRAST = 0.3      # a lit space is clear when its light adds at least 30 % to the paper's luminance
+
+
+def light_figures(current_ma, stack):
+    """Luminance (cd/m2) a lit space shows at `current_ma` through `stack` (a LIGHT_STACKS entry),
+    against the paper around it in a lit room.  The LED as a Lambertian source: the hole (its area
+    as a circle of radius r, the board's thickness t deep) passes the cone of half-angle atan(r/t),
+    a fraction sin^2 of the flux pi * I; the layer over the hole spreads it over a circle its own
+    thickness wider and passes `transmittance` of it, diffusely: L = T * flux / (pi * area)."""
+    import math
+    name, thick, trans = stack
+    iv_cd = LED_OPTICS["iv_mcd"] / 1000.0 * current_ma / LED_OPTICS["iv_at_ma"]
+    w, h = LED_OPTICS["hole_mm"]
+    r = math.sqrt(w * h / math.pi)
+    half = math.atan(r / PCB_MM)
+    flux_lm = math.pi * iv_cd * math.sin(half) ** 2
+    area_m2 = math.pi * ((r + thick) / 1000.0) ** 2
+    lum = trans * flux_lm / (math.pi * area_m2)
+    paper = PAPER_REFLECTANCE * ROOM_LUX / math.pi
+    return {"stack": name, "current_ma": current_ma, "iv_mcd": iv_cd * 1000, "half_angle_deg": math.degrees(half),
+            "flux_mlm": flux_lm * 1000, "luminance_cd_m2": lum, "paper_cd_m2": paper,
+            "contrast": lum / paper, "clear": lum / paper >= CLEAR_CONTRAST}
+
+
+def current_for_clear(stack):
+    """The LED current (mA) at which a lit space is clear through `stack` (luminance is linear in it)."""
+    per_ma = light_figures(1.0, stack)["contrast"]
+    return CLEAR_CONTRAST / per_ma

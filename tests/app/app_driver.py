@@ -61,6 +61,35 @@ def press(widget, frames=2):
     pump(frames)
 
 
+def tap(widget, frames=2):
+    """A real finger on the middle of `widget`'s visible part, through the window, as a player
+    taps it: whatever lies on top there takes the touch (a widget drawn over it, a scroll view
+    around it). Fails when no part of `widget` can be seen."""
+    from kivy.tests.common import UnitTestTouch
+    from layout_check import visible_widgets
+
+    try:
+        widget = widget.__self__  # an id of a kv rule is a weak proxy
+    except (AttributeError, ReferenceError):
+        pass
+    seen = [box for w, box in visible_widgets() if w is widget]
+    assert seen, f"{type(widget).__name__} {getattr(widget, 'text', '')!r} is not on screen"
+    x0, y0, x1, y1 = seen[0]
+    t = UnitTestTouch((x0 + x1) / 2, (y0 + y1) / 2)
+    t.touch_down()
+    _frames_for(0.1)  # a finger rests a moment (a scroll view hands it on after its timeout)
+    t.touch_up()
+    _frames_for(0.25)  # ... or, for a quicker tap, plays it back to its children 0.2 s later
+    pump(frames)
+
+
+def _frames_for(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pump(1)
+        time.sleep(0.01)
+
+
 def list_buttons(scr):
     """The buttons of the manual list of legal actions (opened, every page of it), each with its
     .action; the pressed button's action waits for Confirm like any choice."""

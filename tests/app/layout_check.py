@@ -15,6 +15,9 @@ it take touches, so touch targets are compared within one layer. Findings:
   small        a touch target (button, toggle, anything with on_press/on_release) under 48 dp
   overlap      two touch targets overlapping (a tap could hit either)
   confirm      more than one enabled Confirm button visible
+  hidden       a widget that cannot be seen (opacity 0) but still takes the taps meant for a
+               visible touch target under it (a disabled widget swallows a tap, an enabled one
+               answers it)
   dev-text     developer text on screen: cell ids (r3c4, @r1c1), snake_case keys, rule ids
                (CQ-R11, MW-R1, REG-L3), raw dicts/lists, file names (*.json, *.py, *.journal),
                markup tags shown as text
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 MIN_TARGET_DP = 48
 SLACK_PX = 1.5  # rounding of layouts and textures: less than this is no finding
 
-KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text")
+KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text", "hidden")
 
 _MARKUP = re.compile(r"\[/?(?:b|i|u|s|sub|sup|color|font|font_family|font_context|font_features|size|ref|anchor|text_language)(?:=[^\]]*)?\]")
 DEV_PATTERNS = (
@@ -44,6 +47,11 @@ DEV_PATTERNS = (
     ("wrong plural", re.compile(r"(?<![\w.,/-])1 (?:cards|stars|points|dice|tokens|coins|mints|resources|actions|"
                                 r"moves|areas|cities|units|plots|rounds|turns|players|spaces|buildings|"
                                 r"technologies|advances|wonders|steps|hammers)\b", re.I)),
+    # "build a Infantry": the article does not fit the word after it (issue 39 item 10)
+    ("wrong article", re.compile(r"(?<![\w'-])(?:[Aa] (?:[AEIaei][a-z]|O[a-z])|[Aa]n (?:[B-DF-HJ-NP-TV-Zb-df-hj-np-tv-z][a-z]))")),
+    # "Plot 1 (grassland)": a name shown by its lower-case id after a numbered thing
+    # (not a seat's default name with its role or colour: "Player 2 (dealer)", "Player 1 (blue)")
+    ("lower-case name", re.compile(r"\b(?!Player )[A-Z][a-z]+ \d+ \((?:[a-z]+)\)")),
 )
 
 
@@ -168,6 +176,9 @@ class _Walk:
         self.targets = []   # (layer, widget, clipped box, box)
         self.confirms = []
         self.seen = []      # (widget, the part of its box that can be seen)
+        self.ghosts = []    # (layer, order, widget, box) unseen widgets that still take taps
+        self.order = 0      # drawing order of the targets and ghosts
+        self.target_order = {}
 
     def add(self, kind, w, box, detail, text=""):
         x0, y0, x1, y1 = box
@@ -180,6 +191,7 @@ class _Walk:
         from kivy.uix.stencilview import StencilView
 
         if w.opacity <= 0.01:
+            self._ghosts(w, clips, layer)
             return
         if isinstance(w, Screen) and w.manager is not None and w.manager.current != w.name:
             return
@@ -211,6 +223,26 @@ class _Walk:
         for child in reversed(w.children):  # drawing order
             self.visit(child, inner, layer)
 
+    def _ghosts(self, w, clips, layer):
+        """Widgets under an unseen `w` that a tap still reaches: disabled ones (Kivy's widget
+        swallows a tap on a disabled widget) and enabled touch targets, within the clips."""
+        from kivy.uix.behaviors import ButtonBehavior
+        from kivy.uix.screenmanager import Screen
+
+        if isinstance(w, Screen):
+            return
+        for g in w.walk(restrict=True):
+            box = _box(g)
+            if box[2] - box[0] < 1 or box[3] - box[1] < 1:
+                continue
+            target = isinstance(g, ButtonBehavior) or g.is_event_type("on_release") or g.is_event_type("on_press")
+            if not (g.disabled or target):
+                continue
+            r = self._visible(box, clips)
+            if r is not None:
+                self.order += 1
+                self.ghosts.append((layer, self.order, g, r))
+
     @staticmethod
     def _visible(box, clips):
         """The part of `box` that can be seen now, or None."""
@@ -228,7 +260,9 @@ class _Walk:
         is_target = isinstance(w, ButtonBehavior) or (
             w.is_event_type("on_release") or w.is_event_type("on_press"))
         if is_target:
+            self.order += 1
             self.targets.append((layer, w, visible, box))
+            self.target_order[id(w)] = self.order
             self.check_target(w, box)
         if isinstance(w, Label) and w.text.strip():
             words = plain(w.text, w.markup)
@@ -333,6 +367,16 @@ class _Walk:
                         self.add("overlap", a, ba, f"overlaps {_describe(b)} "
                                  f"{_short(getattr(b, 'text', '') or '', 40)!r} by "
                                  f"{r[2] - r[0]:.0f}x{r[3] - r[1]:.0f} px", getattr(a, "text", "") or "")
+        for layer, order, g, r in self.ghosts:  # drawn after a target: the tap reaches it first
+            for t_layer, t, vt, bt in self.targets:
+                if t_layer != layer or t.disabled or self.target_order[id(t)] > order or _related(g, t):
+                    continue
+                cut = _intersect(r, vt)
+                if not _empty(cut, SLACK_PX):
+                    self.add("hidden", t, bt, f"an unseen {'disabled ' if g.disabled else ''}"
+                             f"{_describe(g)} {_short(getattr(g, 'text', '') or '', 30)!r} lies over it and "
+                             f"takes its taps in {cut[2] - cut[0]:.0f}x{cut[3] - cut[1]:.0f} px",
+                             getattr(t, "text", "") or "")
         if len(self.confirms) > 1:
             for w, box, words in self.confirms:
                 self.add("confirm", w, box, f"{len(self.confirms)} enabled Confirm buttons visible", words)

@@ -42,6 +42,9 @@ def scenario_civ_quest_played_with_dice_from_the_wells(app, drv):
             who = ctrl.name(req["who"])
             assert scr.dice_prompt == f"{who}: {req['roll']}, {req['count']} {'die' if req['count'] == 1 else 'dice'}"
             seen_prompts.add(req["roll"])
+            # the Players panel lights the seat that throws (the engine's actor is the dice)
+            lit = [seat for seat, p in scr.player_panels.items() if p.active]
+            assert lit == [req["who"]], (lit, req)
             if req["action"] == "research_roll":
                 assert "well 1 or Die 1 is the first number" in scr.prompt
             values = [rng.randint(1, 6) for _ in range(req["count"])]

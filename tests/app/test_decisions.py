@@ -182,3 +182,15 @@ def test_a_typed_name_that_matches_nothing_gets_the_games_reason():
     assert asked == [("turn_up", "card", "Gold Co"), ("turn_up", "card", "Zebra")]
     broken = Decision(acts, repr, lambda t: (), lambda t, f, v: v, str, lambda *a: 1 / 0)
     assert broken.why_not("card", "x") is None
+
+
+def test_twin_units_offered_as_whole_actions_are_one_option():
+    """A short list of whole actions: two like units on one space moved to the same space read
+    the same and are one option (the first of them); other actions stay."""
+    acts = [{"type": "move", "unit": u, "to": "a"} for u in (1, 2)] + [{"type": "move", "unit": 3, "to": "b"}]
+    words = {1: "move one of the 2 Settlers at row 1, column 1 to a",
+             2: "move one of the 2 Settlers at row 1, column 1 to a", 3: "move the Infantry to b"}
+    d = Decision(acts, label=lambda a: words[a["unit"]], picks=lambda t: (), value_label=lambda t, f, v: str(v),
+                 type_label=str)
+    q = d.question()
+    assert q.field == WHOLE and [a["unit"] for a, _ in q.options] == [1, 3]

@@ -22,10 +22,13 @@ SHELL = ["companion/app.py", "companion/kit.py", "companion/words.py", "companio
          "companion/link/linksim.py", "companion/link/android_serial.py"]
 SHELL += [f"companion/gui/{f}" for f in sorted(os.listdir(os.path.join(ROOT, "companion/gui"))) if f.endswith(".py")]
 SHELL += [f"companion/engine/{f}" for f in sorted(os.listdir(os.path.join(ROOT, "companion/engine"))) if f.endswith(".py")]
+# the bots keep only the search; every game's hooks live in its own folder (companion/games/hooks.py)
+BOTS = [f"companion/bots/{f}" for f in sorted(os.listdir(os.path.join(ROOT, "companion/bots"))) if f.endswith(".py")]
+SHELL += BOTS + ["companion/games/hooks.py", "companion/games/contract.py"]
 SHELL_KV = ["companion/kit.kv"] + [f"companion/gui/{f}" for f in sorted(os.listdir(os.path.join(ROOT, "companion/gui"))) if f.endswith(".kv")]
 GAME_DIRS = sorted(d for d in os.listdir(os.path.join(ROOT, "companion/games"))
                    if os.path.isdir(os.path.join(ROOT, "companion/games", d)) and not d.startswith("_"))
-ALLOWED = {"companion.games", "companion.games.contract"}
+ALLOWED = {"companion.games", "companion.games.contract", "companion.games.hooks"}
 
 
 def _imports(path):
@@ -48,6 +51,24 @@ def test_the_shell_imports_no_game_by_name(path):
     text = open(os.path.join(ROOT, path), encoding="utf-8").read()
     for game in GAME_DIRS:
         assert f"companion.games.{game}" not in text, f"{path} names the game package {game!r}"
+
+
+@pytest.mark.parametrize("path", BOTS + ["companion/games/hooks.py"])
+def test_the_bots_and_the_base_hooks_name_no_game(path):
+    text = open(os.path.join(ROOT, path), encoding="utf-8").read().lower()
+    for game in GAME_DIRS:
+        m = games.get_module(game)
+        for name in (game, m.title.lower(), m.game.__class__.__name__.lower()):
+            assert name not in text, f"{path} names the game {name!r}"
+
+
+def test_a_games_hooks_live_in_its_own_folder():
+    from companion.games.hooks import GameHooks
+
+    for game in GAME_DIRS:
+        m = games.get_module(game)
+        assert m.hooks is GameHooks or m.hooks.__module__ == f"companion.games.{game}.hooks", m.hooks
+    assert toy_module().hooks is GameHooks  # a game with nothing of its own gets the defaults
 
 
 @pytest.mark.parametrize("path", SHELL_KV)
@@ -95,6 +116,8 @@ def _good(**over):
     ({"tab_for_step": {"bank": "map"}}, "opens unknown tab 'map'"),
     ({"kv_files": ("/nowhere/x.kv",)}, "layout file /nowhere/x.kv does not exist"),
     ({"options": ("max_rounds",)}, "is not an Option"),
+    ({"hooks": object}, "hooks must be a class deriving from companion.games.hooks.GameHooks"),
+    ({"hooks": None}, "hooks must be a class deriving from companion.games.hooks.GameHooks"),
 ])
 def test_a_module_that_breaks_the_contract_is_refused_naming_what_is_missing(change, needle):
     with pytest.raises(ContractError) as ei:

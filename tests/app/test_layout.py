@@ -34,6 +34,32 @@ def _check(drv, where, out):
         out.append({"where": where, "kind": f.kind, "finding": str(f), "key": list(f.key())})
 
 
+FIXED = ("confirm", "cancel", "end_step", "roll_ok")  # the game screen's buttons with a place of their own
+
+
+def _fixed_places(app, where, out, places):
+    """Confirm, Cancel, Done with step and the OK of the roll card and the Round End card stay where they were first seen at
+    this window size (a tap aimed at them must not land elsewhere a step later)."""
+    from layout_check import visible_widgets
+
+    if app.root.current != "game":
+        return
+    scr = app.root.get_screen("game")
+    shown = visible_widgets()
+    seen = {id(w): box for w, box in shown}
+    cards = [w.ids.ok.__self__ for w, _ in shown if type(w).__name__ == "RoundSummaryCard"]
+    for name, w in [(n, scr.ids[n].__self__) for n in FIXED] + [("round card OK", c) for c in cards[:1]]:
+        box = seen.get(id(w))
+        if box is None or w.opacity < 0.5:
+            continue
+        box = tuple(round(v) for v in box)
+        first = places.setdefault(name, (box, where))
+        if max(abs(a - b) for a, b in zip(box, first[0])) > 1:
+            out.append({"where": where, "kind": "moved",
+                        "finding": f"moved: {name} at {box}, at {first[0]} {first[1]}",
+                        "key": ["moved", name]})
+
+
 def _start_from_form(app, drv, game_id, out):
     """Home -> New game -> the game chosen -> Start, as a player taps it; the roll that decides
     who starts (if any) by the virtual dice."""
@@ -67,11 +93,12 @@ def _tap_choice(drv, action):
     return None
 
 
-def _step(ctrl, drv, rng, where, out):
+def _step(ctrl, drv, rng, where, out, app=None, places=None):
     """One player's move: the awaited roll, or a random legal action ('done' less often). The
     action's control is tapped first when the screen shows one (checked while it is picked),
     then the action is applied through the controller unless the tap applied it."""
     if ctrl.awaiting_dice():
+        _press_dice(drv, where, out)
         ctrl.roll_virtual()
         return "roll"
     acts = ctrl.legal_actions()
@@ -83,10 +110,33 @@ def _step(ctrl, drv, rng, where, out):
     n = len(ctrl.journal)
     if _tap_choice(drv, a) is not None:
         _check(drv, f"{where}: {label} picked", out)
+        if places is not None:
+            _fixed_places(app, f"{where}: {label} picked", out, places)
         out.append({"picked": label})
     if len(ctrl.journal) == n:
         ctrl.dispatch(a, "ui")
     return label
+
+
+def _press_dice(drv, where, out):
+    """The dice entry on screen (if any): + and - of each die tapped by a real finger; a button
+    that does not change its die is a finding."""
+    from layout_check import visible_widgets
+
+    for entry in [w for w, _ in visible_widgets() if type(w).__name__ == "DiceEntry" and not w.disabled]:
+        for die in range(1, int(entry.count) + 1):
+            for sign, delta in (("plus", 1), ("minus", -1)):
+                button = entry.ids[f"{sign}{die}"]
+                if not [b for b, _ in visible_widgets() if b is button.__self__]:
+                    continue  # scrolled out of view: the next check says so if it is a fault
+                before = getattr(entry, f"value{die}")
+                if before == (6 if delta > 0 else 1):
+                    continue
+                drv.tap(button)
+                if getattr(entry, f"value{die}") != before + delta:
+                    out.append({"where": where, "kind": "dead-button",
+                                "finding": f"dead-button: the {'+' if delta > 0 else '-'} of die {die} "
+                                           f"left it at {before}", "key": ["dead-button", sign, str(die)]})
 
 
 def _visit_tabs(app, drv, where, out):
@@ -114,18 +164,21 @@ def scenario_sweep(app, drv):
     size = os.environ["LAYOUT_SIZE"]
     steps = int(os.environ.get("LAYOUT_STEPS", STEPS))
     report = {}
+    places = {}  # one window size: the fixed buttons' places across every game
     for m in games.modules():
         out = []
         rng = random.Random(f"{SEED}-{m.id}")
         ctrl = _start_from_form(app, drv, m.id, out)
         _check(drv, "game start", out)
+        _fixed_places(app, f"{m.id} start", out, places)
         done = 0
         for i in range(steps):
             if ctrl.game.is_over(ctrl.state):
                 break
-            what = _step(ctrl, drv, rng, f"step {i + 1}", out)
+            what = _step(ctrl, drv, rng, f"step {i + 1}", out, app, places)
             done += 1
             _check(drv, f"step {i + 1} ({what})", out)
+            _fixed_places(app, f"{m.id} step {i + 1}", out, places)
         shot = drv.shot(f"{m.id}-{size}", folder=folder)
         tabs = _visit_tabs(app, drv, f"after step {done}", out)
         picked = [f for f in out if "picked" in f]
@@ -199,6 +252,24 @@ def scenario_checker_catches(app, drv):
     assert not [f for f in check_window() if f.key() not in before]
     home.remove_widget(layer)
 
+    # an unseen, disabled button over a visible one swallows its taps (issue 39: the second die's
+    # hidden row over the first die's + and -); under it, it takes nothing
+    layer = FloatLayout()
+    seen_b = Button(text="Plus", size_hint=(None, None), size=(80, 60), pos=(300, 100))
+    ghost = Button(text="Hidden plus", size_hint=(None, None), size=(80, 60), pos=(310, 110),
+                   opacity=0, disabled=True)
+    layer.add_widget(seen_b)
+    layer.add_widget(ghost)
+    home.add_widget(layer)
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert [(f.kind, f.text) for f in new] == [("hidden", "Plus")], [str(f) for f in new]
+    layer.remove_widget(ghost)
+    layer.add_widget(ghost, index=len(layer.children))  # drawn first: under the visible one
+    drv.pump(3)
+    assert not [f for f in check_window() if f.key() not in before]
+    home.remove_widget(layer)
+
     # in a scroll area: a tiny button scrolled out of view is not seen, scrolled in it is; a
     # label wider than a viewport that scrolls only up and down is text nobody can read
     from kivy.uix.boxlayout import BoxLayout
@@ -232,10 +303,13 @@ def scenario_checker_catches(app, drv):
     # plain player words are no developer text
     for ok in ("Ana: Build a Market (2 coins)", "Round 3 - Production", "Roll 2 dice: 7",
                "Mint Works: Ana (blue) vs Bo (green)", "e.g. 3 - 4 players", "Done: Take 2 coins",
-               "1 die", "11 cards", "1 Food, 1 Coin", "page 1 of 3"):
+               "1 die", "11 cards", "1 Food, 1 Coin", "page 1 of 3", "build an Infantry", "a Settler",
+               "an Artillery", "a unit", "a one-die roll", "Plot 1 (Grassland)", "Infantry (1 damage)", "(a, b)",
+               "Player 1 (blue)", "Player 2 (dealer)"):
         assert dev_text(ok) == [], (ok, dev_text(ok))
     for bad in ("@r1c1", "end_step", "MW-R1", "REG-L3", "[1, 2]", "{}", "save.journal", "view.py",
-                "[b]Round 2[/b]", "Hand: 1 cards", "1 stars", "Roll 1 dice"):
+                "[b]Round 2[/b]", "Hand: 1 cards", "1 stars", "Roll 1 dice", "build a Infantry",
+                "Ana: build a Artillery", "an Settler", "Plot 1 (grassland)"):
         assert dev_text(bad), bad
 
 

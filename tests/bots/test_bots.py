@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from companion.bots import Bot, BotError, GreedyPlayer, RandomPlayer, bot_for, hooks_for, player_for
+from companion.bots import Bot, BotError, GreedyPlayer, RandomPlayer, bot_for, player_for
 from companion.bots.search import Budget
 from companion.engine import Session
-from companion.games import get_module
+from companion.games import get_module, hooks_for
 
 GAMES = ("civmint", "civ_quest", "civ_builder", "mint_works", "civ_card_game")
 TINY = Budget(steps=16, depth=3, seconds=10.0)

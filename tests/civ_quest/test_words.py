@@ -172,3 +172,30 @@ def test_pad_values_are_noted_on_the_pad_not_moved_as_tokens():
     for c in seen:
         assert c["counter"].split(".")[0] in ("ip", "rp")
         assert c["text"].endswith(": note it on the pad.") and "move the token" not in c["text"], c
+
+
+@pytest.mark.parametrize("dice,tied", [((4, 4), ("p1", "p2")), ((5, 2, 5), ("p1", "p3"))])
+def test_a_tied_first_player_roll_says_tie_and_who_rolls_again(dice, tied):
+    """Every tied player rolls again (CQ-S2): the card of the last roll and the next prompt say it
+    is a tie, at what value, and who rolls again, also when everyone tied."""
+    n = len(dice)
+    setup = _setup(n)
+    s = GAME.initial_state(setup)
+    for i in range(n):
+        s = act(s, "place_start", player=f"p{i + 1}", area=("macedonia", "syria", "sicily")[i])
+    for d in dice:
+        before, s = s, act(s, "first_roll", die=d)
+    names = [setup["players"][p]["name"] for p in tied]
+    card = VIEW.history_lines(GAME, before, {"type": "first_roll", "die": dice[-1]}, s, setup)[0]
+    assert card.startswith(f"A tie for the highest roll ({max(dice)}): {' and '.join(names)} roll again"), card
+    prompt = VIEW.prompt(GAME, s, setup, {"roll": "First-player roll", "count": 1, "who": tied[0]})
+    assert f"A tie for the highest roll ({max(dice)})" in prompt and " and ".join(names) in prompt, prompt
+    s = act(s, "first_roll", die=3)  # the first of the tied has rolled: no more "tie" in the prompt
+    assert "tie" not in VIEW.prompt(GAME, s, setup, None).lower()
+
+
+def test_no_leader_is_said_as_the_header_says_it():
+    s = started(2)
+    s = act(s, "leader_roll", die=1)
+    text = VIEW.last_outcome(GAME, s, _setup(2))
+    assert "None leader" not in text and "Nothing" not in text

@@ -13,7 +13,9 @@ HOST_SESSION = 77
 
 
 class Rig:
-    def __init__(self, map_path, profile_path):
+    def __init__(self, map_path, profile_path, boot_chain=None):
+        """boot_chain: the chain bytes the board reads while it starts (default: the idle
+        table on a sound chain)."""
         self.smap = smap = sensormap.load(map_path)
         with open(profile_path) as f:
             self.profile = json.load(f)
@@ -36,7 +38,7 @@ class Rig:
             self.patterns.append(p)
         self.samples = ((40, 12, 12, 12), (1825, 1509, 232, 154), (1830, 1500, 230, 150),
                         (7500, 2600, 2600, 2610))
-        self.load(self.idle)
+        self.load(self.idle if boot_chain is None else boot_chain)
         machine.set_sample(40, 12, 12, 12)
         self.stream = machine.Stream()
         self.board = Board(machine, self.profile, smap, self.stream, self.now, fs_dir="/nonexistent/",

@@ -146,18 +146,26 @@ def test_a_missing_last_strip_is_seen_though_it_has_no_spare_input(tmp_path):
 
 
 def test_sensor_lost_at_run_time_is_reported_and_recovers(tmp_path):
+    """docs/protocol.md 3.3: a lost sensor's well reads empty (the throw's roll kept); when it
+    comes back with the die still in the well, the board reports a new throw (roll + 1, through
+    rolling): blind meanwhile, it cannot tell the same die from one thrown again."""
     r = Rig(tmp_path)
     r.world.optics[0].roll(r.clock.t, 2, 100, False)
     r.run_until(lambda: any(m["state"] == wire.DICE_SETTLED for m in r.of("DICE")), 2000)
+    roll = [m for m in r.of("DICE") if m["state"] == wire.DICE_SETTLED][-1]["roll"]
     r.clear()
     r.world.sensors[0].present = False
     assert r.run_until(lambda: r.of("SELF_TEST"), 500)
     assert (wire.FAULT_SENSOR_MISSING, 0, 0) in faults_of(r.of("SELF_TEST")[-1])
-    assert r.of("DICE")[-1]["state"] == wire.DICE_EMPTY
+    assert r.of("DICE")[-1]["state"] == wire.DICE_EMPTY and r.of("DICE")[-1]["roll"] == roll
     r.clear()
-    r.world.sensors[0].present = True
+    r.world.sensors[0].present = True  # the die never left the well
     assert r.run_until(lambda: r.of("SELF_TEST"), 2000)
     assert not [f for f in faults_of(r.of("SELF_TEST")[-1]) if f[0] == wire.FAULT_SENSOR_MISSING]
+    assert r.run_until(lambda: any(m["state"] == wire.DICE_SETTLED for m in r.of("DICE")), 2000)
+    dice = [(m["state"], m["value"], m["roll"]) for m in r.of("DICE") if m["well"] == 0]
+    assert dice[0] == (wire.DICE_ROLLING, 0, (roll + 1) & 0xFF)
+    assert dice[-1] == (wire.DICE_SETTLED, 2, (roll + 1) & 0xFF)
 
 
 def _cal(r, step, well=0, face=0):

@@ -30,12 +30,12 @@ def test_the_store_marks_a_well_that_fails_the_capture_rules(tmp_path):
     _bad_file(path, 2, 1)
     st = calib.Store(path, 2)
     assert st.load() and not st.defaults_in_use
-    assert st.implausible == [None, (2, 5)]
+    assert st.implausible == [None, (2, 5, wire.CAL_RULE_COLOUR)]
     _bad_file(path, 2, 0, how="alike")
-    assert st.load() and st.implausible[0] == (2, 5) and st.implausible[1] is None
+    assert st.load() and st.implausible[0] == (2, 5, wire.CAL_RULE_GAP) and st.implausible[1] is None
     # saving every well again (another well's session) keeps the mark: the data did not change
     assert st.save([[list(x) for x in w[:7]] for w in st.wells], st.captured)
-    assert st.implausible[0] == (2, 5)
+    assert st.implausible[0] == (2, 5, wire.CAL_RULE_GAP)
     assert st.save(calib.defaults(2), [[0] * 6] * 2) and st.implausible == [None, None]
     assert json.load(open(path))["wells"][0]["faces"][4] == list(calib.DEFAULT_FACES[4])
 
@@ -96,7 +96,12 @@ def test_restoring_the_defaults_clears_the_fault(tmp_path):
     smap = load_map()
     _bad_file(os.path.join(str(tmp_path), "calibration.json"), smap.n_wells, 0, how="alike")
     r = Rig(tmp_path)
-    assert wire.FAULT_CAL_IMPLAUSIBLE in [f[0] for f in r.of("SELF_TEST")[0]["faults"]]
+    boot = r.of("SELF_TEST")[0]
+    # 3.4: the value says which rule failed: the save's gap rule, faces 2 and 5
+    assert (wire.FAULT_CAL_IMPLAUSIBLE, 0, (1 << 12) | (2 << 8) | 5) in [tuple(f) for f in boot["faults"]]
+    ev = TableMirror(smap).apply(dict(boot))
+    text = [describe_fault(f) for f in ev["faults"] if f["code"] == wire.FAULT_CAL_IMPLAUSIBLE][0]
+    assert "faces 2 and 5 lie too close together" in text
     r.clear()
     assert _cal(r, wire.CAL_DEFAULTS, 0)["status"] == wire.CAL_OK
     r.tick(50)
@@ -119,4 +124,4 @@ def test_the_check_runs_on_micropython(tmp_path):
             "print('RESULT' + json.dumps([calib.check_well(wells[w], caps[w]) for w in range(2)]))"
             % text)
     got = vm_guest.tagged(vm_guest.guest(s, code), "RESULT")
-    assert got == [None, [2, 5]]
+    assert got == [None, [2, 5, wire.CAL_RULE_COLOUR]]

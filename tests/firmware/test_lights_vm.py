@@ -261,3 +261,57 @@ print('DARK', int(rig.board.lights is None), int(why is None), len(rig.board.lit
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("DARK")]
     assert line, r.stdout + r.stderr
     assert line[0].split()[1:] == ["1", "1", "0", "1"]
+
+
+def test_the_lights_go_on_only_for_a_sound_chain_on_the_vm():
+    """Issue 40.3 on the VM: the Board drives /OE (pico GP15) low only while the chain it
+    measures matches the map. It boots on a short chain dark (FAULT_CHAIN_LENGTH in the boot
+    report), lights once the chain is put right, and goes dark again for a short, a long and a
+    reversed (noise past register 24) chain met while running, lighting again after each."""
+    s = vm_guest.session(10 ** 11)
+    r = vm_guest.guest(s, """
+import gc
+gc.disable()  # a collection traps this VM build (steady_guest.measure); the heap suffices
+import steady_guest as sg
+import guest_machine
+from protocol import wire
+N = 40
+def chain(n):
+    p = bytearray(64)
+    for i in range(n):
+        p[i] = 0xFF
+    return p
+def state(tag):
+    b = rig.board
+    f = [x for x in b.self_test(wire.TEST_ON_COMMAND)['faults'] if x[0] == wire.FAULT_CHAIN_LENGTH]
+    print(tag, guest_machine.Pin.levels[15], int(b.lights_on), len(f), f[0][2] if f else -1)
+rig = sg.Rig('/input/hardware/sensor_map.json', '/input/firmware/profiles/pico.json', chain(36))
+boot = [x for x in rig.board.boot_report['faults'] if x[0] == wire.FAULT_CHAIN_LENGTH]
+print('BOOT', guest_machine.Pin.levels[15], int(rig.board.lights_on), boot[0][1], boot[0][2])
+rig.pair()
+rig.load(rig.idle)
+rig.steps(300, False)
+state('SOUND0')
+for tag, n in (('SHORT', 24), ('LONG', 46), ('REVERSED', 24)):
+    rig.load(chain(n))
+    if tag == 'REVERSED':
+        guest_machine.SPI.noise_from = 24
+    rig.steps(300, False)
+    state(tag)
+    guest_machine.SPI.noise_from = 64
+    rig.load(rig.idle)
+    rig.steps(300, False)
+    state('SOUND_' + tag)
+""")
+    got = {}
+    for ln in r.stdout.splitlines():
+        parts = ln.split()
+        if parts and parts[0] in ("BOOT", "SOUND0", "SHORT", "LONG", "REVERSED", "SOUND_SHORT",
+                                  "SOUND_LONG", "SOUND_REVERSED"):
+            got[parts[0]] = [int(x) for x in parts[1:]]
+    assert got.get("BOOT") == [1, 0, 40, 36], r.stdout + r.stderr  # /OE high, dark, 36 found
+    for tag in ("SOUND0", "SOUND_SHORT", "SOUND_LONG", "SOUND_REVERSED"):
+        assert got[tag] == [0, 1, 0, -1], (tag, got)  # /OE low, lit, no chain fault
+    assert got["SHORT"] == [1, 0, 1, 24]
+    assert got["LONG"] == [1, 0, 1, 0xFFFF]
+    assert got["REVERSED"][:3] == [1, 0, 1] and got["REVERSED"][3] != 40

@@ -70,7 +70,7 @@ def test_counts_match_the_map(build, path):
         assert kind(b, build, key) == sum(per_design[st["board"]].get(key, 0) for st in doc["strips"]), key
         assert all(r["part"] == bom_data.PCB_PARTS[key][3] for ref, r in b.items() if ref.endswith("." + key)), key
     assert q(b["S1"], build) == m.n_wells
-    assert q(b["W1"], build) == boards
+    assert sum(q(r, build) for ref, r in b.items() if ref.startswith("W1.")) == boards   # a cable per hop
     assert kind(b, build, "conn") == 2 * boards
     assert q(b["MCU1"], build) == 1 and q(b["K5"], build) == 1 and q(b["F1"], build) >= 1
     assert q(b["T1"], build) == m.n_lanes
@@ -90,8 +90,10 @@ def test_jlcpcb_fees_follow_their_rules(build):
     designs = sorted({ref.split(".")[0] for ref in b if ref.startswith("B") and "." in ref})
     for d in designs:
         parts = {ref.split(".")[1]: r for ref, r in b.items() if ref.startswith(d + ".")}
-        if q(parts["PCB"], build) == 0:
+        lots = [r for k, r in parts.items() if k.startswith("PCB") and q(r, build)]
+        if not lots:
             continue
+        assert len(lots) == 1            # one lot of bare boards per build
         fab = [k for k in bom_data.ONBOARD if bom_data.ONBOARD[k][5] != "maker"]   # the maker solders the rest
         smt = sum(q(parts[k], build) * bom_data.ONBOARD[k][6] for k in fab if not bom_data.ONBOARD[k][7])
         hand = sum(q(parts[k], build) * bom_data.ONBOARD[k][6] for k in fab if bom_data.ONBOARD[k][7])
@@ -161,7 +163,7 @@ def test_lcsc_numbers_are_confirmed_with_a_source_or_marked():
     # says how it reaches the board
     assert "LCSC C10429," in b["BS.buf"]["shop"] and "LCSC C125107," in b["BS.led"]["shop"]
     assert "LCSC C548432," in b["BS.ff"]["shop"]
-    assert b["BS.conn"]["shop"].startswith("the maker")
+    assert b["BS.conn"]["shop"].startswith("LCSC, soldered by the maker")
 
 
 def test_the_goal_is_stated_with_what_would_reach_it():
@@ -207,12 +209,15 @@ def test_kits_are_nested_and_their_landed_cost_adds_up_against_the_goals():
     rows_, _ = build_docs.bom_rows()
     md = open(os.path.join(HW, "bom.md")).read()
     refs = {k: {r["ref"] for r in rows_ if build_docs.kit_qty(r, k)} for k, _, _ in build_docs.KITS}
-    assert refs["dice"] < refs["track"] <= refs["full"]
+    lots = {r["ref"] for r in rows_ if r["category"] == "board"}
+    assert refs["dice"] < refs["track"] and refs["track"] - lots <= refs["full"] - lots
     # each kit holds the one before it: no line has fewer in a bigger kit, the boards more
     for r in rows_:
+        if r["category"] == "board":
+            continue          # the bare boards: a lot of 5 for the track kit, of 10 for the full set
         assert build_docs.kit_qty(r, "dice") <= build_docs.kit_qty(r, "track") <= build_docs.kit_qty(r, "full"), r["ref"]
     assert not any(r.startswith("B") for r in refs["dice"])          # no boards in the dice kit
-    assert {"MCU1", "S1", "K3"} <= refs["dice"] and {"BS.PCB", "BS.hall"} <= refs["track"]
+    assert {"MCU1", "S1", "K3"} <= refs["dice"] and {"BS.PCB5", "BS.hall"} <= refs["track"]
     b = {r["ref"]: r for r in rows_}
     doc_full, doc_red = build_docs.load_json(FULL), build_docs.load_json(REDUCED)
     assert build_docs.kit_qty(b["BS.hall"], "track") == len(doc_red["strips"]) * design.ROWS * design.COLS
@@ -261,3 +266,73 @@ def test_a_map_needing_a_second_board_design_is_refused_naming_it():
     with pytest.raises(SystemExit) as e:
         build_docs.board_designs(odd)
     assert "strip %s" % odd["strips"][2]["id"] in str(e.value)
+
+
+# ---- issue 40: shipping for every shop, cited prices, the track kit's lot, the dice kit's parcel, the floor
+def test_every_shop_a_line_names_has_its_shipping_line():
+    rows_, _ = build_docs.bom_rows()
+    ships = {r["ref"]: r for r in rows_ if r["category"] == "shipping"}
+    covers = {ref: sh[4] for sh in bom_data.SHIPPING for ref in [sh[0]]}
+    assert set(ships) == set(covers)
+    for r in rows_:
+        if r["category"] == "shipping" or r["shop"] in bom_data.SHIP_FREE_SHOPS:
+            continue
+        which = [ref for ref, words in covers.items() if r["shop"].startswith(words)]
+        assert len(which) == 1, (r["ref"], r["shop"], which)
+    # the connectors (board part and carrier header) come from LCSC, in its own parcel
+    b = {r["ref"]: r for r in rows_}
+    assert b["BS.conn"]["shop"].startswith("LCSC") and b["J2"]["shop"].startswith("LCSC")
+
+
+def test_the_switch_and_connector_prices_name_what_they_rest_on():
+    md = open(os.path.join(HW, "bom.md")).read()
+    for key, note in bom_data.PRICE_NOTES.items():
+        assert ("US$%.2f" % bom_data.ONBOARD_PRICES[key][1]) in note
+        assert note in md
+    assert "AH1911-W-7" in bom_data.PRICE_NOTES["hall"] and bom_data.ONBOARD_PRICES["hall"][2] == "listed"
+    assert bom_data.ONBOARD_PRICES["conn"][2] == "estimate"
+
+
+def test_the_track_kit_buys_a_lot_that_fits_four_boards():
+    rows_, _ = build_docs.bom_rows()
+    boards = [r for r in rows_ if r["category"] == "board"]
+    track = [r for r in boards if build_docs.kit_qty(r, "track")]
+    full = [r for r in boards if build_docs.kit_qty(r, "full")]
+    n_track = len(build_docs.load_json(REDUCED)["strips"])
+    assert len(track) == len(full) == 1
+    assert "lot of %d (%d used)" % (build_docs.jlc_lot(n_track), n_track) in track[0]["item"]
+    assert build_docs.jlc_lot(n_track) == 5 and track[0]["unit_usd"] < full[0]["unit_usd"]
+
+
+def test_the_dice_kit_is_one_parcel_by_default():
+    rows_, _ = build_docs.bom_rows()
+    dice = [r for r in rows_ if build_docs.kit_qty(r, "dice") and r["category"] == "shipping"]
+    assert [r["ref"] for r in dice if r["unit_usd"] > 0] == ["SH3"]
+    b = {r["ref"]: r for r in rows_}
+    assert b["MCU1"]["shop"].startswith("AliExpress")
+    landed = build_docs.kit_landed(rows_, "dice")[1]
+    assert landed <= bom_data.KIT_GOALS["dice"]
+
+
+def test_the_floor_is_the_same_lines_at_the_cheapest_sourced_prices():
+    rows_, _ = build_docs.bom_rows()
+    md = open(os.path.join(HW, "bom.md")).read()
+    sec = md.split("## The floor\n", 1)[1].split("## Lines")[0]
+    parts, floor = build_docs.kit_landed(build_docs.floor_rows(), "full")
+    assert "| **floor** | **%.2f** |" % floor in sec
+    assert abs(sum(v for _, v, _ in parts) - floor) < 0.011
+    for key, (unit, cls, basis, src) in bom_data.FLOOR_PARTS.items():
+        assert basis in ("listed", "estimate") and src
+        assert unit <= bom_data.ONBOARD_PRICES[key][1]                 # a floor never costs more
+        assert src in sec
+    full = build_docs.kit_landed(rows_, "full")[1]
+    assert floor < full
+    goal = round(floor * (1 + bom_data.FLOOR_MARGIN), 2)
+    assert "at most US$%.2f" % goal in sec
+    if full > goal:
+        assert "missed by US$%.2f" % (full - goal) in sec
+        for what, v, save in build_docs.floor_closers(rows_):
+            assert "| %s | %.2f | %.2f |" % (what, v, save) in sec
+            assert save > 0 and abs(full - v - save) < 0.011
+    else:
+        assert "within" in sec

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from hwcommon import FULL, HW, TOOLS, _load, read_json
+from hwcommon import FULL, HW, TOOLS, _load, design, read_json
 
 PAGES = os.path.join(HW, "overlays", "pages")
 A4_LANDSCAPE = (297.0, 210.0)
@@ -115,3 +115,67 @@ def test_a_strip_no_page_can_hold_is_refused_naming_it():
     assert list(bo.pages("Test", sheet_ok, "test_game")) == ["test_game_01_long_strip.svg"]
     ok = sheet.replace('width="300"', 'width="178"')
     assert list(bo.pages("Test", ok, "test_game")) == ["test_game_01_long_strip.svg"]
+
+
+# ---- issue 40, item 6: the same pages as PDF, one strip a page, A4 and Letter at 100 % --------------
+PDF_DIR = os.path.join(HW, "overlays", "pdf")
+PT = 72.0 / 25.4
+DPI = 600
+
+
+def _dark_run(img, row, start_px):
+    """Length (px) of the run of dark pixels in `row` that covers or starts just after start_px."""
+    px = img.load()
+    x = start_px
+    while x > 0 and px[x - 1, row] < 128:
+        x -= 1
+    while px[x, row] >= 128:
+        x += 1
+    end = x
+    while px[end, row] < 128:
+        end += 1
+    return end - x
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_every_game_has_a_pdf_per_paper_one_strip_a_page_at_its_exact_size(paper):
+    import pypdfium2 as pdfium
+    mod = _mod()
+    name, pw, ph = mod.PAPERS[paper]
+    games = sorted(fn[:-4] for fn in os.listdir(os.path.join(HW, "overlays")) if fn.endswith(".svg"))
+    strips = len(read_json(FULL)["strips"])
+    for game in games:
+        pdf = pdfium.PdfDocument(os.path.join(PDF_DIR, "%s_%s.pdf" % (game, paper)))
+        assert len(pdf) == strips == len([f for f in os.listdir(PAGES) if f.startswith(game + "_")])
+        for i in range(len(pdf)):
+            w, h = pdf[i].get_size()
+            assert abs(w - pw * PT) < 0.01 and abs(h - ph * PT) < 0.01, (game, paper, i, w / PT, h / PT)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_known_distance_prints_at_its_length(paper):
+    """Rendered by PDFium at 600 dpi, the page's 100 mm scale bar measures 100 mm (+ its 0.3 mm
+    end ticks) and the strip's outline its 264 mm (+ the 0.3 mm stroke), on each paper."""
+    import pypdfium2 as pdfium
+    mod = _mod()
+    _, pw, ph = mod.PAPERS[paper]
+    ox, oy = (pw - mod.PAGE_W) / 2, (ph - mod.PAGE_H) / 2       # the page's place on the paper
+    page = pdfium.PdfDocument(os.path.join(PDF_DIR, "civmint_%s.pdf" % paper))[0]
+    img = page.render(scale=DPI / 72.0, grayscale=True).to_pil().convert("L")
+    px_mm = DPI / 25.4
+    bar_x, bar_y = ox + mod.PAGE_MARGIN + 2, oy + mod.PAGE_MARGIN + 9
+    bar = _dark_run(img, round(bar_y * px_mm), round(bar_x * px_mm) + 3) / px_mm
+    assert abs(bar - 100.3) < 0.25, bar
+    w = design.STRIP_W
+    sx, sy = ox + (mod.PAGE_W - w) / 2, oy + mod.PAGE_MARGIN + mod.TITLE_H
+    outline = _dark_run(img, round(sy * px_mm), round((sx + w / 2) * px_mm)) / px_mm
+    assert abs(outline - (w + 0.3)) < 0.25, outline
+
+
+def test_a_page_that_does_not_fit_its_paper_is_refused_naming_it(monkeypatch):
+    mod = _mod()
+    monkeypatch.setattr(mod, "PAPERS", dict(mod.PAPERS, a5=("A5", 210.0, 148.0)))
+    with pytest.raises(mod.OverlayError, match=r"page 1 \(\w+_01_dev_government_economy.svg\): 279.4 x 210 mm "
+                                               r"does not fit A5 landscape \(210 x 148 mm\)"):
+        mod.outputs()
+    assert mod.main(["--check"]) == 2

@@ -100,7 +100,7 @@ def test_the_lights_stay_dark_while_the_firmware_is_not_scanning(title, path):
     with the figures, and the worst case the pull-up avoids (every LED of the map lit)."""
     text = open(os.path.join(HW, "docs", "power_budget.md")).read()
     part = text.split("\n## " + title + "\n", 1)[1].split("\n## ", 1)[0]
-    dark = part.split("### The lights while the firmware is not scanning", 1)[1]
+    dark = part.split("### The lights in every state", 1)[1]
     doc = build_docs.load_json(path)
     m = sensormap.load(path)
     f = build_docs.dark_figures(doc)
@@ -115,7 +115,12 @@ def test_the_lights_stay_dark_while_the_firmware_is_not_scanning(title, path):
     oe = len(doc["strips"]) * 3.3 / 10000 * 1000
     rows = [ln for ln in dark.splitlines() if ln.startswith("| ") and "LIGHTS_OFF" not in ln]
     states = {ln.split("|")[1].strip(): ln for ln in rows}
+    wrong = "running, chain length wrong (a reversed or broken cable, a missing or extra board)"
     for state in ("power-up, before the firmware runs", "REPL jumper fitted (firmware not started)",
-                  "firmware crash (exception)"):
+                  "firmware crash (exception)", wrong):
         assert "all off" in states[state] and "%.1f mA" % (total - lit - oe) in states[state], state
-    assert "%.1f mA" % total in states["running"]
+    assert "%.1f mA" % total in states["running, the chain at the map's length"]
+    # issue 40: the firmware lights nothing on a chain of the wrong length: what that avoids
+    per_board = f["leds_all"] // len(doc["strips"])
+    assert "held high by the firmware" in states[wrong]
+    assert "a board could light all its %d LEDs, %.0f mA" % (per_board, per_board * build_docs.light_ma()) in dark

@@ -224,3 +224,23 @@ def test_event_queue_is_bounded_and_folds_into_the_table_and_a_snapshot_request(
     finally:
         conn.stop()
         board.close()
+
+
+def test_a_board_refused_while_another_is_paired_leaves_the_state_paired():
+    """docs/protocol.md 3.1/4.6: the refusal is shown (an ERROR event with its reason) but the
+    tablet stays paired with its board; the app never shows 'refused' while it is paired."""
+    conn = BoardConnection("/dev/null-not-opened")  # the worker never runs: frames fed by hand
+
+    def hello(session, map_hash):
+        return wire.encode_frame(wire.HELLO, 0, 0, {
+            "flags": 1, "role": wire.ROLE_BOARD, "version": (0, 1, 0), "rx_next": 0,
+            "map_hash": map_hash, "lanes": SMAP.n_lanes, "wells": SMAP.n_wells,
+            "board_id": "b", "profile": "pico"}, session, 0)
+    conn.host.feed(hello(0x12345678, SMAP.hash8))
+    conn.host.feed(hello(0x0BADCAFE, b"\xff" * 8))
+    events = []
+    conn.drain(events.append)
+    states = [e["state"] for e in events if e["type"] == "STATE"]
+    assert states == ["paired"] and conn.state == "paired" and conn.host.state == "paired"
+    err = [e for e in events if e["type"] == "ERROR"]
+    assert len(err) == 1 and err[0]["code"] == wire.E_MAP_MISMATCH and "ffffffffffffffff" in err[0]["detail"]

@@ -179,7 +179,8 @@ def test_queue_is_bounded_with_few_fold_keys_whatever_arrives():
         q.put(dict(kinds[i % len(kinds)], n=i) if i % 3 else
               {"type": "DICE", "well": 0, "roll": i}, lambda: table)
         assert q.qsize() <= 50
-    assert len({fold_key(k) for k in kinds}) == len(kinds)
+    # CMD_SNAPSHOT and SOMETHING share the one key of 'any other type' (4.7)
+    assert len({fold_key(k) for k in kinds}) == len(kinds) - 1
     got = q.snapshot()
     dropped = [e for e in got if e["type"] == "COMMANDS_DROPPED"]
     assert dropped[0]["count"] == 2 * (dropped[0]["folded"] + 1)  # counts summed, not replaced
@@ -194,3 +195,113 @@ def test_states_fold_per_state_and_the_last_one_queued_is_the_latest():
     got = [(e["state"], e["detail"], e.get("folded", 0)) for e in q.snapshot()]
     # a short drop is still seen; the link's current state comes last
     assert got == [("disconnected", "2", 0), ("searching", "5", 2), ("paired", "6", 2)]
+
+
+def test_the_fold_keys_are_the_specs_5_per_well_plus_22():
+    """docs/protocol.md 4.7: 5 states, 1 self-test, 5 calibration steps per well plus 1,
+    13 error keys, 1 dropped-commands count, 1 for any other type."""
+    wells = SMAP.n_wells
+    events = [{"type": "STATE", "state": st} for st in ("searching", "paired", "refused",
+                                                          "disconnected", "weird")]
+    events += [{"type": "SELF_TEST"}, {"type": "COMMANDS_DROPPED"}, {"type": "CMD_SNAPSHOT"},
+               {"type": "SOMETHING"}]
+    events += [{"type": "CAL_STATUS", "well": w, "step": step} for w in range(wells)
+               for step in range(0, 9)]
+    events += [{"type": "ERROR", "code": c} for c in range(0, 40)]
+    keys = {fold_key(e) for e in events}
+    assert len(keys) == 5 * wells + 22 == 32
+
+
+def test_folded_is_cumulative_and_the_overflow_table_goes_to_the_back_counting_earlier_ones():
+    q = EventQueue(bound=10)
+    mirror = {"type": "TABLE", "lanes": [0], "wells": [], "reason": "x", "folded": 0, "changed": []}
+    for k in range(3):
+        q.put({"type": "ERROR", "code": 7, "detail": str(k)})
+    q.put({"type": "STATE", "state": "paired", "detail": ""})
+    n = 0
+    while q.folds == 0:  # 8 non-table slots left: the 9th table event overflows
+        q.put({"type": "DICE", "well": 0, "roll": n}, lambda: mirror)
+        n += 1
+    got = q.snapshot()
+    assert [e["type"] for e in got] == ["ERROR", "STATE", "TABLE"]  # the TABLE at the back
+    assert got[0]["folded"] == 2 and got[0]["detail"] == "2"  # cumulative, the newest detail
+    assert got[2]["reason"] == "overflow" and got[2]["folded"] == n == 9
+    q.put({"type": "STATE", "state": "searching", "detail": ""})
+    m = 0
+    while q.folds == 1:
+        q.put({"type": "TRACK_CHANGE", "lane": 0, "mask": m}, lambda: mirror)
+        m += 1
+    got = q.snapshot()
+    assert [e["type"] for e in got] == ["ERROR", "STATE", "STATE", "TABLE"]
+    # the earlier overflow TABLE counts with the 9 events it stood for
+    assert got[3]["folded"] == (1 + 9) + m
+    assert q.qsize() <= 10
+
+
+def _spec_event_fields():
+    """4.7's table of events: {type: (always, sometimes)} from docs/protocol.md."""
+    import re
+    spec = open(os.path.join(os.path.dirname(DEFAULT_MAP), "..", "docs", "protocol.md")).read()
+    sec = spec[spec.index("### 4.7"):spec.index("## 5.")]
+    out = {}
+    for line in sec.splitlines():
+        m = re.match(r"\| `([A-Z_]+)` \| ([^|]*) \|", line)
+        if m and m.group(1) not in out:
+            always, _, sometimes = m.group(2).partition(";")
+            out[m.group(1)] = (set(re.findall(r"`(\w+)`", always)),
+                               set(re.findall(r"`(\w+)`", sometimes)))
+    return out
+
+
+def test_the_events_have_the_fields_the_spec_lists():
+    """Every event type of 4.7, made by the real link layer from real frames, has the fields
+    the spec's table lists (all of the first group, only those and 'folded')."""
+    spec = _spec_event_fields()
+    assert set(spec) == {"STATE", "TABLE", "TRACK_CHANGE", "DICE", "SELF_TEST", "CAL_STATUS",
+                         "ERROR", "COMMANDS_DROPPED"}
+    conn = BoardConnection("/dev/null-not-opened")  # frames fed by hand, no worker
+    host = conn.host
+    B1, B2 = 0x12345678, 0x0BADCAFE
+
+    def hello(session, map_hash=SMAP.hash8):
+        return wire.encode_frame(wire.HELLO, 0, 0, {
+            "flags": 1, "role": wire.ROLE_BOARD, "version": (0, 1, 0), "rx_next": 0,
+            "map_hash": map_hash, "lanes": SMAP.n_lanes, "wells": SMAP.n_wells,
+            "board_id": "b", "profile": "pico"}, session, 0)
+
+    def ev(seq, mtype, fields, session=B1):
+        return wire.encode_frame(mtype, seq, 0, fields, session, host.session)
+    host.feed(hello(B1))
+    host.feed(ev(0, wire.SNAPSHOT, {"reason": 0, "folded": 0, "lanes": [0] * SMAP.n_lanes,
+                                    "wells": [(0, 0, 0, 0)] * SMAP.n_wells}))
+    host.feed(ev(1, wire.TRACK_CHANGE, {"lane": 2, "mask": 5}))
+    host.feed(ev(2, wire.DICE, {"well": 0, "state": 2, "value": 4, "confidence": 90, "roll": 1}))
+    host.feed(ev(3, wire.SELF_TEST, {"trigger": 1, "registers": 40, "faults": [(4, 3, 9)]}))
+    host.feed(ev(4, wire.CAL_STATUS, {"step": 2, "well": 1, "face": 3, "status": 0, "c": 1,
+                                      "r": 2, "g": 3, "b": 4}))
+    host.feed(ev(5, wire.TRACK_CHANGE, {"lane": SMAP.n_lanes, "mask": 1}))  # not in the map
+    host.feed(wire.encode_frame(wire.ERROR, 0, 0, {"code": 10, "ref_type": 0x22, "ref_seq": 1,
+                                                   "detail": "well 9"}, B1, host.session))
+    host.feed(hello(B2, b"\xff" * 8))  # refused while paired: an ERROR
+    host.command(wire.CMD_SELF_TEST)
+    host.feed(hello(B2))  # B1 reset as B2: the command is dropped
+    conn._drop(OSError("unplugged"))  # the port goes: 'disconnected'
+    refused = BoardConnection("/dev/null-not-opened")
+    refused.host.feed(hello(B2, b"\xff" * 8))
+    events = []
+    conn.drain(events.append, limit=1000)
+    refused.drain(events.append)
+    seen = {e["type"] for e in events}
+    assert seen == set(spec)
+    for e in events:
+        always, sometimes = spec[e["type"]]
+        keys = set(e) - {"type"}
+        assert always <= keys <= always | sometimes | {"folded"}, (e["type"], keys, always, sometimes)
+    states = {e["state"] for e in events if e["type"] == "STATE"}
+    assert states == {"paired", "refused", "disconnected"}
+    errors = [e for e in events if e["type"] == "ERROR"]
+    assert {e["code"] for e in errors} == {wire.E_BAD_PAYLOAD, wire.E_BAD_ARGUMENT, wire.E_MAP_MISMATCH}
+    table = [e for e in events if e["type"] == "TABLE"][0]
+    assert set(table["wells"][0]) == {"well", "well_id", "state", "value", "confidence", "roll"}
+    st = [e for e in events if e["type"] == "SELF_TEST"][0]
+    assert set(st["faults"][0]) == {"code", "fault", "where", "value"}

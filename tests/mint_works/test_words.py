@@ -29,7 +29,7 @@ def test_plan_words():
     assert VIEW.plan_words("assembler") == "Assembler (cost 5, 1 star)"
     assert VIEW.plan_words("statue") == "Statue (cost 2, 2 stars)"
     assert VIEW.plan_words("bridge") == "Bridge (cost 1, 0 stars)"
-    assert VIEW.plan_words("museum") == "Museum (cost 2, stars by its card)"
+    assert VIEW.plan_words("museum") == "Museum (cost 2, 1 star per Culture building)"
 
 
 def test_the_draw_is_a_card_pick_from_either_deck():

@@ -31,8 +31,11 @@ def message_vector(name, mtype, seq, ack, session, peer, fields):
     return {"name": name, "frame": binascii.hexlify(raw).decode(), "message": msg}
 
 
-def error_vector(name, raw, error):
-    return {"name": name, "frame": binascii.hexlify(raw).decode(), "expect_error": error}
+def error_vector(name, raw, error, to=None):
+    v = {"name": name, "frame": binascii.hexlify(raw).decode(), "expect_error": error}
+    if to is not None:  # decoded as that side receives it (wire.takes: the type first)
+        v["to"] = to
+    return v
 
 
 def raw(body):
@@ -118,7 +121,13 @@ def frame_vectors():
         error_vector("error-unknown-type", raw(wire.build_body(0x7E, 1, 0, b"\x02", B, T)), "unknown_type"),
         error_vector("error-bad-payload-length", raw(wire.build_body(wire.DICE, 1, 0, b"\x02", B, T)),
                      "bad_payload"),
-        error_vector("error-die-value-7", raw(die7), "bad_payload"),
+        error_vector("error-die-value-7", raw(die7), "bad_payload", "host"),
+        # 2, 3.6: the type is checked before the payload: a board event sent to the board is
+        # unknown_type whatever its values, a command sent to the tablet likewise
+        error_vector("error-die-value-7-sent-to-the-board", raw(wire.build_body(
+            wire.DICE, 2, 0, bytes([1, 2, 7, 90, 1]), T, B)), "unknown_type", "board"),
+        error_vector("error-command-sent-to-the-tablet", raw(wire.build_body(
+            wire.CMD_SELF_TEST, 3, 0, b"", B, T)), "unknown_type", "host"),
         error_vector("error-cobs-overrun", b"\x00\x05\x01\x02\x00", "bad_framing"),
         error_vector("error-ack-with-payload", raw(wire.build_body(wire.ACK, 0, 3, b"\x01", T, B)),
                      "bad_payload"),
@@ -155,6 +164,10 @@ def link_cases():
         wire.HELLO, dict(th, board_id="")))[:wire.HELLO_LEN]
     long_th = wire.build_body(wire.HELLO, 0, 1, th_head + bytes([65]) + b"t" * 65 + b"\x04kivy", T, B1)
     other_map = dict(bh, map_hash="ffffffffffffffff")
+    v3 = bytearray(wire.build_body(wire.HELLO, 0, 0, wire.encode_payload(
+        wire.HELLO, vector_runner.from_jsonable(wire.HELLO, bh)), B1, 0))
+    v3[0] = 3
+    v3_hello = binascii.hexlify(raw(recrc(v3))).decode()
     return [
         {"name": "host-pairs-then-drops-a-reset-boards-frames-until-its-hello",
          "note": "board B1 paired at seq 0; B1 sends seq 0..1; it resets as B2, its HELLO is lost "
@@ -200,7 +213,8 @@ def link_cases():
         {"name": "board-answers-bad-frames",
          "note": "paired; an ACK with a payload, a DICE event sent to the board (a type the board "
                  "does not take: unknown_type, 3.6) and a HELLO with a 65-byte board id "
-                 "(bad_payload) each get an ERROR; the pairing stays",
+                 "(bad_payload) each get an ERROR; a DICE with value 7 sent to the board is "
+                 "unknown_type too (the type is checked before the payload, 2); the pairing stays",
          "side": "board", "session": B1,
          "steps": [
              [0, f(wire.HELLO, 0, 0, T, 0, th)],
@@ -208,21 +222,35 @@ def link_cases():
              [150, f(wire.DICE, 0, 1, T, B1, {"well": 0, "state": 1, "value": 0,
                                              "confidence": 0, "roll": 0})],
              [300, binascii.hexlify(raw(long_th)).decode()],
+             [310, f(wire.DICE, 1, 1, T, B1, {"well": 0, "state": 2, "value": 7,
+                                             "confidence": 90, "roll": 1})],
          ]},
         {"name": "board-defers-its-hello-to-a-foreign-frame-inside-the-gap",
          "note": "4.1: the board pairs with T at 0 ms and sends its HELLO; at 221 ms a HEARTBEAT "
                  "of another pairing (a tablet session T2 it does not know) arrives, inside the "
-                 "1000 ms HELLO gap: no HELLO then, one as soon as the gap ends (1000 ms)",
+                 "1000 ms HELLO gap: no HELLO then, one as soon as the gap ends (1000 ms). The "
+                 "owed HELLO is cancelled only by a HELLO the board sends, not by one it receives",
          "side": "board", "session": B1,
          "steps": [
              [0, f(wire.HELLO, 0, 0, T, 0, th)],
              [221, f(wire.HEARTBEAT, 0, 0, T2, B1, {"uptime_s": 5})],
              [999, ""],
              [1001, ""],
+             # T's resuming HELLO (knows the board, no reply wanted) draws no HELLO from the
+             # board, so it does not answer the frame of T2: the HELLO owed since 1100 goes out
+             # at 2001; T's HELLO asking a reply at 2100 is answered at once, and that HELLO
+             # answers the frame of T2 of 2050 as well: nothing more at 3001
+             [1100, f(wire.HEARTBEAT, 0, 0, T2, B1, {"uptime_s": 6})],
+             [1200, f(wire.HELLO, 0, 1, T, B1, dict(th, rx_next=1))],
+             [2001, ""],
+             [2050, f(wire.HEARTBEAT, 0, 0, T2, B1, {"uptime_s": 7})],
+             [2100, f(wire.HELLO, 0, 1, T, B1, dict(th, flags=1, rx_next=1))],
+             [3001, ""],
          ]},
         {"name": "host-takes-frames-of-its-pairing-while-unpaired",
          "note": "4.1/4.6: paired with B1; B1 falls silent: LINK_DOWN at 1501 ms; a TRACK_CHANGE "
-                 "of the pairing then is delivered and acknowledged, but only a HELLO pairs "
+                 "of the pairing then is delivered and acknowledged (a HEARTBEAT of the pairing "
+                 "is taken but, unsequenced, not acknowledged), but only a HELLO pairs "
                  "again (the tablet keeps sending HELLO); B1's HELLO resumes the streams",
          "side": "host", "session": T,
          "steps": [
@@ -230,17 +258,65 @@ def link_cases():
              [1, f(wire.SNAPSHOT, 0, 0, B1, T, snap) + tc(1, B1)],
              [1600, ""],
              [1601, tc(2, B1, 1, 2)],
+             [1650, f(wire.HEARTBEAT, 0, 0, B1, T, {"uptime_s": 2})],
              [1700, f(wire.HELLO, 3, 0, B1, T, dict(bh, rx_next=0))],
          ]},
         {"name": "host-refuses-a-board-of-another-map",
          "note": "3.1: a board with another map is refused (REFUSED to the app) and its HELLO "
-                 "answered ERROR map_mismatch; the header's peer is the tablet's current pairing "
-                 "as in every frame: 0 before any, then the board it is paired with (B1)",
+                 "answered ERROR map_mismatch; the header's peer is the tablet's peer_session as in "
+                 "every frame: 0 before any pairing, then B1, also after B1's LINK_TIMEOUT. "
+                 "REFUSED goes to the app once per refusal (again after LINK_UP or LINK_DOWN); "
+                 "paired with B1 the tablet stays 'paired' and sends no HELLO",
          "side": "host", "session": T,
          "steps": [
              [0, f(wire.HELLO, 0, 0, B2, 0, other_map)],
              [1, f(wire.HELLO, 0, 0, B1, 0, bh)],
              [2, f(wire.HELLO, 0, 0, B2, 0, other_map)],
+             # paired with B1, B2 refused again: ERROR, no second REFUSED, state 'paired',
+             # and no HELLO from the tablet (its retry runs only while unpaired)
+             [400, f(wire.HEARTBEAT, 0, 0, B1, T, {"uptime_s": 1}) + f(wire.HELLO, 0, 0, B2, 0, other_map)],
+             [1000, f(wire.HEARTBEAT, 0, 0, B1, T, {"uptime_s": 2})],
+             # B1 silent: LINK_DOWN at 2500; the tablet keeps B1 as peer_session, so its HELLO
+             # and the map_mismatch ERROR to B2 carry peer = B1; the refusal is news again
+             [2600, f(wire.HELLO, 0, 0, B2, 0, other_map)],
+         ]},
+        {"name": "host-refuses-a-newer-protocol-once",
+         "note": "3.1, 4.6: frames of protocol version 3 (18 bytes or more, CRC good) are "
+                 "bad_version: REFUSED once (not per frame), state 'refused', the tablet keeps "
+                 "sending HELLO every 500 ms",
+         "side": "host", "session": T,
+         "steps": [
+             [0, v3_hello],
+             [10, v3_hello],
+             [600, ""],
+         ]},
+        {"name": "host-reports-link-up-once-per-pairing",
+         "note": "4.3: before pairing an ERROR of nobody's pairing is delivered (shown) and frees "
+                 "nothing; B1 pairs (LINK_UP); the tablet sends two commands; B1's ERROR of the "
+                 "pairing acknowledges the first; B1's resuming HELLO while still paired: no "
+                 "LINK_UP, the second command resent; B1 resets as B2: COMMANDS_DROPPED before "
+                 "LINK_UP",
+         "side": "host", "session": T,
+         "steps": [
+             [0, f(wire.ERROR, 0, 0, B1, 0, {"code": 9, "ref_type": 0x20, "ref_seq": 0,
+                                             "detail": "HELLO first"})],
+             [1, f(wire.HELLO, 0, 0, B1, 0, bh)],
+             [2, f(wire.SNAPSHOT, 0, 0, B1, T, snap), "CMD_SELF_TEST"],
+             [3, "", "CMD_SNAPSHOT"],
+             [50, f(wire.ERROR, 0, 1, B1, T, {"code": 10, "ref_type": 0x21, "ref_seq": 0,
+                                              "detail": "well 5"})],
+             [100, f(wire.HELLO, 1, 1, B1, T, dict(bh, flags=0, rx_next=1))],
+             [200, f(wire.HELLO, 0, 0, B2, 0, bh)],
+         ]},
+        {"name": "host-unpairs-at-exactly-1500-ms",
+         "note": "4.4: the last frame of the pairing at 1 ms: still paired at 1500 ms, "
+                 "LINK_DOWN at 1501 ms (1500 ms without a frame of the pairing)",
+         "side": "host", "session": T,
+         "steps": [
+             [0, f(wire.HELLO, 0, 0, B1, 0, bh)],
+             [1, f(wire.SNAPSHOT, 0, 0, B1, T, snap)],
+             [1500, ""],
+             [1501, ""],
          ]},
         {"name": "board-takes-lights-and-refuses-nine",
          "note": "paired; CMD_LIGHTS with two lights is delivered to the board; one with nine "

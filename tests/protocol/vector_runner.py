@@ -32,8 +32,10 @@ def run(vectors):
     results = []
     for v in vectors:
         frame = binascii.unhexlify(v["frame"])
+        to = v.get("to")  # the receiving side, when the vector is about what that side takes
         try:
-            msg = wire.decode_frame(frame)
+            msg = wire.decode_frame(frame, None if to is None else
+                                    (wire.ROLE_BOARD if to == "board" else wire.ROLE_HOST))
             decoded = jsonable(msg)
         except wire.ProtocolError as exc:
             decoded = {"error": exc.code}
@@ -67,13 +69,19 @@ LINK_CASE_RULES = [
     "wells [(0, 0, 0, 0)]. The clock starts at 0 ms.",
     "For each step [at, hex]: while the clock is before `at`, add 1 ms and poll once; then feed "
     "the step's bytes (one read, any number of frames), then poll once more.",
+    "A step may carry a third item, a command's type name (a host case only): after the feed, "
+    "before the poll, the tablet's application sends that command with an empty payload.",
     "A step's 'delivered' lists what the endpoint passed to its application since the previous "
-    "step: 'LINK_UP' (a new peer session, a fresh start, or the first pairing after a "
-    "LINK_DOWN; 'LINK_UP resumed' when the streams resumed), 'LINK_DOWN', 'COMMANDS_DROPPED', "
-    "'REFUSED', 'ERROR <code>', or '<TYPE> <seq>' for a delivered message.",
+    "step, in the order it passed them: 'LINK_UP' (a new peer session, a fresh start, or the "
+    "first pairing after a LINK_DOWN; 'LINK_UP resumed' when the streams resumed), 'LINK_DOWN', "
+    "'COMMANDS_DROPPED <count>', 'REFUSED <code>', 'ERROR <code>' (the code as a decimal number, "
+    "section 3.6: 'ERROR 8' is map_mismatch), or '<TYPE> <seq>' for a delivered message.",
     "A step's 'sent' lists every frame the endpoint wrote since the previous step (during the "
     "polls before the step, the feed and the poll after it), in order, as '<TYPE> <seq> <ack> "
-    "<session> <peer>' (sessions in hex), ERROR frames followed by the error's name.",
+    "<session> <peer>' (sessions in hex), ERROR frames followed by the error's name "
+    "('bad_payload').",
+    "A host step's 'state' is the tablet's state after the step (4.6: 'searching', 'paired' or "
+    "'refused').",
 ]
 
 
@@ -108,8 +116,12 @@ def run_link_case(case):
 
     def on_message(msg):
         t = msg["type"]
-        if t in ("LINK_UP", "LINK_DOWN", "COMMANDS_DROPPED", "REFUSED"):
+        if t in ("LINK_UP", "LINK_DOWN"):
             got.append(t + (" resumed" if msg.get("resumed") else ""))
+        elif t == "COMMANDS_DROPPED":
+            got.append("%s %d" % (t, msg["count"]))
+        elif t == "REFUSED":
+            got.append("%s %d" % (t, msg["code"]))
         elif t == "ERROR":
             got.append("ERROR %d" % msg["code"])
         else:
@@ -123,14 +135,20 @@ def run_link_case(case):
         ep = link.BoardLink(write, clock, on_message, info, case["session"],
                             lambda: ([1, 0], [(0, 0, 0, 0)]))
     steps = []
-    for at, hx in case["steps"]:
+    for step in case["steps"]:
+        at, hx = step[0], step[1]
         while clock.t < at:
             clock.t += 1
             ep.poll()
         if hx:
             ep.feed(binascii.unhexlify(hx))
+        if len(step) > 2:
+            ep.command(wire.TYPE_CODES[step[2]])
         ep.poll()
-        steps.append({"at": at, "delivered": list(got), "sent": _summary(b"".join(sent))})
+        rec = {"at": at, "delivered": list(got), "sent": _summary(b"".join(sent))}
+        if case["side"] == "host":
+            rec["state"] = ep.state
+        steps.append(rec)
         del got[:]
         del sent[:]
     return steps

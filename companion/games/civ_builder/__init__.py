@@ -8,6 +8,7 @@ import os
 from companion.games.contract import GameModule
 
 from .data_load import DATA
+from .hooks import CivBuilderHooks
 from .rules import CivBuilder
 from .sensing import SENSING
 from .view import VIEW
@@ -27,6 +28,7 @@ MODULE = GameModule(
     id="civ_builder", title="Civ Builder", players=(DATA.min_players, DATA.max_players), play_time="60-90 min",
     blurb="Meld cards to grow ten attributes; the highest in each holds a privilege. 12 rounds.",
     data_version=2, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
+    hooks=CivBuilderHooks,
     panels={"setup_roll": "companion.games.civ_builder.ui.panels:CBRollsPanel",
             "trade": "companion.games.civ_builder.ui.panels:CBTradePanel",
             "meld": "companion.games.civ_builder.ui.panels:CBMeldPanel"},

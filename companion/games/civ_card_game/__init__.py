@@ -7,6 +7,7 @@ import os
 
 from companion.games.contract import GameModule
 
+from .hooks import CivCardGameHooks
 from .rules import GAME
 from .view import CivCardView
 
@@ -20,6 +21,7 @@ MODULE = GameModule(
     play_time="60-120 min",
     blurb="Plots, population, technologies, buildings and wonders from a deck of cards; the app keeps every price.",
     data_version=2, game=GAME, view=CivCardView(), make_setup=make_setup, sensing=None,
+    hooks=CivCardGameHooks,
     panels={"purchase": "companion.games.civ_card_game.ui.panels:CCPurchasePanel",
             "combat": "companion.games.civ_card_game.ui.panels:CCCombatPanel"},
     kv_files=(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ui", "civ_card_game.kv"),),

@@ -6,6 +6,7 @@ import os
 
 from companion.games.contract import GameModule, Option
 
+from .hooks import CivQuestHooks
 from .rules import GAME, MAX_PLAYERS
 from .sensing import SENSING
 from .view import CivQuestView
@@ -23,8 +24,9 @@ MODULE = GameModule(
     id="civ_quest", title="Civ Quest", players=(2, MAX_PLAYERS), play_time="60-180 min",
     blurb="Dice tables, a map of the Mediterranean and a pad of Idea, Resource and Victory Points.",
     data_version=3, game=GAME, view=CivQuestView(), make_setup=make_setup, sensing=SENSING,
+    hooks=CivQuestHooks,
     options=(Option("max_rounds", "Round limit", "int", None, low=1, high=99, none_label="no round limit",
-                    help="The text's game ends only by its four conditions; a table may agree a limit."),),
+                    help="Without a limit the game ends by one of its own four end conditions; a table may agree a limit."),),
     tabs=(("cq_map", "Map", "companion.games.civ_quest.ui.map_tab:CivQuestMap"),),
     tab_for_step={},
     pickers={"area": "companion.games.civ_quest.ui.map_picker:AreaPicker"},

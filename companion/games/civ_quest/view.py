@@ -188,7 +188,8 @@ class CivQuestView(GameView):
         extra = ""
         if kind in ("leader_roll", "leader_bonus_roll") and c.get("leader"):
             ld = game.leaders[c["leader"]]
-            extra = f" - {ld['name']} leader ({ld['notes']})"
+            extra = (" - no leader" if c["leader"] == "none"
+                     else f" - {ld['name']} leader ({ld['notes']})")
         elif kind == "disaster_roll":
             extra = " - a disaster" if dice[0] >= game.rules["disaster_on"] else " - no disaster"
         elif kind == "disaster_type_roll" and c.get("disaster"):
@@ -239,8 +240,10 @@ class CivQuestView(GameView):
             if after.order and not before.order:
                 return [f"{nm(after.order[0])} has the highest roll and plays first; the turn order is "
                         + ", ".join(nm(x) for x in after.order) + "."]
-            if after.roller and len(after.rolloff) < len(before.rolloff):
-                return ["A tie for the highest roll: " + " and ".join(nm(x) for x in after.rolloff) + " roll again."]
+            tied = self.first_roll_tie(after)
+            if tied:
+                return [f"A tie for the highest roll ({tied[1]}): " + " and ".join(nm(x) for x in tied[0])
+                        + f" roll again, {nm(tied[0][0])} first."]
             return [f"{nm(after.roller)} rolls next."] if after.roller else []
         if c1.get("offer") and c1.get("offer") != c0.get("offer"):
             srcs = " or ".join(game.rerolls_left(after, who))
@@ -392,6 +395,17 @@ class CivQuestView(GameView):
                                                          else f"an advance {nm(c1.get('partner'))} knows and you do not."))
         return out
 
+    @staticmethod
+    def first_roll_tie(state):
+        """(the tied seats, their roll) while the players tied for the highest first-player roll
+        roll again (CQ-S2), before the first of them has rolled; else None."""
+        if state.step != "first_player" or state.roll != "first_roll" or (state.ctx or {}).get("rolloff"):
+            return None
+        last = [r for r in state.rolls if r[0] == "first_roll"]
+        if not last:
+            return None
+        return state.rolloff, last[-1][2][0]
+
     def prompt(self, game, state, setup, dice):
         if game.is_over(state):
             return self.result_text(game, state, setup)
@@ -400,6 +414,10 @@ class CivQuestView(GameView):
         before = before + " " if before else ""
         actor = game.actor(state)
         if actor == ROLE_SYSTEM:
+            tied = self.first_roll_tie(state)
+            if tied:  # said before whose roll it is: the table knows why the same players roll
+                before += (f"A tie for the highest roll ({tied[1]}): " + " and ".join(name(x) for x in tied[0])
+                           + " roll again. ")
             if not dice:
                 return before + "Roll the dice."
             extra = ""

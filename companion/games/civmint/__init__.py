@@ -9,6 +9,7 @@ import os
 
 from companion.games.contract import GameModule, Option
 
+from .hooks import CivMintHooks
 from .lanes import lane_ids, lane_position, lane_value, position_of, reconcile  # noqa: F401
 from .rules import MAX_ROUNDS, CivMint, bonuses, research_cost  # noqa: F401
 from .sensing import SENSING
@@ -39,6 +40,7 @@ MODULE = GameModule(
     id="civmint", title="CivMint", players=(2, 2), play_time="60-120 min",
     blurb="Two civilisations grow on a map of four cards: produce, trade, build, research, fight.",
     data_version=1, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
+    hooks=CivMintHooks,
     options=(
         Option("max_rounds", "Round limit", "int", default=MAX_ROUNDS, low=1, high=99,
                none_label="No round limit", help="The game also ends after this round."),

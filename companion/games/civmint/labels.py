@@ -163,9 +163,12 @@ def amounts(m: dict) -> str:
 _res = amounts
 
 
-def _a(kind: str) -> str:
+def with_article(kind: str) -> str:
     """'a Settler', 'an Infantry' (an article for a unit kind)."""
     return ("an " if kind[:1].lower() in "aeiou" else "a ") + kind
+
+
+_a = with_article
 
 
 def describe(a: dict, state=None, name=lambda seat: seat) -> str:
@@ -205,7 +208,7 @@ def describe(a: dict, state=None, name=lambda seat: seat) -> str:
     if t == "defend":
         return f"{who}defend with {_unit(state, a['unit'])}"
     if t == "build":
-        return f"{who}build a {nice(a['kind'])} at {space_words(a['space'])}"
+        return f"{who}build {_a(nice(a['kind']))} at {space_words(a['space'])}"
     if t == "upgrade":
         where = f", placed at {space_words(a['space'])}" if a.get("space") else ""
         return f"{who}upgrade {_unit(state, a['unit'])} to {_a(nice(a['to']))}{where}"

@@ -74,13 +74,13 @@ class CivMintView(GameView):
                 where = "onto a Ship at " if v.carrier and not u.carrier else ""
                 out.append((uid, f"{unit(u)} moves to {where}{labels.space_words(v.space)}: move its die."))
             if v.kind != u.kind:
-                out.append((uid, f"{unit(u)} becomes a {nice(v.kind)}: turn its die to {nice(v.kind)}."))
+                out.append((uid, f"{unit(u)} becomes {labels.with_article(nice(v.kind))}: turn its die to {nice(v.kind)}."))
             if v.damage != u.damage:
                 what = f"takes {v.damage - u.damage} damage" if v.damage > u.damage else "is repaired"
                 out.append((uid, f"{unit(u)} {what}: it has {labels.count(v.damage, 'damage cube')} now."))
         for uid, v in sorted(after.units.items()):
             if uid not in before.units:
-                out.append((uid, f"{name(v.owner)} gains {labels._a(nice(v.kind))} at "
+                out.append((uid, f"{name(v.owner)} gains {labels.with_article(nice(v.kind))} at "
                                  f"{labels.space_words(v.space)}: put a die there."))
         return out
 

@@ -9,6 +9,7 @@ from companion.games.contract import GameModule, Option
 
 from companion.words import COLOURS
 
+from .hooks import MintWorksHooks
 from .rules import MAX_PLAYERS, MintWorks
 from .sensing import SENSING
 from .view import VIEW
@@ -56,6 +57,7 @@ MODULE = GameModule(
     id="mint_works", title="Mint Works", players=(1, MAX_PLAYERS), play_time="10-20 min",
     blurb="Place mints on locations to buy and build plans; the first neighbourhood of 7 stars ends it.",
     data_version=2, game=GAME, view=VIEW, make_setup=make_setup, sensing=SENSING,
+    hooks=MintWorksHooks,
     options=(
         Option("opponent", "Solitaire AI", "choice", default="justin",
                choices=(("none", "No AI"), ("justin", "Justin"), ("rachael", "Rachael"),

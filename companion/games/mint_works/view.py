@@ -13,6 +13,10 @@ from . import scoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# a plan whose stars come from a formula (scoring.plan_stars): the formula as the card says it
+STAR_RULE_WORDS = {"museum": "1 star per Culture building", "gallery": "1 star per Mint on it",
+                   "obelisk": "1 star per building", "vault": "2 stars per face-down plan"}
+
 END_WORDS = {
     "seven_stars": "A neighbourhood reached 7 stars at Upkeep.",
     "supply_not_refilled": "The Plan Supply could not be refilled from the deck.",
@@ -77,11 +81,11 @@ class MintWorksView(GameView):
         return f"{p['name']} ({p['type'].title()}, cost {p['cost']})"
 
     def plan_facts(self, pid) -> str:
-        """'cost 5, 1 star' ('stars by its card' where a formula gives them)."""
+        """'cost 5, 1 star' (the formula in words where the card's stars depend on the game)."""
         p = self._game().data.plans.get(pid)
         if p is None:
             return ""
-        stars = "stars by its card" if p.get("star_rule") else plural(p["stars"], "star")
+        stars = STAR_RULE_WORDS.get(p.get("star_rule")) or plural(p["stars"], "star")
         return f"cost {p['cost']}, {stars}"
 
     def plan_words(self, pid) -> str:
@@ -212,9 +216,10 @@ class MintWorksView(GameView):
     def prompt(self, game, state, setup, dice=None) -> str:
         if game.is_over(state):
             return self.result_text(game, state, setup)
+        # the decision only: the Plan Supply and the locations are in the turn panel and the
+        # Table tab, so the location buttons stay above the fold at 800x480
         parts = [p for p in (self.ai_words(state), self.drawn_words(state, setup)) if p]
         parts.append(self.decision_words(game, state, setup))
-        parts.append(self.table_words(game, state, setup))
         return "\n".join(parts)
 
     def decision_words(self, game, state, setup) -> str:
@@ -231,9 +236,12 @@ class MintWorksView(GameView):
         return (f"{self.name(setup, actor)}: place mints on a free space, or pass "
                 f"({mints_word(state.mints[actor])} in hand).")
 
-    def table_words(self, game, state, setup) -> str:
+    def supply_words(self, game, state) -> str:
         supply = ", ".join(self.plan_card(p) for p in state.supply) or "empty"
-        return f"Plan Supply: {supply}. Deck: {plural(game.deck_size(state), 'plan')}.\n" + self.line_words(game, state, setup)
+        return f"Plan Supply: {supply}. Deck: {plural(game.deck_size(state), 'plan')}."
+
+    def table_words(self, game, state, setup) -> str:
+        return self.supply_words(game, state) + "\n" + self.line_words(game, state, setup)
 
     def line_words(self, game, state, setup) -> str:
         return "; ".join(self.location_text(game, state, setup, loc) for loc in state.line)
@@ -253,6 +261,11 @@ class MintWorksView(GameView):
         return f"{name}{extra}: " + ", ".join(spaces)
 
     # ------------------------------------------------------------------ players and score
+    def private_lines(self, game, state, setup, seat) -> list:
+        """A seat's face-down Lotto plans by name, for its own phone only."""
+        hidden = [self.plan_card(p) for p, built, secret in state.plans[seat] if secret and not built]
+        return [("Face down", ", ".join(hidden), "block")] if hidden else []
+
     def player_lines(self, game, state, setup, seat, player=None) -> list:
         g = game
         lines = []
@@ -288,6 +301,7 @@ class MintWorksView(GameView):
             "line": [{"id": loc, "name": self.loc(loc), "text": self.location_text(game, state, setup, loc)}
                      for loc in state.line],
             "supply": [self.plan_card(p) for p in state.supply],
+            "supply_words": self.supply_words(game, state),
             "deck": game.deck_size(state),
             "ai_turn": list(state.ai_turn),
         }}
