@@ -11,7 +11,9 @@ A classical OpenCV pipeline (docs/dice-photo.md):
    darker); each face-sized region is warped to a square;
 4. count the pips on the square (blobs that differ from the face's colour, either darker or
    lighter) and check them against the six pip layouts. A face whose pips are not exactly one
-   of the layouts is never given a value: the die is reported with a reason instead.
+   of the layouts is never given a value: the die is reported with a reason instead;
+5. tell a die's top from its side (the side lies toward the point below the camera), and
+   settle the photo: a blob too big for the faces read in it holds a touching die (declined).
 
 Whatever goes wrong is said in a player's words (`Die.problem`, `DiceReading.problem`), and
 nothing is guessed: `DiceReading.values` is None unless every die found was read.
@@ -97,8 +99,8 @@ class DiceReading:
 
     @property
     def values(self) -> list | None:
-        """The values, left to right then top to bottom... in reading order (see `dice`), or
-        None when the photo or any die was not read."""
+        """The values in reading order (top row first, left to right: see `dice`), or None
+        when the photo or any die was not read."""
         return [d.value for d in self.dice] if self.ok else None
 
     @property
@@ -221,24 +223,6 @@ def _decode(image) -> tuple:
 # --------------------------------------------------------------------------- reading a face
 
 
-def _layout_fit(points) -> tuple:
-    """(value, worst distance) of the layout nearest to pip centres on a unit face, or (None, inf)."""
-    n = len(points)
-    if not 1 <= n <= 6:
-        return None, math.inf
-    best = math.inf
-    pts = np.asarray(points, np.float64)
-    for lay in LAYOUTS[n]:
-        lay = np.asarray(lay, np.float64)
-        # nearest-neighbour assignment is exact enough for <= 6 points on a grid: check it is 1:1
-        d = np.linalg.norm(pts[:, None, :] - lay[None, :, :], axis=2)
-        pick = d.argmin(1)
-        if len(set(pick.tolist())) != n:
-            continue
-        best = min(best, float(d[np.arange(n), pick].max()))
-    return (n, best) if best < math.inf else (None, math.inf)
-
-
 def _layout_fit_scaled(points, diameters) -> tuple:
     """(value, worst distance, scale) of the layout nearest to pip centres on a square that may
     hold a little more than the face (a region that took in some table or shadow): the layout is
@@ -277,11 +261,13 @@ FACE = 64  # side of the straightened face, px
 
 
 def _read_face(face_bgr: np.ndarray) -> dict:
-    """Read a straightened face (FACE x FACE BGR): {"value", "fit", "pips", "glare", "contrast"}."""
+    """Read a straightened face (FACE x FACE BGR): {"value" (None: not a layout), "fit" (the
+    worst pip's distance from the layout, in face sides), "pips", "glare" (burnt-out pixels
+    brighter than the face), "odd" (a blob no pip makes: a side seen slanted, or glare)}."""
     lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     inner = lab[6:-6, 6:-6]
     body = np.median(inner.reshape(-1, 3), axis=0)
-    dist = np.sqrt(((lab - body) ** 2 * np.array([1.0, 1.0, 1.0], np.float32)).sum(2))
+    dist = np.sqrt(((lab - body) ** 2).sum(2))
     bgr_max = face_bgr.max(2)
     glare = (bgr_max >= 250) & (lab[..., 0] > body[0] + 25)
     d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
@@ -328,8 +314,7 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     value, fit, _ = _layout_fit_scaled(pips, diameters)
     if value is not None and areas and max(areas) > 2.6 * min(areas):
         value, fit = None, math.inf
-    contrast = float(np.median([dist[int(y * FACE), int(x * FACE)] for x, y in pips])) if pips else 0.0
-    return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False, "contrast": contrast}
+    return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False}
 
 
 # --------------------------------------------------------------------------- finding dice
@@ -380,7 +365,7 @@ def _warp_face(img, quad) -> np.ndarray:
     # start the corners at the top-left-most one so the warp is not mirrored
     q = _order_quad(quad)
     M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
-    return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+    return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
 
