@@ -11,7 +11,9 @@ A classical OpenCV pipeline (docs/dice-photo.md):
    darker); each face-sized region is warped to a square;
 4. count the pips on the square (blobs that differ from the face's colour, either darker or
    lighter) and check them against the six pip layouts. A face whose pips are not exactly one
-   of the layouts is never given a value: the die is reported with a reason instead.
+   of the layouts is never given a value: the die is reported with a reason instead;
+5. tell a die's top from its side (the side lies toward the point below the camera), and
+   settle the photo: a blob too big for the faces read in it holds a touching die (declined).
 
 Whatever goes wrong is said in a player's words (`Die.problem`, `DiceReading.problem`), and
 nothing is guessed: `DiceReading.values` is None unless every die found was read.
@@ -35,6 +37,7 @@ MAX_PIXELS = 200_000_000        # over this (width x height in its header), refu
 READ_LONG_SIDE = 1600           # faces are read at most at this size (a phone's 12 MP is shrunk)
 FIND_WIDTH = 640                # dice are found at this width
 MAX_BLOBS = 40                  # more candidate blobs than this: not a photo of a few dice
+SINGLE_BLOB = 2.17              # a blob this many times its one top face read holds another die
 ACCEPT_FIT = 0.13                # a face's pips at most this far (of its side) from a layout's
 TIME_LIMIT = 3.0                # seconds
 
@@ -96,8 +99,8 @@ class DiceReading:
 
     @property
     def values(self) -> list | None:
-        """The values, left to right then top to bottom... in reading order (see `dice`), or
-        None when the photo or any die was not read."""
+        """The values in reading order (top row first, left to right: see `dice`), or None
+        when the photo or any die was not read."""
         return [d.value for d in self.dice] if self.ok else None
 
     @property
@@ -220,33 +223,51 @@ def _decode(image) -> tuple:
 # --------------------------------------------------------------------------- reading a face
 
 
-def _layout_fit(points) -> tuple:
-    """(value, worst distance) of the layout nearest to pip centres on a unit face, or (None, inf)."""
+def _layout_fit_scaled(points, diameters) -> tuple:
+    """(value, worst distance, scale) of the layout nearest to pip centres on a square that may
+    hold a little more than the face (a region that took in some table or shadow): the layout is
+    fitted with its own centre and size, which must stay near the square's and its pips' sizes.
+    The distance is in units of the fitted face's side."""
     n = len(points)
     if not 1 <= n <= 6:
-        return None, math.inf
-    best = math.inf
+        return None, math.inf, 0.0
     pts = np.asarray(points, np.float64)
+    pip = float(np.median(diameters))
+    if n == 1:
+        k = pip / 0.19
+        off = float(np.linalg.norm(pts[0] - 0.5)) / max(k, 1e-6)
+        return (1, off, k) if 0.55 <= k <= 1.35 else (None, math.inf, 0.0)
+    c = pts.mean(0)
+    P = pts - c
+    best = (None, math.inf, 0.0)
     for lay in LAYOUTS[n]:
-        lay = np.asarray(lay, np.float64)
-        # nearest-neighbour assignment is exact enough for <= 6 points on a grid: check it is 1:1
-        d = np.linalg.norm(pts[:, None, :] - lay[None, :, :], axis=2)
+        L = np.asarray(lay, np.float64) - 0.5
+        k = math.sqrt((P ** 2).sum() / (L ** 2).sum())
+        d = np.linalg.norm(P[:, None, :] - k * L[None, :, :], axis=2)
         pick = d.argmin(1)
         if len(set(pick.tolist())) != n:
             continue
-        best = min(best, float(d[np.arange(n), pick].max()))
-    return (n, best) if best < math.inf else (None, math.inf)
+        worst = float(d[np.arange(n), pick].max()) / k
+        if worst < best[1]:
+            best = (n, worst, k)
+    value, worst, k = best
+    if value is None or not 0.55 <= k <= 1.35 or np.abs(c - 0.5).max() > 0.2 \
+            or not 0.11 <= pip / k <= 0.3:
+        return None, math.inf, 0.0
+    return value, worst, k
 
 
 FACE = 64  # side of the straightened face, px
 
 
 def _read_face(face_bgr: np.ndarray) -> dict:
-    """Read a straightened face (FACE x FACE BGR): {"value", "fit", "pips", "glare", "contrast"}."""
+    """Read a straightened face (FACE x FACE BGR): {"value" (None: not a layout), "fit" (the
+    worst pip's distance from the layout, in face sides), "pips", "glare" (burnt-out pixels
+    brighter than the face), "odd" (a blob no pip makes: a side seen slanted, or glare)}."""
     lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     inner = lab[6:-6, 6:-6]
     body = np.median(inner.reshape(-1, 3), axis=0)
-    dist = np.sqrt(((lab - body) ** 2 * np.array([1.0, 1.0, 1.0], np.float32)).sum(2))
+    dist = np.sqrt(((lab - body) ** 2).sum(2))
     bgr_max = face_bgr.max(2)
     glare = (bgr_max >= 250) & (lab[..., 0] > body[0] + 25)
     d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
@@ -261,9 +282,10 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     n, lab_img, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     pips, areas = [], []
     expected = (FACE * 0.19) ** 2 * math.pi / 4  # a pip's area on the straightened face
+    diameters, kinds = [], []
     for i in range(1, n):
         a = stats[i, cv2.CC_STAT_AREA]
-        if a < expected * 0.25:
+        if a < expected * 0.12:
             continue  # speck
         if a > expected * 3:
             pips.append(None)  # something big that is not a pip
@@ -275,16 +297,24 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         if max(w, h) > 1.6 * min(w, h) + 1:
             pips.append(None)  # a stretched blob: this is not a face seen square (a side)
             continue
+        lighter = float(lab[..., 0][lab_img == i].mean()) > body[0]
         pips.append((cents[i][0] / FACE, cents[i][1] / FACE))
+        kinds.append((lighter,))
         areas.append(a)
+        diameters.append(math.sqrt(4 * a / math.pi) / FACE)
     glare_px = int(glare.sum())
     if any(p is None for p in pips):
         return {"value": None, "fit": math.inf, "pips": len(pips), "glare": glare_px, "odd": True}
-    value, fit = _layout_fit(pips)
+    # pips are all darker than the face or all lighter: a light spot among dark pips is glare
+    # (or a reflection), and that face is not read
+    if kinds:
+        light = [k[0] for k in kinds]
+        if any(light) and not all(light):
+            return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
+    value, fit, _ = _layout_fit_scaled(pips, diameters)
     if value is not None and areas and max(areas) > 2.6 * min(areas):
         value, fit = None, math.inf
-    contrast = float(np.median([dist[int(y * FACE), int(x * FACE)] for x, y in pips])) if pips else 0.0
-    return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False, "contrast": contrast}
+    return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False}
 
 
 # --------------------------------------------------------------------------- finding dice
@@ -335,7 +365,7 @@ def _warp_face(img, quad) -> np.ndarray:
     # start the corners at the top-left-most one so the warp is not mirrored
     q = _order_quad(quad)
     M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
-    return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+    return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -382,7 +412,12 @@ class _Reader:
         med = float(np.median(diff))
         mad = float(np.median(np.abs(diff - med))) + 1e-3
         thr = max(12.0, med + 6.0 * mad)
-        fg = (diff > thr).astype(np.uint8)
+        # a shadow is the table darker, its colour kept: not part of a die
+        bgf = bg.astype(np.float32)
+        chroma = np.sqrt(((labf[..., 1:] - bgf[..., 1:]) ** 2).sum(2))
+        ratio_l = (labf[..., 0] + 1) / (bgf[..., 0] + 1)
+        shadow = (ratio_l > 0.35) & (ratio_l < 0.92) & (chroma < 8)
+        fg = ((diff > thr) & ~shadow).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         cnts, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -419,7 +454,7 @@ class _Reader:
                     d["sil_quad"] = (d["sil_quad"] + shift) / f_read
                 blobs.append(got)
         dice = self.settle(blobs)
-        if any(d.value is None for d in dice) and _blurred(small):
+        if (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, ""
 
@@ -460,8 +495,12 @@ class _Reader:
             if len(read) >= 2 and n_est < len(read) - 0.6:
                 out.append(die(b[0], None, UNREADABLE, b[0]["sil_quad"]))
                 continue
-            out += [die(d) for d in read]
-            if n_est > len(read) + 0.5:
+            out += [die(d) for d in b if d["value"] is not None or d["problem"] == TOUCHING]
+            # a lone die's blob (its top, its sides, without its shadow) measures at most about
+            # 2.1 of its top face in the generated photos; a touching pair's, 2.2 and more
+            own = total / float(np.mean([d["face_area"] for d in read]))
+            if (n_est > len(read) + 0.5 or own > SINGLE_BLOB * len(read)) \
+                    and not any(d["problem"] == TOUCHING for d in b):
                 out.append(die(b[0], None, TOUCHING, b[0]["sil_quad"]))
         return out
 
@@ -471,7 +510,11 @@ class _Reader:
         keep = []
         for r in faces:
             c = r["quad"].mean(0)
-            clash = [o for o in keep if np.linalg.norm(c - o["quad"].mean(0)) < 0.9 * math.sqrt(max(r["area"], o["area"]))]
+            # (two faces alike in size and both seen square are two dice touching: a die's side
+            # is seen more slanted, and smaller, than its top)
+            clash = [o for o in keep if np.linalg.norm(c - o["quad"].mean(0)) < 0.9 * math.sqrt(max(r["area"], o["area"]))
+                     and not (min(r["aspect"], o["aspect"]) >= 0.85
+                              and min(r["area"], o["area"]) >= 0.8 * max(r["area"], o["area"]))]
             if not clash:
                 keep.append(r)
                 continue
@@ -485,6 +528,41 @@ class _Reader:
                     if r not in keep:
                         keep.append(r)
         return keep
+
+    @staticmethod
+    def unread_neighbour(lab, sil, read, nadir) -> list:
+        """A die touching the ones read in this blob, not read itself: a patch of the blob, away
+        from the faces read and their sides (which lie toward the nadir), of the read faces' own
+        colour and at least 0.4 of a face big. Returned declined ("Two dice touch"), so the roll
+        is never taken without it."""
+        h, w = sil.shape
+        near = np.zeros((h, w), np.uint8)
+        colours = []
+        for d in read:
+            q = d["quad"]
+            m = np.zeros((h, w), np.uint8)
+            cv2.fillConvexPoly(m, np.round(_grow(q, 0.8)).astype(np.int32), 1)
+            colours.append(np.median(lab[m > 0].reshape(-1, 3), axis=0))
+            grown = _grow(q, 1.3)
+            cv2.fillConvexPoly(near, np.round(grown).astype(np.int32), 1)
+            c = q.mean(0)
+            to_n = np.asarray(nadir, np.float32) - c
+            side = math.sqrt(max(d["face_area"], 1.0))
+            shift = to_n / (np.linalg.norm(to_n) + 1e-6) * 0.65 * side
+            cv2.fillConvexPoly(near, np.round(grown + shift).astype(np.int32), 1)
+        body = np.median(np.array(colours), axis=0).astype(np.float32)
+        diff = lab.astype(np.float32) - body
+        close = np.sqrt((diff[..., 0] / 2.5) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2) < 14
+        rest = (close & (sil > 0) & (near == 0)).astype(np.uint8)
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        face = float(np.mean([d["face_area"] for d in read]))
+        out = []
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] >= 0.4 * face:
+                quad = _order_quad(cv2.boxPoints(cv2.minAreaRect(cv2.findNonZero((labels == i).astype(np.uint8)))))
+                out.append({"value": None, "quad": quad, "confidence": 0.0, "problem": TOUCHING, "face_area": 0.0})
+        return out
 
     def read_blob(self, roi, sil, touches_edge, nadir) -> list:
         """The dice of one candidate blob: [{"value", "quad", "confidence", "problem"}]."""
@@ -543,6 +621,8 @@ class _Reader:
         for r in chosen:
             conf = max(0.0, min(1.0, 1.0 - r["fit"] / 0.2))
             out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
+        if out:
+            out += self.unread_neighbour(lab, sil, out, nadir)
         if not out:
             if max((r["pips"] for r in found), default=0) == 0:
                 return []  # nothing like a pip anywhere in it: a mark on the table, not a die
