@@ -1,6 +1,6 @@
 """Kivy tablet companion: `tabletop-companion` (console entry point) starts it.
 
-    tabletop-companion [--size 1280x800] [--data DIR] [--board none|auto|virtual|PORT] [--fullscreen]
+    tabletop-companion [--size 1280x800 | 412x915] [--data DIR] [--board none|auto|virtual|PORT] [--fullscreen]
 
 Saved games are journal files in `<data>/games` (default `~/.local/share/tabletop-companion`,
 or `$TABLETOP_COMPANION_DATA`). If the app is killed mid-game, the next start reopens that game
@@ -41,6 +41,46 @@ def _parse(argv):
     return ap.parse_args(argv)
 
 
+def parse_size(text):
+    """'412x915' -> (412, 915); None when it is not WIDTHxHEIGHT of at least MIN_SIZE."""
+    w, _, h = text.lower().partition("x")
+    if not (w.isdigit() and h.isdigit()):
+        return None
+    size = (int(w), int(h))
+    return size if size[0] >= MIN_SIZE[0] and size[1] >= MIN_SIZE[1] else None
+
+
+def x11_screen_size():
+    """The X display's size in pixels, or None (no X display, or not Linux: Android, Wayland only).
+    Asked before the window exists: with no window manager a maximized window is not resized, so
+    the window must be made at the screen's size."""
+    if not sys.platform.startswith("linux") or not os.environ.get("DISPLAY") or "ANDROID_ARGUMENT" in os.environ:
+        return None
+    import ctypes
+    import ctypes.util
+
+    try:
+        xlib = ctypes.CDLL(ctypes.util.find_library("X11") or "libX11.so.6")
+    except OSError:
+        return None
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    for name in ("XDefaultScreen", "XDisplayWidth", "XDisplayHeight", "XCloseDisplay"):
+        getattr(xlib, name).restype = ctypes.c_int
+    xlib.XDefaultScreen.argtypes = [ctypes.c_void_p]
+    xlib.XDisplayWidth.argtypes = xlib.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    display = xlib.XOpenDisplay(None)
+    if not display:
+        return None
+    try:
+        screen = xlib.XDefaultScreen(display)
+        size = (xlib.XDisplayWidth(display, screen), xlib.XDisplayHeight(display, screen))
+    finally:
+        xlib.XCloseDisplay(display)
+    return size if size[0] > 0 and size[1] > 0 else None
+
+
 def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
     """Must run before kivy.core.window is imported: the window is made once, at its size (or
     maximized, filling the screen it opens on) - never resized after its first frame."""
@@ -49,6 +89,13 @@ def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
         os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")  # no xclip/xsel needed
     from kivy.config import Config
 
+    if maximized and not fullscreen:
+        screen = x11_screen_size()
+        if screen:  # made at the screen's size in its top-left corner: whole even with no window manager
+            size = (max(MIN_SIZE[0], screen[0]), max(MIN_SIZE[1], screen[1]))
+            Config.set("graphics", "position", "custom")
+            Config.set("graphics", "left", "0")
+            Config.set("graphics", "top", "0")
     Config.set("graphics", "width", str(size[0]))
     Config.set("graphics", "height", str(size[1]))
     Config.set("graphics", "minimum_width", str(MIN_SIZE[0]))
@@ -296,10 +343,10 @@ def main(argv=None):
         os.environ["TABLETOP_COMPANION_DATA"] = args.data
     size = DEFAULT_SIZE
     if args.size:
-        w, _, h = args.size.lower().partition("x")
-        if not (w.isdigit() and h.isdigit() and int(w) >= 800 and int(h) >= 480):
-            sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least 800x480, not {args.size!r}")
-        size = (int(w), int(h))
+        size = parse_size(args.size)
+        if size is None:
+            sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least "
+                     f"{MIN_SIZE[0]}x{MIN_SIZE[1]} (412x915 is a phone), not {args.size!r}")
     # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480 panel or
     # a laptop), instead of a fixed 1280x800 that may not fit - made so, not resized after
     configure_kivy(size, args.fullscreen, maximized=not args.size)
