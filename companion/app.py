@@ -1,6 +1,6 @@
 """Kivy tablet companion: `tabletop-companion` (console entry point) starts it.
 
-    tabletop-companion [--size 1280x800 | 412x915] [--data DIR] [--board none|auto|virtual|PORT] [--fullscreen]
+    tabletop-companion [--size 1280x800] [--data DIR] [--board none|auto|virtual|PORT] [--fullscreen]
 
 Saved games are journal files in `<data>/games` (default `~/.local/share/tabletop-companion`,
 or `$TABLETOP_COMPANION_DATA`). If the app is killed mid-game, the next start reopens that game
@@ -41,47 +41,42 @@ def _parse(argv):
     return ap.parse_args(argv)
 
 
-def parse_size(text):
-    """'412x915' -> (412, 915); None when it is not WIDTHxHEIGHT of at least MIN_SIZE."""
-    w, _, h = text.lower().partition("x")
-    if not (w.isdigit() and h.isdigit()):
-        return None
-    size = (int(w), int(h))
-    return size if size[0] >= MIN_SIZE[0] and size[1] >= MIN_SIZE[1] else None
-
-
-def x11_screen_size():
-    """The X display's size in pixels, or None (no X display, or not Linux: Android, Wayland only).
-    Asked before the window exists: with no window manager a maximized window is not resized, so
-    the window must be made at the screen's size."""
-    if not sys.platform.startswith("linux") or not os.environ.get("DISPLAY") or "ANDROID_ARGUMENT" in os.environ:
-        return None
+def screen_bounds():
+    """(x, y, width, height) of the first screen's usable area (less panels and docks), asked of
+    SDL before any window exists; None when it cannot be told. A window made to this size at this
+    place is on the screen whole, with or without a window manager to maximize it."""
     import ctypes
     import ctypes.util
+    import glob
 
     try:
-        xlib = ctypes.CDLL(ctypes.util.find_library("X11") or "libX11.so.6")
-    except OSError:
+        import kivy
+    except ImportError:
         return None
-    xlib.XOpenDisplay.restype = ctypes.c_void_p
-    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
-    for name in ("XDefaultScreen", "XDisplayWidth", "XDisplayHeight", "XCloseDisplay"):
-        getattr(xlib, name).restype = ctypes.c_int
-    xlib.XDefaultScreen.argtypes = [ctypes.c_void_p]
-    xlib.XDisplayWidth.argtypes = xlib.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
-    display = xlib.XOpenDisplay(None)
-    if not display:
+    libs = glob.glob(os.path.join(os.path.dirname(os.path.dirname(kivy.__file__)), "Kivy.libs", "libSDL2-*.so*"))
+    name = libs[0] if libs else ctypes.util.find_library("SDL2")
+    if not name:
         return None
+
+    class Rect(ctypes.Structure):
+        _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int), ("w", ctypes.c_int), ("h", ctypes.c_int)]
     try:
-        screen = xlib.XDefaultScreen(display)
-        size = (xlib.XDisplayWidth(display, screen), xlib.XDisplayHeight(display, screen))
-    finally:
-        xlib.XCloseDisplay(display)
-    return size if size[0] > 0 and size[1] > 0 else None
+        sdl = ctypes.CDLL(name)
+        video = 0x20  # SDL_INIT_VIDEO
+        if sdl.SDL_InitSubSystem(video) != 0:
+            return None
+        try:
+            r = Rect()
+            if sdl.SDL_GetDisplayUsableBounds(0, ctypes.byref(r)) != 0 or r.w <= 0 or r.h <= 0:
+                return None
+            return r.x, r.y, r.w, r.h
+        finally:
+            sdl.SDL_QuitSubSystem(video)
+    except (OSError, AttributeError):
+        return None
 
 
-def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
+def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False, at=None):
     """Must run before kivy.core.window is imported: the window is made once, at its size (or
     maximized, filling the screen it opens on) - never resized after its first frame."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -89,13 +84,6 @@ def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
         os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")  # no xclip/xsel needed
     from kivy.config import Config
 
-    if maximized and not fullscreen:
-        screen = x11_screen_size()
-        if screen:  # made at the screen's size in its top-left corner: whole even with no window manager
-            size = (max(MIN_SIZE[0], screen[0]), max(MIN_SIZE[1], screen[1]))
-            Config.set("graphics", "position", "custom")
-            Config.set("graphics", "left", "0")
-            Config.set("graphics", "top", "0")
     Config.set("graphics", "width", str(size[0]))
     Config.set("graphics", "height", str(size[1]))
     Config.set("graphics", "minimum_width", str(MIN_SIZE[0]))
@@ -103,6 +91,10 @@ def configure_kivy(size=DEFAULT_SIZE, fullscreen=False, maximized=False):
     Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
     # made maximized (SDL_WINDOW_MAXIMIZED), not maximized after its first frame
     Config.set("graphics", "window_state", "maximized" if maximized and not fullscreen else "visible")
+    if at is not None:  # the window's top left corner on the screen
+        Config.set("graphics", "position", "custom")
+        Config.set("graphics", "left", str(at[0]))
+        Config.set("graphics", "top", str(at[1]))
     Config.set("input", "mouse", "mouse,disable_multitouch")
     Config.set("kivy", "exit_on_escape", "0")
 
@@ -341,15 +333,21 @@ def main(argv=None):
     args = _parse(argv)
     if args.data:
         os.environ["TABLETOP_COMPANION_DATA"] = args.data
-    size = DEFAULT_SIZE
+    size, at = DEFAULT_SIZE, None
     if args.size:
-        size = parse_size(args.size)
-        if size is None:
-            sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least "
-                     f"{MIN_SIZE[0]}x{MIN_SIZE[1]} (412x915 is a phone), not {args.size!r}")
-    # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480 panel or
-    # a laptop), instead of a fixed 1280x800 that may not fit - made so, not resized after
-    configure_kivy(size, args.fullscreen, maximized=not args.size)
+        w, _, h = args.size.lower().partition("x")
+        if not (w.isdigit() and h.isdigit() and int(w) >= MIN_SIZE[0] and int(h) >= MIN_SIZE[1]):
+            sys.exit(f"tabletop-companion: --size wants WIDTHxHEIGHT of at least {MIN_SIZE[0]}x{MIN_SIZE[1]} "
+                     f"(a phone in portrait: 412x915), not {args.size!r}")
+        size = (int(w), int(h))
+    elif not args.fullscreen:
+        # no size asked for: fill the screen it opens on, whatever its size (a 7" 800x480 panel
+        # or a laptop) - made so, not resized after. Made to the screen's usable size at its
+        # corner, so that it is on the screen whole even where no window manager maximizes it
+        bounds = screen_bounds()
+        if bounds is not None:
+            at, size = bounds[:2], (max(MIN_SIZE[0], bounds[2]), max(MIN_SIZE[1], bounds[3]))
+    configure_kivy(size, args.fullscreen, maximized=not args.size, at=at)
     app = create_app(args.board)
     from kivy.clock import Clock
 

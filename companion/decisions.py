@@ -59,13 +59,49 @@ class Decision:
     `label(action)` words a whole action; `picks(type)` the game's declared fields for a type;
     `value_label(type, field, value)` words one value; `type_label(type)` words an action type."""
 
-    def __init__(self, actions, label, picks, value_label, type_label, unavailable=None):
+    def __init__(self, actions, label, picks, value_label, type_label, unavailable=None,
+                 prompt: str = "", step_end_types=()):
         self.actions = [a for a in actions]
         self._label, self._picks = label, picks
         self._value_label, self._type_label = value_label, type_label
         self._unavailable = unavailable  # (type, field, typed) -> why nothing matches, or None
         self.chosen: dict = {}      # field -> value, in the order picked
         self.whole = None           # the whole action picked from a short list
+        self._named = self._find_named(prompt, step_end_types)
+
+    # ------------------------------------------------------------------ named choices
+    def _find_named(self, prompt, step_end_types) -> list:
+        """[(action, button words)]: the choices that get a button of their own beside the
+        questions - each action the prompt names ("tap No combat") and each that ends the
+        player's step (`step_end_types`: "Done defending", "pass")."""
+        said = " ".join(prompt.lower().split())
+        out, seen = [], set()
+        for a in self.actions:
+            words = self.short_label(a)
+            if not words or words in seen:
+                continue
+            if a.get("type") in step_end_types or f"tap {words.lower()}" in said:
+                seen.add(words)
+                out.append((a, words))
+        return out
+
+    def short_label(self, action) -> str:
+        """The action's words without the acting player's name, first letter up ("No combat")."""
+        text = self._label(action)
+        if "player" in action and ": " in text:
+            text = text.split(": ", 1)[1]
+        return text[:1].upper() + text[1:]
+
+    def named(self) -> list:
+        """[(action, button words)] of the named choices (see `_find_named`)."""
+        return list(self._named)
+
+    def choose_named(self, action):
+        """A named choice's button: that action, whatever was picked before."""
+        if not any(_key(a) == _key(action) for a, _ in self._named):
+            raise StalePick("That choice is no longer possible.")
+        self.reset()
+        self.whole = action
 
     # ------------------------------------------------------------------ state
     def candidates(self) -> list:
@@ -97,9 +133,15 @@ class Decision:
         return declared
 
     def question(self) -> Question | None:
-        """The next thing to pick, or None when the decision is complete (or there is nothing)."""
+        """The next thing to pick, or None when the decision is complete (or there is nothing
+        left but the named choices, which have their own buttons)."""
+        if self.complete() is not None:
+            return None
         cands = self.candidates()
-        if not cands or self.complete() is not None:
+        if not self.chosen:
+            named = {_key(a) for a, _ in self._named}
+            cands = [a for a in cands if _key(a) not in named]
+        if not cands:
             return None
         types = list(dict.fromkeys(a["type"] for a in cands))
         if len(cands) <= SCREENFUL:

@@ -186,6 +186,10 @@ class GameView:
     overrides what it can say better; the defaults work from the engine alone (the toy game of
     the tests uses nothing else)."""
 
+    #: action types that end the player's step or turn: each gets a button of its own beside the
+    #: pickers (so do the actions the prompt names: "tap No combat"); "end_step" has the bar's
+    step_end_types: frozenset = frozenset({"done", "pass", "end_turn", "end_trade", "defend_done"})
+
     # names -------------------------------------------------------------------------------
     @staticmethod
     def seats(setup) -> list:

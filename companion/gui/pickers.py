@@ -13,6 +13,7 @@ from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
+from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 
 from companion.decisions import WHOLE, StalePick
@@ -71,6 +72,10 @@ class DecisionPicker(BoxLayout):
         self._page = 0
         self._filter = ""
         self._question = None
+        # the named choices ("No combat", "Done defending"): a button each, above the questions
+        self.named_box = GridLayout(cols=2, size_hint_y=None, spacing=dp(4))
+        self.named_box.bind(minimum_height=self.named_box.setter("height"))
+        self.add_widget(self.named_box, index=len(self.children))
 
     # ------------------------------------------------------------------ public
     def show(self, decision, on_complete, on_refused, game_pickers=None):
@@ -85,7 +90,20 @@ class DecisionPicker(BoxLayout):
         self.decision = self._question = None
         self.question_text = ""
         self.ids.trail.clear_widgets()
+        self.named_box.clear_widgets()
         self._fill_options()
+
+    def pick_named(self, action):
+        if self.decision is None:
+            return
+        try:
+            self.decision.choose_named(action)
+        except StalePick as exc:
+            if self.on_refused:
+                self.on_refused(str(exc))
+        self._page, self._filter = 0, ""
+        self.ids.search.text = ""
+        self._render()
 
     def pick(self, field, value):
         if self.decision is None:
@@ -127,10 +145,19 @@ class DecisionPicker(BoxLayout):
             b = TrailButton(field=field, text=f"{label} (change)")
             b.bind(on_release=lambda btn: self.go_back(btn.field))
             trail.add_widget(b)
-        if d.whole is not None:
+        named = d.named()
+        picked_named = d.whole is not None and any(a == d.whole for a, _ in named)
+        if d.whole is not None and not picked_named:
             b = TrailButton(field=WHOLE, text="Choose again")
             b.bind(on_release=lambda btn: self.go_back(WHOLE))
             trail.add_widget(b)
+        box = self.named_box
+        box.clear_widgets()
+        box.cols = 1 if (self.narrow or len(named) == 1) else 2
+        for action, words in named:
+            b = PickButton(value=action, text=words, selected=action == d.whole)
+            b.bind(on_release=lambda btn: self.pick_named(btn.value))
+            box.add_widget(b)
         q = self._question = d.question()
         self.question_text = q.text if q is not None else ""
         self._fill_options()

@@ -775,7 +775,7 @@ class GameScreen(Screen):
         self.all_count = len(self._choices)
         self._fill_all()
         dice = self._dice
-        own_panel = step_panels.panel_key(self.ctrl, snap) is not None if self.ctrl is not None else False
+        own_panel = step_panels.covers(self.ctrl, snap) if self.ctrl is not None else False
         by_entry = bool(self.dice_count)  # the dice entry (or the wells) answers a roll of 1-2 dice
         if not self._choices or own_panel or by_entry or (dice and dice.get("kind") != "draw" and dice["count"] > 2):
             picker.clear()
@@ -785,7 +785,8 @@ class GameScreen(Screen):
             g, st, su, v = c.game, c.state, c.setup, c.view
             self._decision = Decision(self._choices, c.action_label, lambda t: v.picks(g, t, st, su),
                                       lambda t, f, val: v.value_label(g, st, su, t, f, val), v.type_label,
-                                      lambda t, f, typed: v.unavailable_reason(g, st, su, t, f, typed))
+                                      lambda t, f, typed: v.unavailable_reason(g, st, su, t, f, typed),
+                                      prompt=self.prompt, step_end_types=v.step_end_types)
             pickers = {}
             for kind, ref in c.module.pickers.items():
                 try:

@@ -43,6 +43,17 @@ def panel_key(ctrl, snap: dict) -> str | None:
     return step if step in ctrl.module.panels else None
 
 
+def covers(ctrl, snap: dict) -> bool:
+    """Whether the step's panel takes the whole decision of this moment. A panel class may say
+    `covers(snap) -> bool` (a helper that only shows the state, or a moment its panel does not
+    decide, such as a card to name first): then the pickers are shown under it as well."""
+    key = panel_key(ctrl, snap)
+    if key is None:
+        return False
+    said = getattr(load(ctrl.module.panels[key]), "covers", None)
+    return True if said is None else bool(said(snap))
+
+
 def make_panel(ctrl, key: str | None):
     if not key:
         return None

@@ -204,7 +204,7 @@ class SeatStates:
             return STALE
         _, dec = self.decision(seat)
         q = dec.question() if dec is not None else None
-        if q is None or q.field != field or not 0 <= option < len(q.options):
+        if dec is None or q is None or q.field != field or not 0 <= option < len(q.options):
             return "That choice is no longer offered; here are the choices as they are now."
         try:
             dec.choose(field, q.options[option][0])

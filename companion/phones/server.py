@@ -170,7 +170,8 @@ class TableServer:
         self._keys = {seat: secrets.token_urlsafe(24) for seat in ctrl.seats()}
         self._seat_of = {k: s for s, k in self._keys.items()}
         self._lock = threading.Lock()        # keys: read on the loop, changed from the tablet
-        self._conns: set[_Conn] = set()      # touched on the loop thread only
+        self._conns: set[_Conn] = set()      # changed on the loop; read from the tablet's thread too
+        self._conns_lock = threading.Lock()
         self._done: dict[str, collections.OrderedDict] = {s: collections.OrderedDict() for s in self._keys}
         self._loop = None
         self._thread = None
@@ -217,10 +218,14 @@ class TableServer:
             self._loop.call_soon_threadsafe(self._close_seat, seat,
                                             "This phone was let go at the tablet: scan your seat's QR code to join again.")
 
+    def _open_conns(self) -> list:
+        with self._conns_lock:
+            return list(self._conns)
+
     def connected(self) -> dict:
         """seat -> number of phones connected now (a snapshot)."""
         out = collections.Counter()
-        for c in list(self._conns):
+        for c in self._open_conns():
             out[c.seat] += 1
         return dict(out)
 
@@ -293,24 +298,25 @@ class TableServer:
             self._hosts.add(f"localhost:{self._bound[1]}")
 
     async def _stop(self):
-        for c in list(self._conns):
-            await self._close(c, 1001, "The tablet stopped letting phones join.")
+        await asyncio.gather(*(self._close(c, 1001, "The tablet stopped letting phones join.")
+                               for c in self._open_conns()), return_exceptions=True)
         await self._runner.cleanup()
 
     def _close_seat(self, seat, reason):
-        for c in list(self._conns):
+        for c in self._open_conns():
             if c.seat == seat:
                 asyncio.ensure_future(self._close(c, 4001, reason))
 
     async def _close(self, conn, code, reason):
-        self._conns.discard(conn)
+        with self._conns_lock:
+            self._conns.discard(conn)
         try:
             while not conn.out.empty():  # what was said before (a refusal's reason) goes first
                 await conn.ws.send_str(conn.out.get_nowait())
             await conn.ws.send_str(json.dumps({"type": "bye", "reason": reason}))
+            await conn.ws.close(code=code, message=b"bye")
         except Exception:  # noqa: BLE001 - already gone
             pass
-        await conn.ws.close(code=code, message=b"bye")
 
     async def _guard_headers(self, resp):
         for k, v in HEADERS.items():
@@ -378,7 +384,8 @@ class TableServer:
         ws = web.WebSocketResponse(max_msg_size=HARD_MAX_MESSAGE, heartbeat=20, timeout=2.0)
         await ws.prepare(request)
         conn = _Conn(ws, seat)
-        self._conns.add(conn)
+        with self._conns_lock:
+            self._conns.add(conn)
         writer = asyncio.ensure_future(self._writer(conn))
         self.owner(lambda: self._sync(conn))
         try:
@@ -400,7 +407,8 @@ class TableServer:
                 else:
                     break
         finally:
-            self._conns.discard(conn)
+            with self._conns_lock:
+                self._conns.discard(conn)
             writer.cancel()
         return ws
 
@@ -493,7 +501,7 @@ class TableServer:
             self._send_from_owner(conn, dict(done[mid], again=True))
             return self._sync(conn)
         why = self.states.refusal(seat, msg["at"], action)
-        changed = False
+        changed, label = False, ""
         if why is None:
             label = self.ctrl.action_label(action)
             self._held = []  # the phones hear of the change after the answer to this one
@@ -539,7 +547,7 @@ class TableServer:
         if self._held is not None:  # inside a phone's action: after its answer (_act)
             self._held.append(True)
             return
-        conns = list(self._conns)
+        conns = self._open_conns()
         if not conns:
             return
         todo = self._todo()

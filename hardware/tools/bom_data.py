@@ -142,9 +142,11 @@ PRICE_NOTES = {
              "maker, the AH1911-W-7 (LCSC C5246112), is listed at min_q_price US$0.2696 in tscircuit/"
              "jlcsearch docs/generated/magnetic_sensors.md (\"Hall Switches\"), and the AH1806 is priced "
              "like it (the 0.12 used before had no source)"),
-    "conn": ("US$0.45: no listing of the JST S9B-XH-A(LF)(SN) was readable; the issue-40 review puts it "
-             "at US$0.30-0.60 at a distributor, the middle is used (the 0.15 used before was a guess): "
-             "the one price to check in the cart"),
+    "conn": ("US$0.45: no listing of the JST S9B-XH-A(LF)(SN) was readable; its 5-way sibling, the "
+             "right-angle S5B-XH, is listed at GBP 0.234 a piece (about US$0.30) on a public project page "
+             "(less-smog/ESP8266-AirQuality wiki, 'Nova Fitness SDS011'), and the issue-40 review puts the "
+             "9-way at US$0.30-0.60 at a distributor: the middle is used (the 0.15 used before was a "
+             "guess), the one price to check in the cart"),
 }
 # Classes: "basic" and "preferred" parts carry no loading fee at JLCPCB; "extended" and "global"
 # (bought through JLCPCB's global sourcing, then placed like an extended part) one fee per order

@@ -60,7 +60,7 @@ def scenario_bad_taps(app, drv):
     # a tap on the dice entry while Undo waits for Confirm: refused, nothing applied
     drv.press(scr.ids.undo)
     assert scr.pending_text.startswith("Undo ")
-    entry = scr.ids.dice_entry
+    [entry] = [w for w in drv.find(scr, "DiceEntry") if not w.disabled and w.height > 0]  # the roll's one entry
     entry.value1, entry.value2 = 2, 3
     drv.press(entry.ids.enter)
     assert len(ctrl.journal) == n and scr.error
@@ -84,10 +84,11 @@ def scenario_bad_taps(app, drv):
              and (k.dice_request() or {}).get("spec") is not None)
     drv.pump(3)
     n = len(ctrl.journal)
+    [entry] = [w for w in drv.find(scr, "DiceEntry") if not w.disabled and w.height > 0]
     entry.value1, entry.value2 = 6, 6
     drv.press(entry.ids.enter, frames=0)
     drv.press(entry.ids.enter, frames=0)
-    assert len(ctrl.journal) == n and scr.pending_text.endswith("6, 6")
+    assert len(ctrl.journal) == n and scr.pending_text.endswith("6 + 6"), (scr.pending_text, scr.message)
     drv.press(scr.ids.confirm, frames=0)
     assert len(ctrl.journal) == n + 1
     scr.confirm()  # the second touch reaching Confirm before a frame was drawn

@@ -70,6 +70,10 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
                 and sum(s.res[s.current]) >= ctrl.game.price(s, s.current, "plot")):
             assert type(panel).__name__ == "CCPurchasePanel"
             assert "Population on plot 1" in panel.prices
+            assert panel.buy_button is None  # the payment opens once a plot card is tapped
+            [card_w] = [w for w in drv.find(panel, "CCCard") if w.row["plot"] == s.plot_row[0]]
+            assert not card_w.dear and "resources of any kind" in card_w.text, card_w.text
+            drv.press(card_w)
             assert panel.buy_button is not None, scr.message  # the payment is offered
             f, h, c = s.res[s.current]
             panel.food, panel.hammer, panel.coin = min(f, 5), 0, 0
@@ -97,7 +101,7 @@ def scenario_civ_card_game_played_on_the_tablet(app, drv):
             prices_seen = True
         if s.step == "combat" and s.combat and s.queue and not combat_seen:
             assert type(panel).__name__ == "CCCombatPanel"
-            assert "attack[/b]" in panel.text and "Now: " in panel.text
+            assert "attack[/b]" in panel.text and "1. " in panel.text
             drv.shot("civ-card-game-combat-helper")
             combat_seen = True
         buttons = drv.list_buttons(scr)
@@ -242,21 +246,33 @@ def scenario_card_game_dealt_through_the_picker(app, drv):
     for r in rows:  # what can be paid for first
         seen_dear = seen_dear or not r["can"]
         assert r["can"] or seen_dear
-    # the first line: a tap chooses it (the one Confirm applies it); Price shows how it is made
-    row_w = panel.ids.rows.children[-1]
-    price = [w for w in row_w.walk(restrict=True) if getattr(w, "text", "") == "Price"]
-    assert price, "a Price button on the line"
-    drv.press(price[0])
-    row_w = panel.ids.rows.children[-1]
-    assert any(rows[0]["parts"] in getattr(w, "text", "") for w in row_w.walk(restrict=True))
+    # a card picker: each card shows what it costs this player, the ones too dear in grey; a tap
+    # on a card chooses it (the one Confirm applies it) and says how its price is made
+    cards = list(reversed(panel.ids.cards.children))
+    assert [c.row["key"] for c in cards] == [r["key"] for r in rows if r["group"] != "hand"]
+    for c in cards:
+        assert c.row["cost"] in c.text and c.dear == (not c.row["can"]), c.text
+    from kivy.uix.button import Button
+
+    n_buttons = [w.text for w in panel.walk(restrict=True) if isinstance(w, Button)]
+    assert len(n_buttons) <= 24, n_buttons
+    first = cards[0]
+    drv.press(first)
+    assert first.row["parts"] in panel.detail
+    assert [c.selected for c in reversed(panel.ids.cards.children)][0], "the card tapped is marked"
+    if len(first.row["choices"]) == 1:
+        assert scr.pending == first.row["choices"][0][1], scr.pending_text
     drv.shot(f"civ-card-game-purchase-{size}")
-    _clean("the purchase view, a price opened")
-    for group in ("hand", "dear"):  # the folded lists, opened
-        if getattr(panel, f"{group}_text"):
-            drv.press(panel.ids[group].children[-1])
-            _clean(f"the purchase view, {group} opened")
+    _clean("the purchase view, a card chosen")
+    dear = [c for c in cards if c.dear]
+    if dear:  # a grey card says why, and nothing waits for Confirm
+        drv.press(dear[0])
+        assert "cannot pay for it now" in panel.detail and scr.pending is None
+    if panel.hand_text:  # the builds that depend on the hidden hand, opened
+        drv.press(panel.ids.hand)
+        _clean("the purchase view, the hand opened")
     drv.shot(f"civ-card-game-purchase-open-{size}")
-    done = panel.ids.done
+    done = panel.done_button
     drv.press(done)
     assert scr.pending_text == "Confirm: Done buying", scr.pending_text
 

@@ -34,6 +34,32 @@ def _check(drv, where, out):
         out.append({"where": where, "kind": f.kind, "finding": str(f), "key": list(f.key())})
 
 
+FIXED = ("confirm", "cancel", "end_step", "roll_ok")  # the game screen's buttons with a place of their own
+
+
+def _fixed_places(app, where, out, places):
+    """Confirm, Cancel, Done with step and the OK of the roll card and the Round End card stay where they were first seen at
+    this window size (a tap aimed at them must not land elsewhere a step later)."""
+    from layout_check import visible_widgets
+
+    if app.root.current != "game":
+        return
+    scr = app.root.get_screen("game")
+    shown = visible_widgets()
+    seen = {id(w): box for w, box in shown}
+    cards = [w.ids.ok.__self__ for w, _ in shown if type(w).__name__ == "RoundSummaryCard"]
+    for name, w in [(n, scr.ids[n].__self__) for n in FIXED] + [("round card OK", c) for c in cards[:1]]:
+        box = seen.get(id(w))
+        if box is None or w.opacity < 0.5:
+            continue
+        box = tuple(round(v) for v in box)
+        first = places.setdefault(name, (box, where))
+        if max(abs(a - b) for a, b in zip(box, first[0])) > 1:
+            out.append({"where": where, "kind": "moved",
+                        "finding": f"moved: {name} at {box}, at {first[0]} {first[1]}",
+                        "key": ["moved", name]})
+
+
 def _start_from_form(app, drv, game_id, out):
     """Home -> New game -> the game chosen -> Start, as a player taps it; the roll that decides
     who starts (if any) by the virtual dice."""
@@ -67,7 +93,7 @@ def _tap_choice(drv, action):
     return None
 
 
-def _step(ctrl, drv, rng, where, out):
+def _step(ctrl, drv, rng, where, out, app=None, places=None):
     """One player's move: the awaited roll, or a random legal action ('done' less often). The
     action's control is tapped first when the screen shows one (checked while it is picked),
     then the action is applied through the controller unless the tap applied it."""
@@ -84,6 +110,8 @@ def _step(ctrl, drv, rng, where, out):
     n = len(ctrl.journal)
     if _tap_choice(drv, a) is not None:
         _check(drv, f"{where}: {label} picked", out)
+        if places is not None:
+            _fixed_places(app, f"{where}: {label} picked", out, places)
         out.append({"picked": label})
     if len(ctrl.journal) == n:
         ctrl.dispatch(a, "ui")
@@ -136,18 +164,21 @@ def scenario_sweep(app, drv):
     size = os.environ["LAYOUT_SIZE"]
     steps = int(os.environ.get("LAYOUT_STEPS", STEPS))
     report = {}
+    places = {}  # one window size: the fixed buttons' places across every game
     for m in games.modules():
         out = []
         rng = random.Random(f"{SEED}-{m.id}")
         ctrl = _start_from_form(app, drv, m.id, out)
         _check(drv, "game start", out)
+        _fixed_places(app, f"{m.id} start", out, places)
         done = 0
         for i in range(steps):
             if ctrl.game.is_over(ctrl.state):
                 break
-            what = _step(ctrl, drv, rng, f"step {i + 1}", out)
+            what = _step(ctrl, drv, rng, f"step {i + 1}", out, app, places)
             done += 1
             _check(drv, f"step {i + 1} ({what})", out)
+            _fixed_places(app, f"{m.id} step {i + 1}", out, places)
         shot = drv.shot(f"{m.id}-{size}", folder=folder)
         tabs = _visit_tabs(app, drv, f"after step {done}", out)
         picked = [f for f in out if "picked" in f]

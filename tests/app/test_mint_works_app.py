@@ -31,7 +31,7 @@ def _pick(buttons):
 def _play_on_the_panel(drv, scr, ctrl):
     """A turn on the Turn panel: a location (PREFER order), then its cheapest choice, Confirm."""
     (panel,) = scr.ids.step_area.children
-    assert type(panel).__name__ == "TurnPanel" and "Ana" in panel.title.text
+    assert type(panel).__name__ == "TurnPanel" and "Ana" in scr.prompt and "Plan Supply:" in panel.info.text
     places = [b for b in panel.places.children if b.location is not None]
     legal = {a["location"] for a in ctrl.legal_actions() if a["type"] == "place"}
     assert {b.location for b in places} == legal  # only the locations Ana can use now
@@ -91,7 +91,9 @@ def scenario_mint_works_solitaire_against_rachael(app, drv):
             drawn = new[0].action["plan"]
             name = ctrl.game.data.plan_name(drawn)
             assert f"Put the {name} face up in the Plan Supply." in scr.prompt or "Lotto" in scr.prompt \
-                or name in scr.prompt, (name, scr.prompt)
+                or name in scr.prompt or name in " ".join(
+                    getattr(getattr(p, "info", None), "text", "") for p in scr.ids.step_area.children), \
+                (name, scr.prompt)
             draws += 1
         else:
             assert ctrl.game.actor(s) == "p1"  # the AI's seat never has to act
@@ -223,3 +225,58 @@ def scenario_mint_works_plan_grid(app, drv):
 @pytest.mark.parametrize("size", ["800x480", "1280x800", "412x915"])
 def test_mint_works_plan_grid(xdisplay, tmp_path, size):
     run_scenario(__file__, "scenario_mint_works_plan_grid", tmp_path, size=size)
+
+
+def scenario_mint_works_locations_above_the_fold(app, drv):
+    """A 2-player game at the start of round 2 (the round card still shown): the prompt says the
+    decision only (no Plan Supply, no occupancy: those are in the turn panel), and every location
+    button and Pass is wholly in view without scrolling, with the Players tab and with the Table
+    tab open."""
+    from kivy.core.window import Window
+
+    ng = drv.new_game_form(app, "mint_works")
+    ng.set_count("2")
+    drv.press(ng.ids.start)
+    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    for _ in range(300):
+        if ctrl.state.step == "turn" and ctrl.state.round >= 2 and not ctrl.awaiting_dice():
+            break
+        if ctrl.awaiting_dice():
+            ctrl.roll_virtual()
+        else:
+            acts = ctrl.legal_actions()
+            ctrl.dispatch(next((a for a in acts if a["type"] == "pass"), acts[0]), "ui")
+        drv.pump(1)
+    assert ctrl.state.step == "turn" and ctrl.state.round >= 2
+    drv.pump(3)
+    assert "Plan Supply:" not in scr.prompt and "free, free" not in scr.prompt, scr.prompt
+    (panel,) = scr.ids.step_area.children
+    assert panel.info.text.startswith("Plan Supply:")
+    view = scr.ids.now_scroll
+
+    def box(w):
+        x0, y0 = w.to_window(w.x, w.y)
+        x1, y1 = w.to_window(w.right, w.top)
+        return x0, y0, x1, y1
+
+    for tab in ("players", "table"):
+        if tab in scr.tab_buttons:
+            drv.press(scr.tab_buttons[tab])
+        elif tab == "players" and scr.left_view != "players":
+            scr.show_left("players")
+        drv.pump(3)
+        view.scroll_y = 1
+        drv.pump(3)
+        vx0, vy0, vx1, vy1 = box(view)
+        buttons = list(panel.places.children)
+        assert buttons and any(b.text == "Pass" for b in buttons)
+        for b in buttons:
+            x0, y0, x1, y1 = box(b)
+            assert vx0 - 1 <= x0 and x1 <= vx1 + 1 and vy0 - 1 <= y0 and y1 <= vy1 + 1, \
+                (tab, b.text, (x0, y0, x1, y1), (vx0, vy0, vx1, vy1))
+        drv.shot(f"mint_works-locations-{tab}-{Window.width}x{Window.height}")
+
+
+@pytest.mark.parametrize("size", ["800x480", "1280x800"])
+def test_mint_works_locations_above_the_fold(xdisplay, tmp_path, size):
+    run_scenario(__file__, "scenario_mint_works_locations_above_the_fold", tmp_path, size=size)

@@ -74,5 +74,5 @@ def test_bad_window_size_is_refused_in_words(xdisplay):
     tmp = tempfile.mkdtemp(prefix="tc-size-")
     r = subprocess.run([sys.executable, "-m", "companion.app", "--size", "huge", "--board", "none"],
                        env=_env(tmp), cwd=tmp, capture_output=True, text=True, timeout=60)
-    assert r.returncode != 0 and "--size wants WIDTHxHEIGHT of at least 320x480 (412x915 is a phone), not 'huge'" in r.stderr
+    assert r.returncode != 0 and "--size wants WIDTHxHEIGHT of at least 320x480" in r.stderr
     assert "Traceback" not in r.stderr

@@ -149,7 +149,8 @@ def scenario_earthquake_that_kills_a_cavalry(app, drv):
         if not rows:
             break
         drv.press(rows[0].ids.done)
-    entry = scr.ids.dice_entry
+    # the event panel's own dice entry (the one entry of this roll on screen)
+    [entry] = [w for w in drv.find(scr, "DiceEntry") if not w.disabled and w.height > 0]
     entry.value1, entry.value2 = dice
     drv.press(entry.ids.enter)
     drv.press(scr.ids.confirm)

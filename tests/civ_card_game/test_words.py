@@ -138,7 +138,7 @@ def test_the_purchase_list_puts_what_can_be_paid_first():
     s = arranged(s, res={"p1": (6, 0, 6)}, techs={"p1": ("Pottery",)})
     rows = V.snapshot(G, s, SETUP)["cc_purchase"]["rows"]
     groups = [r["group"] for r in rows]
-    assert groups == sorted(groups, key=["now", "hand", "dear"].index)
+    assert groups == sorted(groups, key=["now", "dear", "hand"].index)
     now = [r for r in rows if r["group"] == "now"]
     assert any(r["text"] == "Mining (technology): 6 Coins" for r in now), [r["text"] for r in now]
     mining = next(r for r in now if r["text"].startswith("Mining"))

@@ -88,10 +88,16 @@ def test_labels_prompt_and_player_lines_in_plain_words():
     assert lab(type="draw", plan="vault") == "Plan drawn: Vault (cost 5, 2 stars per face-down plan)"
     text = VIEW.prompt(G, s, setup)
     assert "Ana: place mints on a free space, or pass (3 mints in hand)." in text
-    assert "Plan Supply: Mine (Production, cost 2), Plant (Production, cost 5), Statue (Culture, cost 2)" in text
-    assert "Producer: free, free" in text and "Wholesaler: closed" in text
+    # the prompt says the decision only; the supply and the locations are in the panel's snapshot
+    assert "Plan Supply" not in text and "Producer" not in text
+    snap = VIEW.snapshot(G, s, setup)["mint_works"]
+    assert snap["supply_words"].startswith(
+        "Plan Supply: Mine (Production, cost 2), Plant (Production, cost 5), Statue (Culture, cost 2)")
+    line = {x["id"]: x["text"] for x in snap["line"]}
+    assert line["producer"] == "Producer: free, free" and line["wholesaler"] == "Wholesaler: closed"
     s = G.apply(s, G.codec.make("place", player="p1", location="producer"))
-    assert "Producer: Ana (1), free" in VIEW.prompt(G, s, setup)
+    assert {x["id"]: x["text"] for x in VIEW.snapshot(G, s, setup)["mint_works"]["line"]}["producer"] \
+        == "Producer: Ana (1), free"
     lines = dict((x[0], x[1]) for x in VIEW.player_lines(G, s, setup, "p1"))
     assert lines["Mints"] == "[b]4[/b]" and lines["Built"] == "none"
     assert "Round 1" in VIEW.header(G, s, setup) and "Ben" in VIEW.header(G, s, setup)

@@ -42,7 +42,7 @@ TYPE_WORDS = {"turn_up": "Name the card turned up", "draft": "Take a plot from t
               "bounce": "Bounce a unit with walls", "block": "Block with a defender",
               "defend_done": "Done defending", "lose_population": "Lose a population",
               "take_population": "Place the captured population", "lose_building": "Lose a building",
-              "end_turn": "Draw and discard, end the turn", "correct": "Correct a count"}
+              "end_turn": "End the turn", "correct": "Correct a count"}
 
 
 KIND_WORDS = {"plot": "plot", "technology": "technology", "building": "building", "wonder": "wonder",
@@ -333,7 +333,7 @@ class CivCardView(GameView):
             "lose_population": lambda: f"lose a population from {plot()}",
             "take_population": lambda: f"put the captured population on {plot()}",
             "lose_building": lambda: f"lose {action['card']} from {plot()}",
-            "end_turn": lambda: "draw and discard, end the turn",
+            "end_turn": lambda: "end the turn",
             "correct": lambda: f"correct {self._what(action['what'])} to {action['value']}",
         }
         fn = words.get(t)
@@ -439,8 +439,8 @@ class CivCardView(GameView):
             return (f"{name}: your walls send one attacking unit back to {self.name(setup, s.current)}'s hand: "
                     "choose which.")
         if kind == "defend":
-            return (f"{name}: block attacking units with defenders from your hand (each blocks one unit; Spearmen "
-                    "only block Chariots), then tap Done defending. You need not defend.")
+            return (f"{name}: block attacking units with defenders from your hand (one each; Spearmen only block "
+                    "Chariots), or tap Done defending.")
         if kind == "lose_population":
             unit = s.combat[arg][0]
             return f"{name}: {self.name(setup, s.current)}'s {unit} captures a population: choose the plot it leaves."
@@ -460,12 +460,11 @@ class CivCardView(GameView):
             extra = f", plus {pop} extra from your population (choose the mix)" if pop else ""
             return f"{name}: collect {res_words(game.fixed_yield(s, seat))} from the bank{extra}."
         if s.step == "purchase":
-            return (f"{name}: buy what you can pay for (listed first; tap Price to see how a price is made), "
-                    "then tap Done buying.")
+            return (f"{name}: tap a card to buy it (grey: too dear now), then Confirm; "
+                    "tap Done buying when you are done.")
         if s.step == "combat":
-            if s.combat:
-                units = ", ".join(f"{c} against {self.name(setup, t)}" for c, t, _ in s.combat)
-                return f"{name}: attacking with {units}. Add units or tap Resolve the attack."
+            if s.combat:  # the units are listed in the combat helper under the prompt
+                return f"{name}: add attacking units from your hand, or tap Resolve the attack."
             foes = " or ".join(self.name(setup, p) for p in game.neighbours(s, seat))
             return f"{name}: play attacking units from your hand against {foes}, or tap No combat."
         if s.step == "draw":
@@ -566,7 +565,9 @@ class CivCardView(GameView):
         return f"{head}; {minus}: {pay_words(kind, price)}."
 
     def purchase_rows(self, game, state, setup, seat) -> list:
-        """The purchase list, what can be paid for first: one dict per purchase, `text` (one line),
+        """The purchase list, what can be paid for first, then what is too dear now, then the builds
+        that depend on the hidden hand: one dict per purchase, `text` (one line), `name` and `cost`
+        (the card of the picker),
         `parts` (how its price is made), `can` (it can be paid for now), `choices` [(label,
         action)] (a build, one per plot with room), `plot` (a face-up plot, paid in any mix)."""
         s = state
@@ -577,17 +578,19 @@ class CivCardView(GameView):
             what, kind, card, plot, base, offs, price = row
             if kind == "population":
                 acts = [a for a in legal if a["type"] == "buy_population" and a["plot"] == plot]
-                text = f"{what[0].upper()}{what[1:]}: {pay_words(kind, price)}"
+                name = _first_up(what)
             elif kind == "plot":
                 acts = [a for a in legal if a["type"] == "buy_plot" and a["card"] == card]
-                text = f"Plot {card} ({res_words(game.plot_cards[card]['yield'])} a turn): {pay_words(kind, price)}"
+                name = f"Plot {card} ({res_words(game.plot_cards[card]['yield'])} a turn)"
             elif kind == "technology":
                 acts = [a for a in legal if a["type"] == "buy_tech" and a["card"] == card]
-                text = f"{card} (technology): {pay_words(kind, price)}"
+                name = f"{card} (technology)"
             else:
                 acts = [a for a in legal if a["type"] == "build" and a["card"] == card]
                 known = card in s.known[seat]
-                text = f"{card} ({kind}{'' if known else ', if in your hand'}): {pay_words(kind, price)}"
+                name = f"{card} ({kind}{'' if known else ', if in your hand'})"
+            cost = pay_words(kind, price) + (" of any kind" if kind == "plot" else "")
+            text = f"{name}: {pay_words(kind, price)}"
             pay = game.rules["pay_with"].get(kind)
             if acts:
                 why = ""
@@ -599,14 +602,16 @@ class CivCardView(GameView):
                 why = "no plot has room"
             else:
                 why = "not now"
-            group = "dear" if not acts else ("hand" if kind in ("building", "wonder") and card not in s.known[seat]
-                                             else "now")
+            # a build of a card the app does not know in the hand is folded away, dear or not
+            group = ("hand" if kind in ("building", "wonder") and card not in s.known[seat]
+                     else "now" if acts else "dear")
             rows.append({"key": f"{kind}:{card if card is not None else plot}", "text": text,
+                         "name": name, "cost": cost,
                          "parts": self.parts_words(row), "can": bool(acts), "group": group, "why": why,
                          "plot": card if kind == "plot" else None,
                          "choices": [] if kind == "plot" else [(_first_up(self.action_label(a, s, setup)
                                                                           .split(": ", 1)[-1]), a) for a in acts]})
-        order = {"now": 0, "hand": 1, "dear": 2}
+        order = {"now": 0, "dear": 1, "hand": 2}
         return sorted(rows, key=lambda r: order[r["group"]])
 
     def combat_lines(self, game, state, setup) -> list:
@@ -626,18 +631,7 @@ class CivCardView(GameView):
             does = {"population": "captures 1 population", "building": "destroys 1 building"}.get(dmg, "no damage")
             lines.append(f"{i + 1}. {card} against {self.name(setup, tgt)}: {fates[fate]}"
                          + (f" - {does} if not blocked" if fate == "in" else ""))
-        if not s.fought:
-            lines.append("Then: Catapults break City Walls; walls and the Great Wall bounce one unit; defenders "
-                         "block; what gets through does its damage.")
-        h = game.head(s)
-        if h is not None:
-            kind, who = h[0], self.name(setup, h[1])
-            lines.append({"bounce": f"Now: {who}'s walls bounce one unit.",
-                          "defend": f"Now: {who} blocks with legal defenders (Spearmen only block Chariots).",
-                          "lose_population": f"Now: {who} chooses the plot that loses a population.",
-                          "take_population": f"Now: {who} places the captured population.",
-                          "lose_building": f"Now: {who} chooses the building destroyed."}.get(kind, ""))
-        return lines
+        return lines  # what is asked now is the prompt's
 
     def snapshot(self, game, state, setup):
         s = state

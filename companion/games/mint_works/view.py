@@ -216,9 +216,10 @@ class MintWorksView(GameView):
     def prompt(self, game, state, setup, dice=None) -> str:
         if game.is_over(state):
             return self.result_text(game, state, setup)
+        # the decision only: the Plan Supply and the locations are in the turn panel and the
+        # Table tab, so the location buttons stay above the fold at 800x480
         parts = [p for p in (self.ai_words(state), self.drawn_words(state, setup)) if p]
         parts.append(self.decision_words(game, state, setup))
-        parts.append(self.table_words(game, state, setup))
         return "\n".join(parts)
 
     def decision_words(self, game, state, setup) -> str:
@@ -235,9 +236,12 @@ class MintWorksView(GameView):
         return (f"{self.name(setup, actor)}: place mints on a free space, or pass "
                 f"({mints_word(state.mints[actor])} in hand).")
 
-    def table_words(self, game, state, setup) -> str:
+    def supply_words(self, game, state) -> str:
         supply = ", ".join(self.plan_card(p) for p in state.supply) or "empty"
-        return f"Plan Supply: {supply}. Deck: {plural(game.deck_size(state), 'plan')}.\n" + self.line_words(game, state, setup)
+        return f"Plan Supply: {supply}. Deck: {plural(game.deck_size(state), 'plan')}."
+
+    def table_words(self, game, state, setup) -> str:
+        return self.supply_words(game, state) + "\n" + self.line_words(game, state, setup)
 
     def line_words(self, game, state, setup) -> str:
         return "; ".join(self.location_text(game, state, setup, loc) for loc in state.line)
@@ -297,6 +301,7 @@ class MintWorksView(GameView):
             "line": [{"id": loc, "name": self.loc(loc), "text": self.location_text(game, state, setup, loc)}
                      for loc in state.line],
             "supply": [self.plan_card(p) for p in state.supply],
+            "supply_words": self.supply_words(game, state),
             "deck": game.deck_size(state),
             "ai_turn": list(state.ai_turn),
         }}

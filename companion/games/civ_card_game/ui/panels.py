@@ -1,7 +1,8 @@
 """Civilization: The Card Game's step panels (Kivy; they import only companion.kit): the purchase
-list, what can be paid for first with each price's parts a tap away, a plot payment in any mix, and the combat helper that
-walks the walls, the defenders and the damage. Every action goes through `StepPanel.submit`, the
-same validated and journaled path as the dashboard's Confirm; the generic action list stays below."""
+as a card picker (each card with what it costs the player, how its price is made a tap away, a
+plot paid in any mix) and the combat helper that walks the walls, the defenders and the damage.
+Every action goes through `StepPanel.submit`, the same validated and journaled path as the
+dashboard's Confirm; the generic action list stays below."""
 from __future__ import annotations
 
 from kivy.metrics import dp
@@ -26,60 +27,24 @@ class CCPayBlock(BoxLayout):
     panel = ObjectProperty(None, allownone=True)
 
 
-class CCRowButton(Button):
-    """A purchase line that opens its choices (a build: which plot) or the plot payment."""
-
-
-class CCPriceRow(BoxLayout):
-    """One purchase: its line (a choice, or plain text when it cannot be paid for now), a Price
-    button that shows how the price is made, and the plots to build on when there are several."""
-
-    def __init__(self, panel, row, **kw):
-        super().__init__(orientation="vertical", size_hint_y=None, spacing=dp(2), **kw)
-        self.bind(minimum_height=self.setter("height"))
-        self.height = self.minimum_height  # no event fires while it stays at 0
-        self.panel, self.row = panel, row
-        top = BoxLayout(size_hint_y=None, spacing=dp(4))
-        choices = row["choices"]
-        if not row["can"]:
-            main = CCLabel(text=f"{row['text']} [color=aaaaaa](too dear: {row['why']})[/color]")
-        elif row["plot"]:
-            main = CCRowButton(text=f"{row['text']}: choose the mix below",
-                               on_release=lambda *_: panel.pick_plot(row["plot"]))
-        elif len(choices) == 1:
-            label, action = choices[0]
-            main = ChoiceButton(text=f"{row['text']}", action=action,
-                                on_release=lambda *_: panel.submit(action, label))
-        else:
-            main = CCRowButton(text=f"{row['text']}: on which plot?",
-                               on_release=lambda *_: panel.toggle(row, "plots"))
-        top.add_widget(main)
-
-        def fit(*_):  # the line as tall as its text, and never below a touch target
-            top.height = max(dp(48), main.height)
-        main.bind(height=fit)
-        fit()
-        if row["parts"]:
-            open_ = panel.opened(row, "parts")
-            top.add_widget(CCButton(text="Hide" if open_ else "Price", size_hint=(None, 1), width=dp(84),
-                                    on_release=lambda *_: panel.toggle(row, "parts")))
-        self.add_widget(top)
-        if row["parts"] and panel.opened(row, "parts"):
-            self.add_widget(CCLabel(text="   " + row["parts"]))
-        if len(choices) > 1 and panel.opened(row, "plots"):
-            for label, action in choices:
-                self.add_widget(ChoiceButton(text="   " + label, action=action,
-                                             on_release=lambda _b, a=action, lb=label: panel.submit(a, lb)))
+class CCCard(Button):
+    """A purchase as a card in the picker: its name and what it costs this player (grey when it
+    cannot be paid for now; a tap then says why)."""
+    row = ObjectProperty(None, allownone=True)
+    selected = BooleanProperty(False)
+    dear = BooleanProperty(False)
 
 
 class CCPurchasePanel(StepPanel):
-    """The purchase step, compact: what the player can pay for first, one line each, its choice a
-    tap away (it waits for the one Confirm); how a price is made behind its Price button; a plot
-    paid in any mix (Buy enabled only when the engine accepts the payment, saying why not
-    otherwise); Done buying; then, folded, the builds that depend on the hand and what is too
-    dear now."""
+    """The purchase step as a card picker: every purchase open to the player (a population, a
+    face-up plot, a technology, a building or wonder) as a card showing what it costs them, those
+    they cannot pay for now in grey. A tap on a card chooses it (it waits for the one Confirm) and
+    says how its price is made; a build on one of several plots asks which; a face-up plot is paid
+    in any mix. Trading with the bank, a resource card and Done buying are buttons below; builds
+    that depend on the hidden hand are folded behind one button."""
     title = StringProperty("")
     prices = StringProperty("")
+    detail = StringProperty("")
     plot = StringProperty("")
     food = NumericProperty(0)
     hammer = NumericProperty(0)
@@ -87,69 +52,130 @@ class CCPurchasePanel(StepPanel):
     why = StringProperty("")
     paying = BooleanProperty(False)
     hand_text = StringProperty("")
-    dear_text = StringProperty("")
+    opened = StringProperty("")   # the open extra: "", "hand", "trade" or "play_resource"
+
+    EXTRA_WORDS = {"trade": "Trade 3 for 1 with the bank", "play_resource": "Play a resource card"}
+
+    @staticmethod
+    def covers(snap) -> bool:
+        """The panel decides only while the player buys (a card to name first: the pickers)."""
+        return bool((snap.get("cc_purchase") or {}).get("player"))
 
     def __init__(self, **kw):
         super().__init__(**kw)
-        self._open = set()          # (row key, "parts" | "plots" | group) the player opened
         self._rows = []
         self._player = None
-        self._plots = []
-
-    def opened(self, row, what) -> bool:
-        return (row["key"], what) in self._open
-
-    def toggle(self, row, what):
-        key = (row["key"] if isinstance(row, dict) else row, what)
-        self._open ^= {key}
-        self._fill()
+        self._selected = None       # the key of the card tapped last
+        self._extra = {}            # "trade" / "play_resource" -> [(label, action)]
+        self.done_button = None
 
     def update(self, screen, ctrl, snap):
         self.screen, self.ctrl = screen, ctrl
         info = snap.get("cc_purchase") or {}
         if info.get("player") != self._player:
-            self._open = set()
+            self._selected, self.opened = None, ""
+            self.food = self.hammer = self.coin = 0
         self._player = info.get("player")
-        self._plots = list(info.get("plot_row", ()))
         self._rows = list(info.get("rows", ()))
         self.title = info.get("title", "")
         self.prices = "\n".join(snap.get("cc_prices", ()))
-        if self.plot not in self._plots:
-            self.plot = self._plots[0] if self._plots else ""
-        self.paying = bool(self._plots)
+        self._extra = {}
+        if self._player:
+            for a in ctrl.legal_actions():
+                if a.get("type") in self.EXTRA_WORDS:
+                    words = ctrl.action_label(a).split(": ", 1)[-1]
+                    self._extra.setdefault(a["type"], []).append((words[:1].upper() + words[1:], a))
+        row = self._row(self._selected)
+        if row is None or not row["can"] and row["group"] == "now":
+            self._selected = None
+        if self.opened in self.EXTRA_WORDS and self.opened not in self._extra:
+            self.opened = ""
         self._fill()
+
+    def _row(self, key):
+        return next((r for r in self._rows if r["key"] == key), None)
+
+    # ------------------------------------------------------------------ drawing
+    def _fill(self):
+        if "cards" not in self.ids:
+            return
+        hand = [r for r in self._rows if r["group"] == "hand"]
+        shown = [r for r in self._rows if r["group"] != "hand" or self.opened == "hand"]
+        grid = self.ids.cards
+        grid.clear_widgets()
+        for r in shown:
+            grid.add_widget(self._card(r))
+        if not shown and self._player:
+            grid.add_widget(CCLabel(text="Nothing here can be bought now."))
+        self.hand_text = (f"{'Hide' if self.opened == 'hand' else 'Show'} the builds from your hand, "
+                          f"if you hold them ({len(hand)})") if hand else ""
+        row = self._row(self._selected)
+        self._show_detail(row)
+        plots = self.ids.plots
+        plots.clear_widgets()
+        if row is not None and row["can"] and len(row["choices"]) > 1:
+            plots.add_widget(CCLabel(text="On which plot?"))
+            for label, action in row["choices"]:
+                plots.add_widget(ChoiceButton(text=label, action=action,
+                                              on_release=lambda _b, a=action, lb=label: self.submit(a, lb)))
+        self.plot = row["plot"] if row is not None and row["can"] and row["plot"] else ""
+        self.paying = bool(self.plot)
         self._show_pay()
+        self._fill_extras()
         self._recheck()
 
-    def _fill(self):
-        if "rows" not in self.ids:
-            return
-        now = [r for r in self._rows if r["group"] == "now"]
-        hand = [r for r in self._rows if r["group"] == "hand"]
-        dear = [r for r in self._rows if r["group"] == "dear"]
-        box = self.ids.rows
+    def _card(self, r):
+        grey = "[color=aaaaaa]" if not r["can"] else "[color=ffe082]"
+        cost = r["cost"] + (f" - {r['why']}" if not r["can"] else "")
+        return CCCard(text=f"[b]{r['name']}[/b]\n{grey}{cost}[/color]", row=r, dear=not r["can"],
+                      selected=r["key"] == self._selected, on_release=lambda b: self.choose(b.row))
+
+    def _show_detail(self, row):
+        if row is None:
+            self.detail = ""
+        elif not row["can"]:
+            self.detail = f"{row['name']}: you cannot pay for it now ({row['why']}). {row['parts']}"
+        else:
+            self.detail = f"{row['name']}: {row['parts']}"
+
+    def _fill_extras(self):
+        box = self.ids.extras
         box.clear_widgets()
-        if not now and self._player:
-            box.add_widget(CCLabel(text="Nothing here can be paid for now. Trade 3 for 1 with the bank or play a "
-                                        "resource card (All choices as a list), or tap Done buying."))
-        for r in now:
-            box.add_widget(CCPriceRow(self, r))
-        for group, rows, box, title in (("hand", hand, self.ids.hand, "Build from your hand, if you hold it"),
-                                        ("dear", dear, self.ids.dear, "Too dear now")):
-            box.clear_widgets()
-            shown = ("group", group) in self._open
-            text = f"{title}: {len(rows)} ({'hide' if shown else 'show'})" if rows else ""
-            setattr(self, f"{group}_text", text)
-            if rows:
-                box.add_widget(CCButton(text=text, on_release=lambda _b, g=group: self.toggle("group", g)))
-            if shown:
-                for r in rows:
-                    box.add_widget(CCPriceRow(self, r))
+        for kind, words in self.EXTRA_WORDS.items():
+            if kind not in self._extra:
+                continue
+            box.add_widget(CCButton(text=words if self.opened != kind else f"{words} (hide)",
+                                    on_release=lambda _b, k=kind: self.open(k)))
+        # the step's end, at the top beside the other choices (never scrolled out of view)
+        self.done_button = CCButton(text="Done buying", disabled=not self._player, on_release=lambda _b: self.done())
+        box.add_widget(self.done_button)
+        opts = self.ids.extra_options
+        opts.clear_widgets()
+        for label, action in self._extra.get(self.opened, ()):
+            opts.add_widget(ChoiceButton(text=label, action=action,
+                                         on_release=lambda _b, a=action, lb=label: self.submit(a, lb)))
+
+    # ------------------------------------------------------------------ taps
+    def choose(self, row):
+        """A card tapped: chosen when it can be paid for (one plot to build on, or the payment
+        below for a plot card), otherwise only said why not."""
+        self._selected = row["key"]
+        if not row["can"] or row["plot"] or len(row["choices"]) != 1:
+            self.withdraw()
+        self._fill()
+        if row["can"] and not row["plot"] and len(row["choices"]) == 1:
+            label, action = row["choices"][0]
+            self.submit(action, label)
+
+    def open(self, what):
+        self.opened = "" if self.opened == what else what
+        self._fill()
+
+    def toggle_hand(self):
+        self.open("hand")
 
     def _show_pay(self):
-        """The plot payment, only while a face-up plot can be paid for."""
-        if "pay" not in self.ids:
-            return
+        """The plot payment, only while a face-up plot is chosen."""
         box = self.ids.pay
         if self.paying and not box.children:
             self.pay_block = CCPayBlock(panel=self)
@@ -164,15 +190,10 @@ class CCPurchasePanel(StepPanel):
         return block.ids.buy if block is not None else None
 
     def pick_plot(self, card):
-        if card in self._plots:
-            self.plot = card
-            self._recheck()
-
-    def next_plot(self):
-        if self._plots:
-            i = self._plots.index(self.plot) if self.plot in self._plots else -1
-            self.plot = self._plots[(i + 1) % len(self._plots)]
-            self._recheck()
+        """Choose the face-up plot `card` (its payment opens below)."""
+        row = next((r for r in self._rows if r["plot"] == card), None)
+        if row is not None:
+            self.choose(row)
 
     def change(self, field, delta):
         setattr(self, field, max(0, int(getattr(self, field)) + delta))
@@ -192,25 +213,25 @@ class CCPurchasePanel(StepPanel):
         if self.ctrl is None:
             return
         a = self.action()
-        if a is None:
-            self.why = "No plot to buy now." if self._player else "Buying waits for the decision above."
-        else:
-            self.why = self.ctrl.check(a) or ""
+        self.why = (self.ctrl.check(a) or "") if a is not None else ""
         if self.buy_button is not None:
             self.buy_button.disabled = bool(self.why)
-        if "done" in self.ids:
-            self.ids.done.disabled = not self._player
 
     def buy(self):
         a = self.action()
-        if a is not None and not self.why and self.submit(a):
-            self.food = self.hammer = self.coin = 0
+        if a is not None and not self.why:
+            self.submit(a)
 
 
 class CCCombatPanel(StepPanel):
     """The attack as it stands: each unit with its target and fate, whose walls bounce, who
-    defends now and what each unblocked unit does."""
+    defends now and what each unblocked unit does. It only shows: the attacks, the blocks and
+    "No combat" are chosen on the pickers under it."""
     text = StringProperty("")
+
+    @staticmethod
+    def covers(snap) -> bool:
+        return False
 
     def update(self, screen, ctrl, snap):
         self.screen, self.ctrl = screen, ctrl
