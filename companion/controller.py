@@ -601,30 +601,40 @@ def replay_summary(summary: J.JournalSummary) -> tuple:
 def list_games(directory) -> list:
     """Saved games for the Resume list, journal order: SavedGame (with its reason when this build
     cannot open it) and BrokenJournal. Never raises for one bad file."""
-    if not os.path.isdir(directory):
-        return []
-    out, stored_titles = [], {}
+    return sorted((saved_game(p) for p in saved_game_files(directory)), key=saved_game_order)
 
-    def known(path):
-        got = save_summary.listed(path, APP_VERSION)
+
+def saved_game_files(directory) -> list:
+    """The saved games' files, none opened, most recently written first (a cheap guess at the
+    list's order: the home screen reads the first screenful of them, then the rest)."""
+    return J.journal_files(directory) if os.path.isdir(directory) else []
+
+
+def saved_game_order(item):
+    """Sort key of the Resume list's order (list_games)."""
+    return J.listing_order(item.summary if isinstance(item, SavedGame) else item)
+
+
+def saved_game(path):
+    """One row of the Resume list: SavedGame or BrokenJournal. Never raises for a bad file."""
+    stored_title = []
+
+    def known(p):
+        got = save_summary.listed(p, APP_VERSION)
         if got is None:
             return None
-        stored_titles[path] = got[1]
+        stored_title.append(got[1])
         return got[0]
-    for it in J.list_journals(directory, known=known):
-        if isinstance(it, J.BrokenJournal):
-            out.append(it)
-            continue
-        if it.path in stored_titles:  # its game is not even loaded (see save_summary.listed)
-            out.append(SavedGame(it, stored_titles[it.path]))
-            continue
-        try:
-            module = module_of_save(it.game, it.data_version)
-        except GameUnavailable as exc:
-            out.append(SavedGame(it, exc.title, str(exc)))
-            continue
-        out.append(SavedGame(it, module.title))
-        got = save_summary.read_full(it, APP_VERSION)
-        if got is not None:  # verified just now, its round still fresh (a copy): stamp it again
-            save_summary.write(it, APP_VERSION, got[0], module.title, got[1])
-    return out
+    it = J.summarise(path, known)
+    if isinstance(it, J.BrokenJournal):
+        return it
+    if stored_title:  # its game is not even loaded (see save_summary.listed)
+        return SavedGame(it, stored_title[0])
+    try:
+        module = module_of_save(it.game, it.data_version)
+    except GameUnavailable as exc:
+        return SavedGame(it, exc.title, str(exc))
+    got = save_summary.read_full(it, APP_VERSION)
+    if got is not None:  # verified just now, its round still fresh (a copy): stamp it again
+        save_summary.write(it, APP_VERSION, got[0], module.title, got[1])
+    return SavedGame(it, module.title)

@@ -3,6 +3,7 @@ Layout in companion.kv. Imports only what the list needs, so the app starts with
 the dashboard, the sensing layer or any game it does not list."""
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 
 from kivy.app import App
@@ -47,7 +48,8 @@ class HomeScreen(Screen):
 
     #: rows built before the first frame (a screenful at 800 px and more); the rest follow, a
     #: batch a frame once a frame has been drawn, so the home screen is usable at once however
-    #: many games are saved
+    #: many games are saved. Only the first screenful of saves is read before that frame: the
+    #: others are read as their rows are added, each put in its place in the list's order.
     FIRST_ROWS = 8
     ROWS_PER_FRAME = 24
     filling = BooleanProperty(False)  # rows are still being added
@@ -59,13 +61,14 @@ class HomeScreen(Screen):
             self.message = "Settings: " + "; ".join(app.settings_problems)
         self._generation += 1
         self.ids.saved_list.clear_widgets()
-        items = C.list_games(app.games_dir)
-        self.games_count = len(items)
-        if not items:
+        self._order = []  # the sort keys of the saved games' rows shown, top first
+        files = C.saved_game_files(app.games_dir)
+        self.games_count = len(files)
+        if not files:
             self.ids.saved_list.add_widget(Label(
                 text="No saved games yet.", size_hint_y=None, height=dp(48), font_size="16sp",
                 color=(0.7, 0.7, 0.7, 1)))
-        todo = [lambda it=it: self._row(it) for it in items]
+        todo = [lambda f=f: self._place(C.saved_game(str(f))) for f in files]
         # the notes on game folders this build refused come last: finding them loads every game
         self._add_rows(self._generation, todo[:self.FIRST_ROWS],
                        todo[self.FIRST_ROWS:] + [self._refused_rows])
@@ -86,17 +89,23 @@ class HomeScreen(Screen):
                 generation, later[:self.ROWS_PER_FRAME], later[self.ROWS_PER_FRAME:]), 0)
         Window.bind(on_flip=after_flip)
 
+    def _place(self, item):
+        """Add a saved game's row where the list's order puts it (its file's time only guessed it)."""
+        key = C.saved_game_order(item)
+        at = bisect.bisect_right(self._order, key)
+        self._order.insert(at, key)
+        box = self.ids.saved_list
+        box.add_widget(self._row(item), index=len(box.children) - at)  # Kivy's index counts from the end
+
     def _refused_rows(self):
         for why in App.get_running_app().refused_games():
             self.ids.saved_list.add_widget(BrokenGameRow(path="", message=why))
 
     def _row(self, it):
-        box = self.ids.saved_list
         if isinstance(it, BrokenJournal):
             name = it.path.rsplit("/", 1)[-1]
             reason = str(it.reason).replace(str(it.path) + ": ", "")  # the name is said once
-            box.add_widget(BrokenGameRow(path=it.path, message=f"{name}: cannot be resumed - {reason}"))
-            return
+            return BrokenGameRow(path=it.path, message=f"{name}: cannot be resumed - {reason}")
         summ = it.summary
         setup = summ.setup if isinstance(summ.setup, dict) else {}
         pl = setup.get("players") if isinstance(setup.get("players"), dict) else {}
@@ -104,18 +113,16 @@ class HomeScreen(Screen):
                             for s in sorted(pl, key=str) if isinstance(pl[s], dict))
         if it.unavailable:
             name = it.path.rsplit("/", 1)[-1]
-            box.add_widget(BrokenGameRow(path=it.path, message=(
-                f"{it.title}: {names} ({name}) cannot be resumed - {it.unavailable}.")))
-            return
+            return BrokenGameRow(path=it.path, message=(
+                f"{it.title}: {names} ({name}) cannot be resumed - {it.unavailable}."))
         rnd, problem, outcome = C.saved_info(summ)
         if problem:
             name = it.path.rsplit("/", 1)[-1]
-            box.add_widget(BrokenGameRow(path=it.path, message=(
+            return BrokenGameRow(path=it.path, message=(
                 f"{it.title}: {names} ({name}) cannot be resumed - "
-                + problem.replace(str(it.path) + ": ", ""))))
-            return
+                + problem.replace(str(it.path) + ": ", "")))
         rtxt = f"round {rnd}" if rnd is not None else "round ?"
-        box.add_widget(SavedGameRow(
+        return SavedGameRow(
             path=it.path, title=escape_markup(f"{it.title}: {names}"), outcome=escape_markup(outcome),
             subtitle=(f"{_local_time(summ.created)}  -  {rtxt}  -  {summ.action_count} action{'s' if summ.action_count != 1 else ''}  -  "
-                      f"last played {_local_time(summ.updated)}")))
+                      f"last played {_local_time(summ.updated)}"))

@@ -6,7 +6,7 @@ Everything comes from the registry (`companion.games.modules()`); no game is nam
 from __future__ import annotations
 
 from kivy.app import App
-from kivy.metrics import dp
+from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
@@ -19,6 +19,17 @@ from companion import games
 
 from companion.kit import COLOURS
 from .step_panels import ensure_layouts, load
+
+
+def _text_width(text: str, font_size: str) -> float:
+    """Pixels that one line of text needs at that size (Kivy's own text renderer)."""
+    from kivy.core.text import Label as CoreLabel
+
+    if not text:
+        return 0
+    lbl = CoreLabel(text=text, font_size=sp(float(font_size.rstrip("sp"))))
+    lbl.refresh()
+    return lbl.texture.size[0]
 
 
 class GameChoice(ToggleButton):
@@ -167,7 +178,8 @@ class NewGameScreen(Screen):
             else:
                 w = TextInput(text="" if default is None else str(default), multiline=False,
                               input_filter="int", hint_text=o.none_label or "", size_hint_x=None,
-                              width=dp(120), font_size="18sp")
+                              width=max(dp(120), _text_width(o.none_label or "", "18sp") + dp(24)),
+                              font_size="18sp")  # its hint ("No round limit") whole
             row.ids.holder.add_widget(w)
             self._option_widgets[o.key] = w
             box.add_widget(row)

@@ -1486,14 +1486,53 @@ def list_journals(directory, pattern: str = "*" + JOURNAL_SUFFIX, known=None
     with a human ``reason``) follow, by name. A missing directory gives an empty list.
     ``known(path)`` may return a JournalSummary stored for that very file (see file_stamp),
     which is then listed without opening it; opening it later verifies it in full."""
-    directory = Path(directory)
-    try:
-        paths = sorted(p for p in directory.glob(pattern) if not p.name.startswith("."))
-    except OSError:
-        return []
     good, broken = [], []
-    for p in paths:
-        item = (known and known(str(p))) or _summarise(p)
+    for p in sorted(journal_files(directory, pattern)):
+        item = summarise(p, known)
         (good if isinstance(item, JournalSummary) else broken).append(item)
     good.sort(key=lambda s: (s.updated, s.path), reverse=True)
     return good + broken
+
+
+def journal_files(directory, pattern: str = "*" + JOURNAL_SUFFIX) -> list[Path]:
+    """The journal files in ``directory`` (none opened), most recently written first (by the
+    file's or its write-ahead log's modification time): the order of list_journals, cheaply
+    guessed, so a list can show the newest games before it has read the others."""
+    def written(p):
+        times = []
+        for f in (p, p.with_name(p.name + "-wal")):
+            try:
+                times.append(f.stat().st_mtime_ns)
+            except OSError:
+                pass
+        return max(times, default=0)
+    try:
+        paths = [p for p in Path(directory).glob(pattern) if not p.name.startswith(".")]
+    except OSError:
+        return []
+    return sorted(paths, key=lambda p: (written(p), str(p)), reverse=True)
+
+
+def summarise(path, known=None) -> JournalSummary | BrokenJournal:
+    """One journal of a list (read-only): ``known(path)``'s stored summary, else read from it."""
+    return (known and known(str(path))) or _summarise(Path(path))
+
+
+def listing_order(item):
+    """Sort key of list_journals' order: healthy journals newest first, then broken ones by name."""
+    if isinstance(item, JournalSummary):
+        return (0, _Reversed((item.updated, item.path)))
+    return (1, item.path)
+
+
+class _Reversed:
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __lt__(self, other):
+        return self.key > other.key
+
+    def __eq__(self, other):
+        return self.key == other.key
