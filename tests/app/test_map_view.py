@@ -152,11 +152,11 @@ def scenario_touch_move(app, drv):
     assert isinstance(view, MapView) and view in scr.ids.left_holder.children
     drv.pump(3)
     grid = view.ids.grid
-    # spaces are >= 48 dp; when they do not fit, the map scrolls instead of shrinking
-    assert grid.cell >= dp(48)
+    # the whole board in view (the map is one touch control: a tap goes to the space under it)
     sc = view.ids.scroller
-    assert view.ids.framed.width <= sc.width + 1 or sc.do_scroll_x
-    assert view.ids.framed.height <= sc.height + 1 or sc.do_scroll_y
+    assert grid.cell >= dp(24)
+    assert view.ids.framed.width <= sc.width + 1 and view.ids.framed.height <= sc.height + 1, \
+        (view.ids.framed.size, sc.size)
     # rows and columns numbered from 1 along the map's edges, as on the printed map
     n = ctrl.state.board.size
     assert [w.text for w in reversed(view.ids.col_labels.children)] == [str(i + 1) for i in range(n)]
@@ -235,7 +235,11 @@ def scenario_touch_move(app, drv):
     drv.press(scr.ids.confirm)
     assert ctrl.state.units[u.id].space == dest
     assert len(ctrl.journal) == n + 1 and ctrl.journal.actions()[-1].action == want
-    assert view.selected_unit == 0 and not any(w.reachable for w in view._spaces.values())
+    from companion.games.civmint.ui.map_view import live_space_picker
+
+    live = live_space_picker()  # lit now: only what the pickers ask next ("To which space?"), if anything
+    assert view.selected_unit == 0 and {sid for sid, w in view._spaces.items() if w.reachable} == (
+        live.offered_ids() if live is not None else set())
     assert f"#{ctrl.journal.last_seq}" in scr.log_text
     # the moved unit is shown on its new space, dimmed (it cannot move again)
     m = marker_of(view, u.id)
@@ -404,3 +408,49 @@ def scenario_views_switch_and_move_step_opens_the_map(app, drv):
 
 def test_views_switch_and_move_step_opens_the_map(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_views_switch_and_move_step_opens_the_map", tmp_path)
+
+
+def scenario_one_map_in_the_move_step(app, drv):
+    """The Move step at 800x480 with the Map tab open: the pickers' "To which space?" draws no
+    second board (a line points at the map); the big map lights exactly the offered spaces, the
+    whole board in view; a tap on one picks it (it waits for Confirm)."""
+    from companion.games.civmint.ui.map_view import SpacePicker
+
+    scr = app.root.get_screen("game")
+    new_dashboard_game(app, drv)
+    ctrl = app.ctrl
+    advance_to(app, lambda c: c.state.step == "move" and c.game.actor(c.state) in c.state.players
+               and any(a["type"] == "move" for a in c.legal_actions()))
+    drv.pump(3)
+    view = open_map(scr, drv)
+    drv.pump(3)
+    picker = scr.ids.picker
+    # one unit's moves on the pickers, as they are once the unit is picked: "To which space?"
+    from companion.decisions import Decision
+
+    moves = [a for a in ctrl.legal_actions() if a["type"] == "move"]
+    unit = moves[0]["unit"]
+    g, st, su, v = ctrl.game, ctrl.state, ctrl.setup, ctrl.view
+    scr._decision = Decision([a for a in moves if a["unit"] == unit], ctrl.action_label,
+                             lambda t: v.picks(g, t, st, su), lambda t, f, val: v.value_label(g, st, su, t, f, val),
+                             v.type_label)
+    picker.show(scr._decision, scr._picked, scr._pick_refused, picker.game_pickers)
+    drv.pump(3)
+    q = picker._question
+    assert q is not None and q.kind == "area", q
+    drv.pump(3)
+    (sp,) = drv.find(picker, "SpacePicker")
+    assert not drv.find(sp, "SpaceCell"), "no second board beside the big map"
+    offered = {str(v) for v, _ in q.options}
+    lit = {sid for sid, w in view._spaces.items() if w.reachable}
+    assert offered <= lit, (offered, lit)
+    sc = view.ids.scroller
+    assert view.ids.framed.width <= sc.width + 1 and view.ids.framed.height <= sc.height + 1
+    drv.shot("civmint-one-map-move-800x480")
+    dest = sorted(offered)[0]
+    tap_widget(drv, view._spaces[dest])
+    assert scr.pending is not None and scr.pending.get("to") == dest, (scr.pending, dest)
+
+
+def test_one_map_in_the_move_step(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_one_map_in_the_move_step", tmp_path, size="800x480")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from kivy.clock import Clock
 from kivy.graphics import Color, Ellipse
 from kivy.metrics import dp, sp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
@@ -115,7 +116,8 @@ class UnitChip(Button):
     view = ObjectProperty(None, allownone=True)
 
 
-class MapSpace(ButtonBehavior, BoxLayout):
+class MapSpace(BoxLayout):
+    """One space of the map, drawn; the map takes the taps as one control (MapGrid)."""
     space_id = StringProperty("")
     water = BooleanProperty(False)
     capital = BooleanProperty(False)
@@ -127,16 +129,6 @@ class MapSpace(ButtonBehavior, BoxLayout):
     cell = NumericProperty(dp(48))
     view = ObjectProperty(None, allownone=True)
     marker_cols = NumericProperty(1)
-    _touch_pos = None
-
-    def on_touch_down(self, touch):
-        if self.collide_point(*touch.pos):
-            self._touch_pos = tuple(touch.pos)
-        return super().on_touch_down(touch)
-
-    def on_release(self):
-        if self.view is not None:
-            self.view.tap_space(self.space_id, self._touch_pos)
 
 
 class MapLabels(BoxLayout):
@@ -150,7 +142,24 @@ class MapLabels(BoxLayout):
 
 
 class MapGrid(GridLayout):
+    """The spaces; one touch control for the whole map (so the board fits a small window whole,
+    spaces under 48 dp): a tap goes to the space under the finger, and to the marker there."""
     cell = NumericProperty(dp(48))
+
+    def on_touch_down(self, touch):
+        if self.collide_point(*touch.pos) and not getattr(touch, "is_mouse_scrolling", False):
+            touch.ud["map_grid"] = self
+            return True
+        return super().on_touch_down(touch)
+
+    def on_touch_up(self, touch):
+        if touch.ud.get("map_grid") is not self or not self.collide_point(*touch.pos):
+            return super().on_touch_up(touch)
+        for w in self.children:
+            if isinstance(w, MapSpace) and w.view is not None and w.collide_point(*touch.pos):
+                w.view.tap_space(w.space_id, tuple(touch.pos))
+                return True
+        return True
 
 
 class MapView(BoxLayout):
@@ -159,7 +168,7 @@ class MapView(BoxLayout):
     preview = BooleanProperty(False)       # New game preview: no strip, no touch
     side = BooleanProperty(False)          # message and chips beside the map (set in map.kv)
     interactive = BooleanProperty(False)   # the Move step of a player
-    min_cell = NumericProperty(dp(48))
+    min_cell = NumericProperty(dp(24))  # the whole board fits a 800x480 window (the map is one control)
     band = NumericProperty(dp(20))         # the strip of row and column numbers
     board_cols = NumericProperty(6)
     board_rows = NumericProperty(6)
@@ -179,8 +188,22 @@ class MapView(BoxLayout):
         self._last_actor = None  # who acted at the last update: a new actor starts with no selection
 
     # ------------------------------------------------------------------ feeding
+    def on_parent(self, _w, _parent):
+        """Shown or hidden: the pickers' space question draws its own board only while the big
+        map is not on screen (one map)."""
+        if not self.preview:
+            live = live_space_picker()
+            if live is not None:
+                Clock.schedule_once(lambda dt: live.sync(), 0)
+
+    def offer_changed(self):
+        if self.ctrl is not None:
+            self._render()
+
     def update(self, screen, ctrl, snap):
         """Called by the dashboard after every change of state."""
+        if self not in _maps and not self.preview:
+            _maps[:] = [self]
         if ctrl is not self.ctrl:  # another game in the same dashboard: start clean
             self._unselect()
             self.selected_space, self.error = "", False
@@ -254,6 +277,9 @@ class MapView(BoxLayout):
             for u in s.units.values():
                 by_space.setdefault(u.space, []).append(u)
         reach = set(self.reach)
+        live = live_space_picker()
+        if live is not None and not self.preview:
+            reach |= live.offered_ids()  # the pickers' question: the same spaces lit here
         for sid, w in self._spaces.items():
             w.tint = tints.get(sid, [0, 0, 0, 0])
             w.contested = sid in contested
@@ -398,6 +424,14 @@ class MapView(BoxLayout):
         when a move was dispatched."""
         if self.ctrl is None or sid not in self._spaces:
             return False
+        live = live_space_picker()
+        if live is not None and sid in live.offered_ids() and not (self.selected_unit and sid in self.reach):
+            # the question asked under the prompt (a unit selected here keeps its own move)
+            self.selected_space, self.error = sid, False
+            self.message = f"{self._cap(L.space_words(sid))}: chosen; tap Confirm."
+            live.on_pick(sid)
+            self._render()  # the question answered: its spaces are no longer lit
+            return True
         s = self.ctrl.state
         sel = s.units.get(self.selected_unit) if self.selected_unit else None
         if self.interactive and sel is not None and sid != sel.space:
@@ -480,6 +514,18 @@ class MapView(BoxLayout):
 
 # ---------------------------------------------------------------------- the pickers' space picker
 _SPACE_ID = re.compile(r"^r(\d+)c(\d+)$")
+_live = []   # the SpacePicker offering spaces now
+_maps = []   # the game's MapView (the Map tab), once made
+
+
+def live_space_picker():
+    p = _live[0] if _live else None
+    return p if p is not None and p.parent is not None and p.question is not None else None
+
+
+def map_on_screen() -> list:
+    """The big map when it is shown (the Map tab open), else []."""
+    return [m for m in _maps if m.parent is not None and m.get_root_window() is not None]
 
 
 class SpaceCell(Button):
@@ -499,9 +545,29 @@ class SpacePicker(BoxLayout):
     drawn dim. `offer(question, on_pick)`: question.options are (space id, words) pairs; a tap
     calls on_pick(space id). Options that are not map spaces are listed as buttons below."""
 
+    question = None
+    on_pick = None
+
     def offer(self, question, on_pick):
+        self.question, self.on_pick = question, on_pick
+        _live[:] = [self]
+        self.sync()
+        # the big map lights the same spaces (once this picker is on screen: the next frame)
+        Clock.schedule_once(lambda dt: [mv.offer_changed() for mv in map_on_screen()], 0)
+
+    def offered_ids(self) -> set:
+        if self.question is None or self.parent is None:
+            return set()
+        return {str(v) for v, _ in self.question.options if _SPACE_ID.match(str(v))}
+
+    def sync(self):
+        """Draw the offer: while the big map is on screen it is the one map (a line here says
+        so); otherwise the board is drawn here, the offered spaces lit."""
         from kivy.app import App
 
+        question, on_pick = self.question, self.on_pick
+        if question is None:
+            return
         self.clear_widgets()
         offered = {}
         others = []
@@ -514,7 +580,10 @@ class SpacePicker(BoxLayout):
         ctrl = getattr(App.get_running_app(), "ctrl", None)
         board = getattr(getattr(ctrl, "state", None), "board", None)
         n = board.size if board is not None else (max((max(k) for k in offered), default=0) + 1)
-        if offered:
+        if offered and map_on_screen():
+            self.add_widget(Label(text=f"Tap a lit space on the map ({L.count(len(offered), 'choice')}).",
+                                  size_hint_y=None, height=dp(28), font_size="14sp"))
+        elif offered:
             band, cell = dp(20), dp(48)
             grid = GridLayout(cols=n + 1, size_hint=(None, None), width=band + n * cell, height=band + n * cell)
             grid.add_widget(Widget(size_hint=(None, None), size=(band, band)))
