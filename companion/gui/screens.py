@@ -526,7 +526,7 @@ class GameScreen(Screen):
                 if pos is None:
                     head, _, rest = it["text"].partition(": ")
                     rows.append({"key": it["key"], "empty": True,
-                                 "text": f"{head}: no token is seen on this track - {rest}"})
+                                 "text": f"{head}: {rest.rstrip('.')}; not seen on the board yet."})
                 elif pos == sync.engine.get(lane):
                     ticked.append(it["key"])
                 continue
@@ -553,8 +553,8 @@ class GameScreen(Screen):
             area.add_widget(SetupRow(screen=self, key=it["key"], text=it["text"], empty=it["empty"]))
         if len(setup) > 1:
             keys = [x["key"] for x in setup]
-            b = Button(text=f"All {len(setup)} tokens placed" + (f" ({len(setup) - self.SETUP_SHOWN} more not shown)"
-                                                                 if len(setup) > self.SETUP_SHOWN else ""),
+            b = Button(text=f"All placed: {len(setup)} tokens" + (f" ({len(setup) - self.SETUP_SHOWN} more not shown)"
+                                                                  if len(setup) > self.SETUP_SHOWN else ""),
                        size_hint_y=None, height=dp(48), font_size="15sp")
             b.bind(on_release=lambda *_: self.todo_done(keys))
             area.add_widget(b)

@@ -77,7 +77,7 @@ def scenario_civ_quest_start_on_the_map(app, drv):
         drv.press(scr.tab_buttons["now"])
     drv.press(scr.ids.confirm)
     assert ctrl.state.units["syria"] == ("p2", 7, False) and ctrl.state.step == "first_player"
-    # the setup checklist's "All N tokens placed": a real tap (down, a moment, up) marks them all
+    # the setup checklist's "All placed": a real tap (down, a moment, up) marks them all
     from kivy.tests.common import UnitTestTouch
     import time
     all_btn = [w for w in scr.ids.todo_area.children if getattr(w, "text", "").startswith("All ")]
@@ -93,7 +93,7 @@ def scenario_civ_quest_start_on_the_map(app, drv):
             drv.pump(1)
         touch.touch_up()
         drv.pump(3)
-        assert not ctrl_todo_open(scr), "All N tokens placed marks every setup item done"
+        assert not ctrl_todo_open(scr), "All placed marks every setup item done"
     # the first rolls: each card says what follows at the table, never blank
     for _ in range(6):
         if not scr.awaiting_dice:

@@ -28,7 +28,7 @@ def scenario_checklist_by_touch(app, drv):
     assert len(rows) == min(len(counters), scr.SETUP_SHOWN) and len(counters) > 1
     assert rows[0].text.startswith("Ana - ") and ": put the blue token on " in rows[0].text, rows[0].text
     assert all(r.ids.done.height >= 48 for r in rows)
-    [all_placed] = drv.find(scr, "Button", text=f"All {len(counters)} tokens placed ("
+    [all_placed] = drv.find(scr, "Button", text=f"All placed: {len(counters)} tokens ("
                                                   f"{len(counters) - scr.SETUP_SHOWN} more not shown)")
     drv.shot("setup-checklist")
     first = rows[0].key
@@ -43,7 +43,7 @@ def scenario_checklist_by_touch(app, drv):
     drv.pump(2)
     scr = app.root.get_screen("game")
     assert first not in [r.key for r in drv.find(scr, "SetupRow")] and drv.find(scr, "SetupRow")
-    [all_placed] = [b for b in drv.find(scr, "Button") if b.text.startswith(f"All {len(counters) - 1} tokens placed")]
+    [all_placed] = [b for b in drv.find(scr, "Button") if b.text.startswith(f"All placed: {len(counters) - 1} tokens")]
     drv.press(all_placed)
     assert not drv.find(scr, "SetupRow")
     # a game with a player decision already made gets no checklist (an older save)
@@ -80,7 +80,7 @@ def scenario_checklist_on_the_board(app, drv):
     rows = drv.find(scr, "SetupRow")
     counter = next(cid for cid, ln in scr._sync.binding.lane_of.items() if ln == empty)
     flagged = [r for r in rows if r.key == "setup:" + counter]
-    assert flagged and flagged[0].empty and "no token is seen on this track" in flagged[0].text, \
+    assert flagged and flagged[0].empty and "; not seen on the board yet." in flagged[0].text, \
         [r.text for r in rows]
     # every token the board sees in place ticked itself; only counters off the board take a tap
     on_board = {cid for cid, ln in scr._sync.binding.lane_of.items()}
