@@ -190,6 +190,31 @@ def game_screen(app):
     return app.root.get_screen("game")
 
 
+def start_with_app_seat(app, game_id, seat="p2", count=None):
+    """Start `game_id` from the New game form with `seat` played by the app (easy)."""
+    ng = new_game_form(app, game_id)
+    if count is not None:
+        ng.set_count(count)
+    pump(2)
+    assert ng.can_seat_app
+    ng._played_by[seat].text = "Played by the app (easy)"
+    press(ng.ids.start)
+    pump(3)
+    return app.ctrl, app.root.get_screen("game")
+
+
+def table_step(ctrl, rng, keep_going=0.5):
+    """One move of the table made straight on the controller: the virtual dice when a roll is
+    awaited, else a random legal action (one that does not end the step, `keep_going` of the time)."""
+    if ctrl.awaiting_dice():
+        ctrl.roll_virtual()
+        return
+    acts = ctrl.legal_actions()
+    other = [a for a in acts if a.get("type") != "end_step"]
+    ends = [a for a in acts if a.get("type") == "end_step"]
+    ctrl.dispatch(rng.choice(other) if other and (not ends or rng.random() < keep_going) else (ends or acts)[0], "ui")
+
+
 def play(app, n, seed=0):
     """Play n touch actions on the game screen: virtual dice when awaited, else a legal action
     button (non-'done' ones preferred 2 times in 3) followed by Confirm."""

@@ -10,14 +10,7 @@ from gui_process import run_scenario  # noqa: E402
 
 
 def scenario_bot_seat(app, drv):
-    ng = drv.new_game_form(app, "mint_works")
-    ng.set_count("2")
-    drv.pump(2)
-    assert ng.can_seat_app
-    ng._played_by["p2"].text = "Played by the app (easy)"
-    drv.press(ng.ids.start)
-    drv.pump(3)
-    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    ctrl, scr = drv.start_with_app_seat(app, "mint_works", count="2")
     assert ctrl.setup.get("app_players") == {"p2": "easy"} and "p2" in ctrl.app_seats()
     import threading
     import time

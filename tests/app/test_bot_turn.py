@@ -25,13 +25,7 @@ def _app_turn(ctrl):
 
 def scenario_bot_turn(app, drv):
     size = os.environ["BOT_SIZE"]
-    ng = drv.new_game_form(app, os.environ.get("BOT_GAME", "civmint"))
-    drv.pump(2)
-    assert ng.can_seat_app
-    ng._played_by["p2"].text = "Played by the app (easy)"
-    drv.press(ng.ids.start)
-    drv.pump(3)
-    ctrl, scr = app.ctrl, app.root.get_screen("game")
+    ctrl, scr = drv.start_with_app_seat(app, os.environ.get("BOT_GAME", "civmint"))
     rng = random.Random(5)
     longest, tapped_while_thinking = None, False
     for _ in range(300):
@@ -65,13 +59,7 @@ def scenario_bot_turn(app, drv):
                     if n >= 3:
                         break
             continue
-        if ctrl.awaiting_dice():
-            ctrl.roll_virtual()
-            continue
-        acts = ctrl.legal_actions()
-        other = [a for a in acts if a.get("type") != "end_step"]
-        ends = [a for a in acts if a.get("type") == "end_step"]
-        ctrl.dispatch(rng.choice(other) if other and (not ends or rng.random() < 0.4) else (ends or acts)[0], "ui")
+        drv.table_step(ctrl, rng, keep_going=0.4)
         drv.pump(1)
     assert tapped_while_thinking, "never tapped while the app thought"
     assert longest is not None and longest[0] >= 3, f"no turn of the app with several moves: {longest}"

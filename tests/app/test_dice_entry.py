@@ -122,14 +122,7 @@ def scenario_dice_by_touch(app, drv):
                     if not wanted - set(done):
                         break
                     continue
-            if ctrl.awaiting_dice():
-                ctrl.roll_virtual()
-                continue
-            acts = ctrl.legal_actions()
-            other = [a for a in acts if a.get("type") != "end_step"]
-            ends = [a for a in acts if a.get("type") == "end_step"]
-            a = rng.choice(other) if other and (not ends or rng.random() < 0.5) else (ends or acts)[0]
-            ctrl.dispatch(a, "ui")
+            drv.table_step(ctrl, rng, keep_going=0.5)
         report[m.id] = {"entered": {str(k): v for k, v in done.items()}, "asked": sorted(asked)}
         assert set(done) == wanted, f"{m.id}: dice entered by touch for {sorted(done)}, wanted {sorted(wanted)}"
         app.leave_game()

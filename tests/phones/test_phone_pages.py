@@ -98,6 +98,19 @@ class Phones:
         page.wait_for_function("a => window.seatPage && seatPage.state() && seatPage.state().at === a", arg=at,
                                timeout=timeout)
 
+    def step(self, seat, action):
+        """One step of a script: a seat's move from its phone, or (seat None) what the table does
+        on the tablet (a roll, or a card drawn and named), then every page catches up."""
+        if seat is not None:
+            self.play(seat, action)
+            return
+        if action is not None:
+            self.table.tablet(action)
+        else:
+            self.table.play_chance()
+        for p in self.pages.values():
+            self.wait_at(p, self.at())
+
     def play(self, seat, action):
         """Tap through `seat`'s pickers to `action`, then Confirm; every page shows the result."""
         page = self.pages[seat]
@@ -148,15 +161,7 @@ def test_card_game_from_four_phones(browser, tmp_path):
     phones = Phones(browser, table, ["p1", "p2", "p3", "p4"])
     try:
         for i, (seat, action) in enumerate(steps):
-            if seat is None:  # what the table does: the tablet rolls or names a drawn card
-                if action is not None:
-                    table.tablet(action)
-                else:
-                    table.play_chance()
-                for p in phones.pages.values():
-                    phones.wait_at(p, phones.at())
-            else:
-                phones.play(seat, action)
+            phones.step(seat, action)
             if i == 8:
                 for w, h in SIZES:
                     page = phones.pages[seat or "p1"]
@@ -189,15 +194,7 @@ def test_mint_works_from_phones_keeps_the_lotto_plan_secret(browser, tmp_path, m
     try:
         marked = False
         for seat, action in steps:
-            if seat is None:
-                if action is not None:
-                    table.tablet(action)
-                else:
-                    table.play_chance()
-                for p in phones.pages.values():
-                    phones.wait_at(p, phones.at())
-            else:
-                phones.play(seat, action)
+            phones.step(seat, action)
             table.call(note_secret)
             if secret and not marked:
                 pid = next(iter(secret))
