@@ -177,7 +177,7 @@ class GameController:
         """Validate, journal (fsynced), then apply and publish; then the app plays its seats.
         Raises Rejected (nothing written). `sensed`: how a sensed action was read (a photo's
         confidence: companion/table/photo_roll.py), journaled beside it."""
-        a = self.session.dispatch(action, source) if sensed is None else self.session.dispatch(action, source, sensed)
+        a = self.session.dispatch(action, source, sensed)
         self._after_change()
         return a
 

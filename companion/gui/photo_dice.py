@@ -22,7 +22,6 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.togglebutton import ToggleButton
 
-from companion.table.dice_photo import draw_reading, read_dice
 from companion.table.photo_roll import field_names, roll_from_photo
 
 NO_CAMERA = "No camera found on this device: choose a photo file, or enter the values by touch."
@@ -116,6 +115,9 @@ class PhotoDicePopup(ModalView):
     fields = ListProperty([])
 
     def __init__(self, screen, data: bytes, **kw):
+        # OpenCV (about 0.3 s to import) is loaded by the first photo, not at the app's start
+        from companion.table.dice_photo import read_dice
+
         self.data = data
         self.reading = read_dice(data)
         self.fixes = [None] * len(self.reading.dice)
@@ -149,6 +151,8 @@ class PhotoDicePopup(ModalView):
         self.update()
 
     def update(self):
+        from companion.table.dice_photo import draw_reading
+
         png = draw_reading(self.data, self.reading, max_side=1280, values=self.fixes)
         if png is not None:
             self.ids.photo.texture = CoreImage(io.BytesIO(png), ext="png").texture
@@ -178,7 +182,7 @@ class PhotoDicePopup(ModalView):
             self.text, self.problem = "First tap Confirm or Cancel below the dice entry; nothing was recorded.", True
             return
         label = f"dice from a photo: {screen.ctrl.action_label(got.action)}"
-        if screen.dispatch_sensed(got.action, "camera", got.sensed, label):
+        if screen.submit(got.action, "camera", label, sensed=got.sensed):
             if self.keep:
                 self.keep_photo()
             self.dismiss()

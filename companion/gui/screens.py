@@ -631,17 +631,13 @@ class GameScreen(Screen):
             self._feeder.used(action)
             self.submit(action, "board", label="dice from the board: " + c.action_label(action))
 
-    def dispatch_sensed(self, action, source, sensed, label=None) -> bool:
-        """A roll the table confirmed elsewhere (a photo's values, gui/photo_dice.py): applied
-        now with its source and how it was read (journaled beside it)."""
-        return self._run(lambda: self.ctrl.dispatch(action, source, sensed=sensed), label)
-
-    def submit(self, action, source="ui", label=None) -> bool:
+    def submit(self, action, source="ui", label=None, sensed=None) -> bool:
         """A panel, the map or the dice entry chose `action`. The players' choice ("ui") waits
         for Confirm like every decision (True: it is the pending decision now); a roll from the
-        board is applied at once (True: done)."""
+        board, or a photo's values the table confirmed (gui/photo_dice.py, `sensed`: how it was
+        read, journaled beside it), is applied at once (True: done)."""
         if source != "ui":
-            return self._run(lambda: self.ctrl.dispatch(action, source), label)
+            return self._run(lambda: self.ctrl.dispatch(action, source, sensed), label)
         return self.propose(action, label)
 
     def propose(self, action, label=None, origin="panel") -> bool:

@@ -37,11 +37,6 @@ def plain(text) -> str:
     return _MARKUP.sub("", str(text or ""))
 
 
-def seat_view(module, state, seat):
-    """What `seat` may read of `state`: the game's own answer (GameModule.seat_view)."""
-    return module.seat_view(state, seat)
-
-
 # ---------------------------------------------------------------- what a view leaves out
 
 def _leaves(obj, out, depth=0):
@@ -67,7 +62,7 @@ def _leaves(obj, out, depth=0):
 
 def _view_leaves(module, state, seat) -> collections.Counter:
     out = []
-    _leaves(seat_view(module, state, seat), out)
+    _leaves(module.seat_view(state, seat), out)
     return collections.Counter(out)
 
 
@@ -96,7 +91,7 @@ def entry_hidden(module, before, action: dict, after, seat) -> bool:
 
 def hidden_part(module, state, seat) -> collections.Counter:
     """The values of `state` that `seat`'s view leaves out (a multiset; empty when it hides nothing)."""
-    view = seat_view(module, state, seat)
+    view = module.seat_view(state, seat)
     if view is state:
         return collections.Counter()
     full, seen = [], []
@@ -129,7 +124,7 @@ class SeatStates:
         return list(self.ctrl.seats())
 
     def view_state(self, seat):
-        return seat_view(self.module, self.ctrl.state, seat)
+        return self.module.seat_view(self.ctrl.state, seat)
 
     def _note_history(self):
         """Which seats each effective Log entry is hidden from (kept by seq: an undone entry keeps
@@ -155,7 +150,7 @@ class SeatStates:
 
     def _hides_anything(self) -> bool:
         st = self.ctrl.state
-        return any(seat_view(self.module, st, s) is not st for s in self.seats())
+        return any(self.module.seat_view(st, s) is not st for s in self.seats())
 
     def legal_for(self, seat, view=None) -> list[dict]:
         """The actions `seat` may take now, read from its view ([] while the app plays a seat)."""
