@@ -39,6 +39,7 @@ FIND_WIDTH = 640                # dice are found at this width
 MAX_BLOBS = 40                  # more candidate blobs than this: not a photo of a few dice
 SINGLE_BLOB = 2.17              # a blob this many times its one top face read holds another die
 ACCEPT_FIT = 0.13                # a face's pips at most this far (of its side) from a layout's
+PIP_CONTRAST = 40               # a pip mark differs from its surround by this much lightness (0-255)
 TIME_LIMIT = 3.0                # seconds
 
 #: pip centres of each value on a unit face; 2, 3 and 6 also turned a quarter
@@ -378,6 +379,134 @@ def _blurred(small) -> bool:
     return float(np.percentile(mag, 99.9)) < 130
 
 
+def _table_colours(lab: np.ndarray) -> np.ndarray:
+    """The table's main colours (K x 3 Lab, float32): clusters of the pixels along the photo's
+    border (the dice are inside the photo), each holding at least 5 % of them."""
+    h, w = lab.shape[:2]
+    b = max(2, int(min(h, w) * 0.08))
+    frame = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                            lab[b:-b, :b].reshape(-1, 3), lab[b:-b, -b:].reshape(-1, 3)]).astype(np.float32)
+    frame = frame[::max(1, len(frame) // 3000)]
+    k = 6
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    cv2.setRNGSeed(1)  # the same photo reads the same every time
+    _, labels, centres = cv2.kmeans(frame, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    share = np.bincount(labels.ravel(), minlength=k) / len(labels)
+    return centres[share >= 0.05].astype(np.float32)
+
+
+def _pattern_distance(labf: np.ndarray) -> np.ndarray:
+    """Each pixel's Lab distance to the table's colours (`_table_colours`), to the lines between
+    two of them (where two colours of a pattern meet and blur together) and to each a little
+    darker (the light falling off across the table, a soft shadow), at a third of the size."""
+    h, w = labf.shape[:2]
+    half = cv2.resize(labf, (max(8, w // 3), max(8, h // 3)), interpolation=cv2.INTER_AREA)
+    cols = _table_colours(half)
+    dark = cols.copy()
+    dark[:, 0] *= 0.75
+    dark[:, 1:] = cols[:, 1:] * 0.75 + 128 * 0.25
+    segs = [(cols[i], cols[j]) for i in range(len(cols)) for j in range(i + 1, len(cols))]
+    segs += [(cols[i], dark[i]) for i in range(len(cols))]
+    A = np.array([a for a, _ in segs], np.float32)
+    D = np.array([b - a for a, b in segs], np.float32)
+    P = half.reshape(-1, 3)
+    dd = (D ** 2).sum(1) + 1e-6
+    t = np.clip((P @ D.T - (A * D).sum(1)) / dd, 0, 1)
+    # |p - a - t d|^2 = |p|^2 - 2 p.a + |a|^2 - 2 t (p.d - a.d) + t^2 |d|^2
+    pp = (P ** 2).sum(1)[:, None]
+    d2 = pp - 2 * (P @ A.T) + (A ** 2).sum(1) - 2 * t * (P @ D.T - (A * D).sum(1)) + t ** 2 * dd
+    dist = np.sqrt(np.maximum(d2.min(1), 0)).reshape(half.shape[:2])
+    return cv2.resize(dist, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _pip_marks(L: np.ndarray) -> np.ndarray:
+    """Pip-like marks anywhere in a photo (lightness, at FIND_WIDTH): small round spots, darker
+    or lighter than a uniform surround by a pip's contrast. Rows of (x, y, diameter) in px.
+    They do not read a die; they show where one is, so that a die the finder missed (on a
+    patterned table, against a table of its own colour) is declined, never left out of a roll."""
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15))
+    out = []
+    for resp, sign in ((cv2.morphologyEx(L, cv2.MORPH_BLACKHAT, se), -1), (cv2.morphologyEx(L, cv2.MORPH_TOPHAT, se), 1)):
+        n, _, stats, cents = cv2.connectedComponentsWithStats((resp > PIP_CONTRAST).astype(np.uint8), connectivity=8)
+        if n <= 1:
+            continue
+        st, ce = stats[1:], cents[1:]
+        w, h, a = st[:, 2].astype(np.float32), st[:, 3].astype(np.float32), st[:, 4].astype(np.float32)
+        d = np.sqrt(4 * a / math.pi)
+        keep = (a >= 7) & (d <= 13) & (np.maximum(w, h) <= 1.5 * np.minimum(w, h) + 1) \
+            & (a >= 0.55 * math.pi / 4 * np.maximum(w, h) ** 2)
+        ce, d = ce[keep], d[keep]
+        if not len(ce):
+            continue
+        # the surround, sampled on a ring just outside the spot: the face's own colour, the
+        # same all round and clearly lighter (or darker) than the spot
+        ang = np.linspace(0, 2 * math.pi, 8, endpoint=False)
+        rad = 0.75 * d[:, None] + 1.5
+        xs = np.clip(np.round(ce[:, :1] + rad * np.cos(ang)), 0, L.shape[1] - 1).astype(int)
+        ys = np.clip(np.round(ce[:, 1:] + rad * np.sin(ang)), 0, L.shape[0] - 1).astype(int)
+        ring = L[ys, xs].astype(np.float32)
+        centre = L[np.clip(np.round(ce[:, 1]).astype(int), 0, L.shape[0] - 1),
+                   np.clip(np.round(ce[:, 0]).astype(int), 0, L.shape[1] - 1)].astype(np.float32)
+        ring.sort(1)
+        body = np.median(ring, 1)
+        contrast = (body - centre) * -sign
+        spread = ring[:, 6] - ring[:, 1]  # the ring, leaving out its darkest and lightest sample
+        ok = (contrast > PIP_CONTRAST) & (spread < 0.5 * contrast)
+        out += [(float(x), float(y), float(dd)) for (x, y), dd in zip(ce[ok], d[ok])]
+    return np.array(out, np.float32).reshape(-1, 3)
+
+
+def _unexplained_marks(marks: np.ndarray, dice: list, to_img: float) -> list:
+    """Groups of pip marks (in px of the marks' image; `to_img` scales them to the dice's) that lie
+    on no die found: each a die missed, to be declined. A lone mark counts only when it is
+    as big as the pips of the dice found."""
+    if not len(marks):
+        return []
+    pts = marks[:, :2] * to_img
+    covered = np.zeros(len(pts), bool)
+    for d in dice:
+        q = np.asarray(d.box, np.float32)
+        grown = _grow(q, 2.0).reshape(-1, 1, 2)
+        for i, (x, y) in enumerate(pts):
+            if not covered[i] and cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0:
+                covered[i] = True
+    rest = np.flatnonzero(~covered)
+    if not len(rest):
+        return []
+    sides = [math.dist(d.box[0], d.box[1]) for d in dice]
+    pip_d = 0.19 * float(np.median(sides)) if sides else None
+    # group: marks within four of their diameters (a 2's pips are 3.7 apart)
+    groups, seen = [], set()
+    for i in rest:
+        if i in seen:
+            continue
+        g, todo = [], [i]
+        seen.add(i)
+        while todo:
+            j = todo.pop()
+            g.append(j)
+            for k in rest:
+                if k not in seen and math.dist(pts[j], pts[k]) < 4.2 * max(marks[j, 2], marks[k, 2]) * to_img:
+                    seen.add(k)
+                    todo.append(k)
+        groups.append(g)
+    out = []
+    for g in groups:
+        dia = float(np.median(marks[g, 2])) * to_img
+        if len(g) == 1 and (pip_d is None or not 0.6 * pip_d <= dia <= 1.6 * pip_d):
+            continue
+        c = pts[g].mean(0)
+        half = dia / 0.19 / 2
+        box = tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+        out.append(Die(None, (float(c[0]), float(c[1])), box, 0.0, UNREADABLE))
+    return out
+
+
+def _unread(dice, problem) -> int:
+    """How much of a photo was left unread: a photo problem counts as everything."""
+    return 100 if problem else (sum(d.value is None for d in dice) if dice else 100)
+
+
 class _Reader:
     def __init__(self, deadline):
         self.deadline = deadline
@@ -408,15 +537,37 @@ class _Reader:
         bg = cv2.resize(bg, (sw, sh), interpolation=cv2.INTER_LINEAR)
         labf = cv2.GaussianBlur(lab, (3, 3), 0).astype(np.float32)
         diff = np.sqrt(((labf - bg.astype(np.float32)) ** 2).sum(2))
-        self.check()
-        med = float(np.median(diff))
-        mad = float(np.median(np.abs(diff - med))) + 1e-3
-        thr = max(12.0, med + 6.0 * mad)
         # a shadow is the table darker, its colour kept: not part of a die
         bgf = bg.astype(np.float32)
         chroma = np.sqrt(((labf[..., 1:] - bgf[..., 1:]) ** 2).sum(2))
         ratio_l = (labf[..., 0] + 1) / (bgf[..., 0] + 1)
         shadow = (ratio_l > 0.35) & (ratio_l < 0.92) & (chroma < 8)
+        marks = _pip_marks(lab[..., 0])
+        self.check()
+        geometry = (read, small, f_read, f_find, marks)
+        dice, problem = self.find(diff, shadow, geometry)
+        if problem or any(d.value is None for d in dice):
+            # a patterned table (checks, stripes, tiles) is several colours, which one large
+            # median does not model: what is near one of the colours along the photo's border,
+            # or between two of them (where they meet and blur), or a little darker, is table
+            # too. Tried only when the plain model left something unread, and kept when it
+            # leaves fewer dice unread.
+            self.check()
+            dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
+            if _unread(dice2, problem2) < _unread(dice, problem):
+                dice, problem = dice2, problem2
+        if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
+            return dice, TOO_BLURRED
+        return dice, problem
+
+    def find(self, diff, shadow, geometry) -> tuple:
+        """(dice, photo problem) from a distance-to-the-table map at FIND_WIDTH."""
+        read, small, f_read, f_find, marks = geometry
+        rh, rw = read.shape[:2]
+        sh, sw = small.shape[:2]
+        med = float(np.median(diff))
+        mad = float(np.median(np.abs(diff - med))) + 1e-3
+        thr = max(12.0, med + 6.0 * mad)
         fg = ((diff > thr) & ~shadow).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
@@ -424,13 +575,14 @@ class _Reader:
         min_area = (sw * 0.022) ** 2
         cnts = [c for c in cnts if cv2.contourArea(c) >= min_area]
         if not cnts:  # a blurred photo of dice still has their contrast; a bare table has not
-            busy = float(lab[..., 0].std()) > 12
+            if len(marks):
+                return _unexplained_marks(marks, [], 1.0 / (f_find * f_read)) or [], NO_DICE
+            busy = float(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).std()) > 12
             return [], (TOO_BLURRED if busy and _blurred(small) else NO_DICE)
         if len(cnts) > MAX_BLOBS:
             return [], TOO_MANY
         blobs = []
         up = 1.0 / f_find
-        Lread = None
         for c in cnts:
             self.check()
             x, y, bw, bh = cv2.boundingRect(c)
@@ -454,8 +606,8 @@ class _Reader:
                     d["sil_quad"] = (d["sil_quad"] + shift) / f_read
                 blobs.append(got)
         dice = self.settle(blobs)
-        if (not dice or any(d.value is None for d in dice)) and _blurred(small):
-            return dice, TOO_BLURRED
+        # pip marks on no die found: a die missed, declined so that the roll is never taken without it
+        dice += _unexplained_marks(marks, dice, 1.0 / (f_find * f_read))
         return dice, ""
 
     @staticmethod
