@@ -259,6 +259,30 @@ def _layout_fit_scaled(points, diameters) -> tuple:
 
 
 FACE = 64  # side of the straightened face, px
+_GRID = [(gx, gy) for gy in (0.25, 0.5, 0.75) for gx in (0.25, 0.5, 0.75)]
+
+
+def _half_pip(dist: np.ndarray, pips: list, k: float) -> bool:
+    """True when a place of the pip grid holds no pip found but is marked like one (a pip
+    lost in glare, blur or a shadow): a 6 seen as a 4, a 5 or a 3 without its middle pip. The
+    places are the fitted layout's; `dist` is each pixel's colour distance to the face."""
+    pts = np.asarray(pips, np.float64)
+    c = pts.mean(0) if len(pts) > 1 else pts[0]
+    r = 2
+
+    def mark(x, y):
+        xi, yi = int(round(x * FACE)), int(round(y * FACE))
+        if not (r <= xi < FACE - r and r <= yi < FACE - r):
+            return 0.0
+        return float(dist[yi - r:yi + r + 1, xi - r:xi + r + 1].mean())
+    contrast = float(np.median([mark(x, y) for x, y in pts]))
+    for gx, gy in _GRID:
+        x, y = c[0] + k * (gx - 0.5), c[1] + k * (gy - 0.5)
+        if np.min(np.hypot(pts[:, 0] - x, pts[:, 1] - y)) < 0.12 * k:
+            continue
+        if mark(x, y) > 0.45 * contrast:
+            return True
+    return False
 
 
 def _read_face(face_bgr: np.ndarray) -> dict:
@@ -312,8 +336,10 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         light = [k[0] for k in kinds]
         if any(light) and not all(light):
             return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
-    value, fit, _ = _layout_fit_scaled(pips, diameters)
+    value, fit, k = _layout_fit_scaled(pips, diameters)
     if value is not None and areas and max(areas) > 2.6 * min(areas):
+        value, fit = None, math.inf
+    if value is not None and _half_pip(dist, pips, k):
         value, fit = None, math.inf
     return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False}
 
@@ -457,24 +483,20 @@ def _pip_marks(L: np.ndarray) -> np.ndarray:
 
 
 def _unexplained_marks(marks: np.ndarray, dice: list, to_img: float) -> list:
-    """Groups of pip marks (in px of the marks' image; `to_img` scales them to the dice's) that lie
-    on no die found: each a die missed, to be declined. A lone mark counts only when it is
-    as big as the pips of the dice found."""
+    """Groups of pip marks (index arrays into `marks`, the largest first; `to_img` scales the
+    marks' px to the dice's) that lie on no die found: each may be a die missed."""
     if not len(marks):
         return []
     pts = marks[:, :2] * to_img
     covered = np.zeros(len(pts), bool)
     for d in dice:
-        q = np.asarray(d.box, np.float32)
-        grown = _grow(q, 2.0).reshape(-1, 1, 2)
+        grown = _grow(np.asarray(d.box, np.float32), 2.0).reshape(-1, 1, 2)
         for i, (x, y) in enumerate(pts):
             if not covered[i] and cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0:
                 covered[i] = True
-    rest = np.flatnonzero(~covered)
-    if not len(rest):
+    rest = [int(i) for i in np.flatnonzero(~covered)]
+    if not rest:
         return []
-    sides = [math.dist(d.box[0], d.box[1]) for d in dice]
-    pip_d = 0.19 * float(np.median(sides)) if sides else None
     # group: marks within four of their diameters (a 2's pips are 3.7 apart)
     groups, seen = [], set()
     for i in rest:
@@ -489,17 +511,77 @@ def _unexplained_marks(marks: np.ndarray, dice: list, to_img: float) -> list:
                 if k not in seen and math.dist(pts[j], pts[k]) < 4.2 * max(marks[j, 2], marks[k, 2]) * to_img:
                     seen.add(k)
                     todo.append(k)
-        groups.append(g)
-    out = []
-    for g in groups:
-        dia = float(np.median(marks[g, 2])) * to_img
-        if len(g) == 1 and (pip_d is None or not 0.6 * pip_d <= dia <= 1.6 * pip_d):
-            continue
-        c = pts[g].mean(0)
-        half = dia / 0.19 / 2
-        box = tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
-        out.append(Die(None, (float(c[0]), float(c[1])), box, 0.0, UNREADABLE))
-    return out
+        groups.append(np.array(g))
+    return sorted(groups, key=len, reverse=True)
+
+
+def _declined_at(pts: np.ndarray, dia: float) -> Die:
+    """A die declined where pip marks are (px of the image given), about a die's size."""
+    c = pts.mean(0)
+    half = dia / 0.19 / 2
+    box = tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+    return Die(None, (float(c[0]), float(c[1])), box, 0.0, UNREADABLE)
+
+
+def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dict | None:
+    """Read a die from its pip marks alone (px of `read`), for a die the table model did not
+    find (a table of its colour, a pattern): the face is grown from the colour around its
+    pips, straightened and read as any other face. None when that does not give one clear
+    face of a die's size."""
+    dia = float(np.median(dias))
+    side = dia / 0.19
+    h, w = read.shape[:2]
+    c = pts.mean(0)
+    r = int(1.4 * side + 2)
+    x0, y0, x1, y1 = max(0, int(c[0]) - r), max(0, int(c[1]) - r), min(w, int(c[0]) + r), min(h, int(c[1]) + r)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    win = read[y0:y1, x0:x1]
+    lab = cv2.cvtColor(win, cv2.COLOR_BGR2Lab).astype(np.float32)
+    local = pts - np.array([x0, y0], np.float32)
+    # the face's colour: around each pip, on a ring just outside it; a top lit from above is the
+    # lightest face, so the pips with the lightest surround are the top's
+    ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    bodies = []
+    for (x, y), d in zip(local, dias):
+        rad = 0.75 * d + 1.5
+        xs = np.clip(np.round(x + rad * np.cos(ang)), 0, x1 - x0 - 1).astype(int)
+        ys = np.clip(np.round(y + rad * np.sin(ang)), 0, y1 - y0 - 1).astype(int)
+        bodies.append(np.median(lab[ys, xs], axis=0))
+    bodies = np.array(bodies)
+    top = bodies[:, 0] >= bodies[:, 0].max() - 15
+    body = np.median(bodies[top], axis=0)
+    dist = np.sqrt(((lab[..., 0] - body[0]) / 1.5) ** 2 + (lab[..., 1] - body[1]) ** 2 + (lab[..., 2] - body[2]) ** 2)
+    m = (dist < 14).astype(np.uint8)
+    k = max(3, int(dia * 1.4)) | 1
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    seed = local[top].mean(0)
+    i = labels[min(int(seed[1]), labels.shape[0] - 1), min(int(seed[0]), labels.shape[1] - 1)]
+    if i == 0:
+        return None
+    area = stats[i, cv2.CC_STAT_AREA]
+    if not 0.45 * side ** 2 <= area <= 1.5 * side ** 2:
+        return None  # leaked into a table of the face's colour, or only part of a face
+    x, y, bw, bh = stats[i, :4]
+    if x <= 0 or y <= 0 or x + bw >= x1 - x0 or y + bh >= y1 - y0:
+        return None
+    cnt = cv2.findNonZero((labels == i).astype(np.uint8))
+    (cx, cy), (rw, rh), a = cv2.minAreaRect(cnt)
+    if min(rw, rh) < 0.8 * max(rw, rh) or area < 0.8 * rw * rh:
+        return None  # not a square face seen from above
+    quad = _order_quad(cv2.boxPoints(((cx, cy), (rw, rh), a)))
+    quad = _grow(quad, 1.06)
+    got = _read_face(_warp_face(win, quad))
+    if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"]:
+        return None
+    # every top pip mark lies on the face read
+    q = quad.reshape(-1, 1, 2)
+    if any(cv2.pointPolygonTest(q, (float(px), float(py)), False) < 0 for px, py in local[top]):
+        return None
+    return {"value": got["value"], "quad": quad + np.array([x0, y0], np.float32),
+            "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
 def _unread(dice, problem) -> int:
@@ -576,7 +658,8 @@ class _Reader:
         cnts = [c for c in cnts if cv2.contourArea(c) >= min_area]
         if not cnts:  # a blurred photo of dice still has their contrast; a bare table has not
             if len(marks):
-                return _unexplained_marks(marks, [], 1.0 / (f_find * f_read)) or [], NO_DICE
+                found = self.from_marks(marks, [], read, f_read, f_find)
+                return found, ("" if found else NO_DICE)
             busy = float(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).std()) > 12
             return [], (TOO_BLURRED if busy and _blurred(small) else NO_DICE)
         if len(cnts) > MAX_BLOBS:
@@ -606,9 +689,28 @@ class _Reader:
                     d["sil_quad"] = (d["sil_quad"] + shift) / f_read
                 blobs.append(got)
         dice = self.settle(blobs)
-        # pip marks on no die found: a die missed, declined so that the roll is never taken without it
-        dice += _unexplained_marks(marks, dice, 1.0 / (f_find * f_read))
-        return dice, ""
+        return dice + self.from_marks(marks, dice, read, f_read, f_find), ""
+
+    def from_marks(self, marks, dice, read, f_read, f_find) -> list:
+        """Dice where pip marks lie on no die found: each read from its pips' face when that
+        gives one clear face, else declined, so that the roll is never taken without it."""
+        out = []
+        for g in _unexplained_marks(marks, dice, 1.0 / (f_find * f_read)):
+            self.check()
+            pts, dias = marks[g, :2] / f_find, marks[g, 2] / f_find
+            got = _face_from_marks(read, pts, dias)
+            if got is None:
+                # a lone mark that gives no face is a die's only when it is as big as their pips
+                # (a speck on the table otherwise)
+                sides = [math.dist(d.box[0], d.box[1]) for d in dice + out if d.value is not None]
+                pip_d = 0.19 * float(np.median(sides)) * f_read if sides else None
+                if len(g) > 1 or (pip_d is not None and 0.6 * pip_d <= float(dias[0]) <= 1.6 * pip_d):
+                    out.append(_declined_at(pts / f_read, float(np.median(dias)) / f_read))
+                continue
+            q = got["quad"] / f_read
+            out.append(Die(got["value"], tuple(float(v) for v in q.mean(0)),
+                           tuple(tuple(float(v) for v in p) for p in q), got["confidence"]))
+        return out
 
     @staticmethod
     def settle(blobs) -> list:
