@@ -280,7 +280,7 @@ def _half_pip(dist: np.ndarray, pips: list, k: float) -> bool:
         x, y = c[0] + k * (gx - 0.5), c[1] + k * (gy - 0.5)
         if np.min(np.hypot(pts[:, 0] - x, pts[:, 1] - y)) < 0.12 * k:
             continue
-        if mark(x, y) > 0.45 * contrast:
+        if mark(x, y) > 0.2 * contrast:
             return True
     return False
 
@@ -308,6 +308,7 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     pips, areas = [], []
     expected = (FACE * 0.19) ** 2 * math.pi / 4  # a pip's area on the straightened face
     diameters, kinds = [], []
+    cut = False
     for i in range(1, n):
         a = stats[i, cv2.CC_STAT_AREA]
         if a < expected * 0.12:
@@ -318,7 +319,13 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         x, y, w, h = stats[i, :4]
         cx, cy = cents[i] / FACE
         if not (0.13 < cx < 0.87 and 0.13 < cy < 0.87) or x <= 4 or y <= 4 or x + w >= FACE - 4 or y + h >= FACE - 4:
-            continue  # the edge of the face, or past it: never a pip of this face
+            # the edge of the face, or past it: never a pip of this face. But a whole round
+            # pip just inside the edge, beside the pips' rows, says the square took only part
+            # of a face (two touching dice cut in the wrong place: a 6 seen as a 4)
+            if 0.4 * expected <= a <= 1.6 * expected and max(w, h) <= 1.4 * min(w, h) + 1 \
+                    and min(cx, cy) > 0.06 and max(cx, cy) < 0.94 and (0.2 < cx < 0.8 or 0.2 < cy < 0.8):
+                cut = True
+            continue
         if max(w, h) > 1.6 * min(w, h) + 1:
             pips.append(None)  # a stretched blob: this is not a face seen square (a side)
             continue
@@ -337,6 +344,8 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         if any(light) and not all(light):
             return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
     value, fit, k = _layout_fit_scaled(pips, diameters)
+    if cut:
+        value, fit = None, math.inf
     if value is not None and areas and max(areas) > 2.6 * min(areas):
         value, fit = None, math.inf
     if value is not None and _half_pip(dist, pips, k):
@@ -606,6 +615,7 @@ class _Reader:
     def __init__(self, deadline):
         self.deadline = deadline
         self.blobs_read = {}
+        self.skipped = False  # a blob too big for dice was left out: the table model is wrong
 
     def check(self):
         if time.monotonic() > self.deadline:
@@ -642,12 +652,13 @@ class _Reader:
         self.check()
         geometry = (read, small, f_read, f_find, marks)
         dice, problem = self.find(diff, shadow, geometry)
-        if problem or any(d.value is None for d in dice):
+        if problem or self.skipped or any(d.value is None and d.problem not in (TOUCHING, GLARE) for d in dice):
             # a patterned table (checks, stripes, tiles) is several colours, which one large
             # median does not model: what is near one of the colours along the photo's border,
             # or between two of them (where they meet and blur), or a little darker, is table
-            # too. Tried only when the plain model left something unread, and kept when it
-            # leaves fewer dice unread.
+            # too. Tried only when the plain model looks wrong (a blob as big as a good part of
+            # the photo, a die not read for another reason than touching or glare), and kept
+            # when it leaves fewer dice unread.
             self.check()
             dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
             if _unread(dice2, problem2) < _unread(dice, problem):
@@ -685,6 +696,7 @@ class _Reader:
             self.check()
             x, y, bw, bh = cv2.boundingRect(c)
             if bw * bh > sw * sh * 0.3:
+                self.skipped = True
                 continue
             pad = int(max(bw, bh) * 0.15) + 2
             x0, y0 = max(0, int((x - pad) * up)), max(0, int((y - pad) * up))
