@@ -865,7 +865,7 @@ class _Reader:
         # the rounded edges between faces (and the pips) are darker lines: cut along them too
         bk = max(3, int(side * 0.12)) | 1
         seams = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (bk, bk)))
-        found = []
+        found, seen = [], set()
         for part in ((L > t) & (sil > 0), (L <= t) & (sil > 0), (seams <= 7) & (sil > 0), (seams <= 14) & (sil > 0)):
             m = cv2.erode(part.astype(np.uint8), er)
             n, lab_img, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
@@ -875,6 +875,10 @@ class _Reader:
                 region = (lab_img == i).astype(np.uint8)
                 for quad, parts, aspect in _face_quads(region):
                     quad = _grow(quad, 1.0 + 2.2 * cut / max(4.0, math.sqrt(cv2.contourArea(quad.reshape(-1, 1, 2)))))
+                    same = tuple(np.round(quad).astype(int).ravel())
+                    if same in seen:  # the tone split and the seams often give the same square
+                        continue
+                    seen.add(same)
                     face = _warp_face(roi, quad)
                     r = _read_face(face)
                     r["quad"] = quad
