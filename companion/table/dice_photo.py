@@ -5,7 +5,10 @@ A classical OpenCV pipeline (docs/dice-photo.md):
 1. decode (JPEG or PNG bytes, or an array), refusing what is not an image; a photo over
    20 megapixels is decoded scaled down (JPEG natively), and one over MAX_PIXELS refused;
 2. find the dice: the table is estimated by a large median (dice are small against it), and
-   what differs from it by more than the table's own texture does is a candidate blob;
+   what differs from it by more than the table's own texture does is a candidate blob; when
+   that looks wrong, a second pass takes the table as several colours (a check cloth, stripes,
+   tiles). Pip marks found over the whole photo that lie on no die found are read from their
+   own face or declined;
 3. straighten each top face: inside a blob, the faces are split by their shading (the top face
    of a die lit from above is one tone, its sides another, the rounded edges between them
    darker); each face-sized region is warped to a square;
@@ -440,8 +443,8 @@ def _pattern_distance(labf: np.ndarray) -> np.ndarray:
     two of them (where two colours of a pattern meet and blur together) and to each a little
     darker (the light falling off across the table, a soft shadow), at a third of the size."""
     h, w = labf.shape[:2]
-    half = cv2.resize(labf, (max(8, w // 3), max(8, h // 3)), interpolation=cv2.INTER_AREA)
-    cols = _table_colours(half)
+    third = cv2.resize(labf, (max(8, w // 3), max(8, h // 3)), interpolation=cv2.INTER_AREA)
+    cols = _table_colours(third)
     dark = cols.copy()
     dark[:, 0] *= 0.75
     dark[:, 1:] = cols[:, 1:] * 0.75 + 128 * 0.25
@@ -449,21 +452,21 @@ def _pattern_distance(labf: np.ndarray) -> np.ndarray:
     segs += [(cols[i], dark[i]) for i in range(len(cols))]
     A = np.array([a for a, _ in segs], np.float32)
     D = np.array([b - a for a, b in segs], np.float32)
-    P = half.reshape(-1, 3)
+    P = third.reshape(-1, 3)
     dd = (D ** 2).sum(1) + 1e-6
     t = np.clip((P @ D.T - (A * D).sum(1)) / dd, 0, 1)
     # |p - a - t d|^2 = |p|^2 - 2 p.a + |a|^2 - 2 t (p.d - a.d) + t^2 |d|^2
     pp = np.einsum("ij,ij->i", P, P)[:, None]
     d2 = pp - 2 * (P @ A.T) + (A ** 2).sum(1) - 2 * t * (P @ D.T - (A * D).sum(1)) + t ** 2 * dd
-    dist = np.sqrt(np.maximum(d2.min(1), 0)).reshape(half.shape[:2])
+    dist = np.sqrt(np.maximum(d2.min(1), 0)).reshape(third.shape[:2])
     return cv2.resize(dist, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _pip_marks(L: np.ndarray) -> np.ndarray:
     """Pip-like marks anywhere in a photo (lightness, at FIND_WIDTH): small round spots, darker
     or lighter than a uniform surround by a pip's contrast. Rows of (x, y, diameter) in px.
-    They do not read a die; they show where one is, so that a die the finder missed (on a
-    patterned table, against a table of its own colour) is declined, never left out of a roll."""
+    They show where a die is, so that a die the finder missed (on a patterned table, against a
+    table of its own colour) is read from its pips' face or declined, never left out of a roll."""
     se = cv2.getStructuringElement(cv2.MORPH_RECT, (15, 15))  # square: much faster, and pips are smaller
     out = []
     for resp, sign in ((cv2.morphologyEx(L, cv2.MORPH_BLACKHAT, se), -1), (cv2.morphologyEx(L, cv2.MORPH_TOPHAT, se), 1)):
