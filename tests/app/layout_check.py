@@ -33,7 +33,11 @@ from dataclasses import dataclass
 MIN_TARGET_DP = 48
 SLACK_PX = 1.5  # rounding of layouts and textures: less than this is no finding
 
-KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text", "hidden")
+KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text", "hidden", "crowded")
+#: widgets whose touch targets are one control for a player (a map, a lane, a row of die faces,
+#: the dice entry): they count once toward a screen's touch targets
+ONE_CONTROL = ("MapGrid", "SpacePicker", "CivQuestMap", "AreaMap", "LaneStrip", "DieRow", "FaceChoice",
+               "DieFaceRow", "DiceEntry")
 
 _MARKUP = re.compile(r"\[/?(?:b|i|u|s|sub|sup|color|font|font_family|font_context|font_features|size|ref|anchor|text_language)(?:=[^\]]*)?\]")
 DEV_PATTERNS = (
@@ -179,6 +183,7 @@ class _Walk:
         self.ghosts = []    # (layer, order, widget, box) unseen widgets that still take taps
         self.order = 0      # drawing order of the targets and ghosts
         self.target_order = {}
+        self.max_targets = None  # more enabled controls in view in one layer: "crowded"
 
     def add(self, kind, w, box, detail, text=""):
         x0, y0, x1, y1 = box
@@ -380,7 +385,28 @@ class _Walk:
         if len(self.confirms) > 1:
             for w, box, words in self.confirms:
                 self.add("confirm", w, box, f"{len(self.confirms)} enabled Confirm buttons visible", words)
+        if self.max_targets is not None:
+            for layer, n in self.control_counts().items():
+                if n > self.max_targets:
+                    x0 = y0 = 0
+                    self.findings.append(Finding("crowded", f"layer {layer}", "", (x0, y0, 0, 0),
+                                                 f"{n} touch targets in view, more than {self.max_targets}"))
         return self.findings
+
+    def control_counts(self) -> dict:
+        """{layer: how many controls a player can tap now}: the enabled touch targets in view,
+        the ones inside a ONE_CONTROL widget (a map, a row of die faces) counted once for it."""
+        groups = {}
+        for layer, w, _vis, _box in self.targets:
+            if w.disabled:
+                continue
+            node, key = w.parent, id(w)
+            while node is not None and node is not node.parent:
+                if type(node).__name__ in ONE_CONTROL:
+                    key = id(node)
+                node = node.parent
+            groups.setdefault(layer, set()).add(key)
+        return {layer: len(keys) for layer, keys in groups.items()}
 
 
 def _related(a, b):
@@ -394,21 +420,28 @@ def _related(a, b):
     return False
 
 
-def _walk(roots, window_size, density=None, confirm_words=("Confirm",)):
+def _walk(roots, window_size, density=None, confirm_words=("Confirm",), max_targets=None):
     from kivy.metrics import dp
 
     min_px = dp(MIN_TARGET_DP) if density is None else MIN_TARGET_DP * density
     walk = _Walk(None, min_px, confirm_words)
+    walk.max_targets = max_targets
     win = _Clip((0, 0, window_size[0], window_size[1]), name="the window")
     for layer, root in enumerate(roots):
         walk.visit(root, [win], ("root", layer) if layer == 0 else id(root))
     return walk
 
 
-def check_tree(roots, window_size, density=None, confirm_words=("Confirm",)) -> list:
+def check_tree(roots, window_size, density=None, confirm_words=("Confirm",), max_targets=None) -> list:
     """Findings for the widget trees `roots` (drawing order, bottom first) in a window of
-    `window_size` pixels."""
-    return _walk(roots, window_size, density, confirm_words).finish()
+    `window_size` pixels; with `max_targets`, a layer offering more controls in view is crowded."""
+    return _walk(roots, window_size, density, confirm_words, max_targets).finish()
+
+
+def control_count(window=None) -> dict:
+    """{layer: controls a player can tap now} (see _Walk.control_counts)."""
+    window, roots = _roots(window)
+    return _walk(roots, window.size).control_counts()
 
 
 def _roots(window):

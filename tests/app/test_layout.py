@@ -26,12 +26,19 @@ SEED = 27
 
 
 # ------------------------------------------------------------------------- in the app process
+MAX_TARGETS = 30  # touch targets in view on a game screen (a map or a row of die faces: one)
+
+
 def _check(drv, where, out):
-    from layout_check import check_window
+    from kivy.app import App
+    from layout_check import check_window, control_count
 
     drv.pump(2)  # textures and layouts settle a frame after a change
-    for f in check_window():
+    on_game = App.get_running_app().root.current == "game"
+    for f in check_window(max_targets=MAX_TARGETS if on_game else None):
         out.append({"where": where, "kind": f.kind, "finding": str(f), "key": list(f.key())})
+    if on_game:
+        out.append({"controls": max(control_count().values(), default=0)})
 
 
 FIXED = ("confirm", "cancel", "end_step", "roll_ok")  # the game screen's buttons with a place of their own
@@ -191,9 +198,11 @@ def scenario_sweep(app, drv):
         shot = drv.shot(f"{m.id}-{size}", folder=folder)
         tabs = _visit_tabs(app, drv, f"after step {done}", out)
         picked = [f for f in out if "picked" in f]
+        controls = [f["controls"] for f in out if "controls" in f]
         report[m.id] = {"title": m.title, "steps": done, "screen": app.root.current,
-                        "findings": [f for f in out if "picked" not in f], "screenshot": shot,
-                        "picked_on_screen": len(picked), "tabs": tabs}
+                        "findings": [f for f in out if "picked" not in f and "controls" not in f],
+                        "screenshot": shot, "picked_on_screen": len(picked), "tabs": tabs,
+                        "most_controls": max(controls, default=0)}
         app.leave_game()
         drv.pump(2)
     with open(os.path.join(folder, f"findings-{size}.json"), "w", encoding="utf-8") as f:
@@ -309,6 +318,31 @@ def scenario_checker_catches(app, drv):
     assert not [f for f in new if f.text == wide.text]  # scrolled out now
     home.remove_widget(layer)
 
+    # crowded: more than MAX_TARGETS controls in view on one screen; the cells of a map are one
+    from kivy.uix.gridlayout import GridLayout
+    from layout_check import control_count
+
+    layer = FloatLayout()
+    grid = GridLayout(cols=8, size_hint=(None, None), size=(8 * 60, 4 * 60), pos=(10, 10))
+    for i in range(MAX_TARGETS + 2):
+        grid.add_widget(Button(text=str(i)))
+    layer.add_widget(grid)
+    home.add_widget(layer)
+    drv.pump(3)
+    base = max(control_count().values())
+    assert base >= MAX_TARGETS + 2
+    crowded = [f for f in check_window(max_targets=MAX_TARGETS) if f.kind == "crowded"]
+    assert crowded and f"{base} touch targets in view" in crowded[0].detail, [str(f) for f in crowded]
+    import layout_check
+
+    layout_check.ONE_CONTROL = layout_check.ONE_CONTROL + ("GridLayout",)  # as a map: one control
+    try:
+        assert max(control_count().values()) <= base - MAX_TARGETS - 1
+        assert not [f for f in check_window(max_targets=MAX_TARGETS) if f.kind == "crowded"]
+    finally:
+        layout_check.ONE_CONTROL = layout_check.ONE_CONTROL[:-1]
+    home.remove_widget(layer)
+
     # plain player words are no developer text
     for ok in ("Ana: Build a Market (2 coins)", "Round 3 - Production", "Roll 2 dice: 7",
                "Mint Works: Ana (blue) vs Bo (green)", "e.g. 3 - 4 players", "Done: Take 2 coins",
@@ -343,7 +377,8 @@ def _summary(report, size):
                 seen.add(k)
                 uniq.append(f)
         lines.append(f"{r['title']} at {size}: {r['steps']} steps ({r['picked_on_screen']} picked on "
-                     f"screen first), {r['tabs']} tabs, {len(uniq)} distinct findings "
+                     f"screen first), {r['tabs']} tabs, at most {r.get('most_controls', 0)} controls in view, "
+                     f"{len(uniq)} distinct findings "
                      f"(screenshot {r['screenshot']})")
         lines += [f"  [{f['where']}] {f['finding']}" for f in uniq]
     return lines
