@@ -210,3 +210,36 @@ def scenario_no_throw_buttons_without_the_virtual_board(app, drv):
 def test_no_throw_buttons_without_the_virtual_board(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_no_throw_buttons_without_the_virtual_board", tmp_path, board="none",
                  size="800x480")
+
+
+def scenario_two_dice_from_the_wells(app, drv):
+    """CivMint's event roll (2 dice, the Event panel has its own entry): a throw button per well;
+    one well thrown is waited for, the second completes the roll, journaled from the board."""
+    from kivy.core.window import Window
+
+    from economy_games import play_until, resume_in_app
+
+    from companion.controller import GameController
+
+    _paired(app, drv)
+    c = GameController.new(app.games_dir, ("Ada", "Bo"), ("blue", "red"), seed=5)
+    play_until(c, lambda ctrl: (ctrl.dice_request() or {}).get("action") == "roll_event")
+    resume_in_app(app, c)
+    scr = drv.game_screen(app)
+    drv.wait_for(lambda: scr.well_throws == 2, 5, "two throw buttons")
+    _show_now(drv, scr)
+    one, two = _throws(scr)
+    assert (one.text, two.text) == ("Throw into well 1", "Throw into well 2")
+    drv.shot("throw-civmint-event-%dx%d" % tuple(Window.size))
+    before = len(app.ctrl.journal)
+    scr.ids.now_scroll.scroll_to(scr.ids.well_throws, animate=False)
+    drv.pump(2)
+    drv.tap(one)
+    drv.wait_for(lambda: "Waiting for a die in well 2" in scr.dice_hint, 10, "the wait for well 2")
+    assert len(app.ctrl.journal) == before
+    _throw_and_wait(app, drv, scr, two, "roll_event")
+
+
+@pytest.mark.parametrize("size", ["800x480", "412x915"])
+def test_two_dice_from_the_wells(xdisplay, tmp_path, size):
+    run_scenario(__file__, "scenario_two_dice_from_the_wells", tmp_path, board="virtual", size=size)
