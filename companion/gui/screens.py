@@ -145,6 +145,8 @@ class GameScreen(Screen):
     error = BooleanProperty(False)
     pending_text = StringProperty("")
     log_text = StringProperty("")
+    log_page = NumericProperty(0)   # the Log's page shown, 0 the newest (LOG_PAGE entries a page)
+    log_pages = NumericProperty(1)
     can_undo = BooleanProperty(False)
     awaiting_dice = BooleanProperty(False)
     over = BooleanProperty(False)
@@ -749,7 +751,26 @@ class GameScreen(Screen):
         self._render_sync()
         self._try_board_dice()
         self._update_well_throws()
-        self.log_text = c.history.text(limit=40)
+        self.show_log_page(0)
+
+    LOG_PAGE = 40  # Log entries a page: only the page shown is put in words
+
+    def show_log_page(self, page: int):
+        """Show the Log's `page` (0: the newest entries); a new decision shows page 0 again."""
+        if self.ctrl is None:
+            return
+        history = self.ctrl.history
+        n = len(history.entries)
+        self.log_pages = max(1, -(-n // self.LOG_PAGE))
+        page = max(0, min(int(page), self.log_pages - 1))
+        turned, self.log_page = page != self.log_page, page
+        text = history.text(limit=self.LOG_PAGE, skip=page * self.LOG_PAGE)
+        if self.log_pages > 1:
+            last = min(n, (page + 1) * self.LOG_PAGE)
+            text += f"\n[color=aaaaaa]Entries {n - last + 1}-{n - page * self.LOG_PAGE} of {n}, newest first.[/color]"
+        self.log_text = text
+        if turned and "log_view" in self.ids:
+            self.ids.log_view.scroll_y = 1  # a page turned: its newest entry first
 
     APP_TURN_SHOWN = 6  # moves listed on the card; the Log has every one
 
