@@ -54,11 +54,24 @@ def _throws(scr):
     return list(reversed(scr.ids.well_throws.children))
 
 
-def _throw_and_wait(app, drv, scr, button, action_type):
+def _into_view(drv, scr, index):
+    """Scroll the Now area to the throw buttons; the button of well `index` once it can be seen
+    (the buttons are made again if the link dropped a moment under load and came back)."""
+    from layout_check import visible_widgets
+
+    def seen():
+        scr.ids.now_scroll.scroll_to(scr.ids.well_throws, animate=False)
+        drv.pump(1)
+        throws = _throws(scr)
+        shown = {id(w) for w, _ in visible_widgets()}
+        return len(throws) > index and id(throws[index]) in shown
+    drv.wait_for(seen, 10, lambda: f"the throw button of well {index + 1} on screen")
+    return _throws(scr)[index]
+
+
+def _throw_and_wait(app, drv, scr, index, action_type):
     before = len(app.ctrl.journal)
-    scr.ids.now_scroll.scroll_to(scr.ids.well_throws, animate=False)
-    drv.pump(2)
-    drv.tap(button)
+    drv.tap(_into_view(drv, scr, index))
     drv.wait_for(lambda: len(app.ctrl.journal) > before, 10, "the thrown die to reach the game")
     e = [e for e in app.ctrl.history.entries if not e.undone][-1]
     assert e.action["type"] == action_type and e.source == "board", (e.action, e.source)
@@ -97,7 +110,7 @@ def scenario_each_game_its_board(app, drv):
     assert throw.text == "Throw a die into well 1" and throw.height >= 48
     assert scr.bar_hint.startswith("Tap Throw "), scr.bar_hint
     drv.shot(f"throw-civmint-{size}")
-    _throw_and_wait(app, drv, scr, throw, "roll_first_player")
+    _throw_and_wait(app, drv, scr, 0, "roll_first_player")
     assert _well_states(app)[0] == "die"
 
     # the Board screen opens on the virtual table (the board in use), CivMint's counters on it
@@ -140,8 +153,8 @@ def scenario_each_game_its_board(app, drv):
     drv.pump(3)
     drv.wait_for(lambda: scr.well_throws == 1, 5, "Civ Quest's throw button")
     _show_now(drv, scr)
-    [throw] = _throws(scr)
-    _throw_and_wait(app, drv, scr, throw, "first_roll")
+    assert len(_throws(scr)) == 1
+    _throw_and_wait(app, drv, scr, 0, "first_roll")
 
     # Civ Builder's attribute dice may be thrown two at a time: a button per well
     scr = _start(app, drv, "civ_builder")
@@ -154,7 +167,7 @@ def scenario_each_game_its_board(app, drv):
     one, two = _throws(scr)
     assert (one.text, two.text) == ("Throw into well 1", "Throw into well 2")
     drv.shot(f"throw-civ-builder-{size}")
-    first = _throw_and_wait(app, drv, scr, one, app.ctrl.dice_request()["action"])
+    first = _throw_and_wait(app, drv, scr, 0, app.ctrl.dice_request()["action"])
     assert first.action["type"].startswith("roll_")
 
     # the Card Game keeps nothing on the tracks: none drawn, said plainly; no throw buttons
@@ -232,12 +245,10 @@ def scenario_two_dice_from_the_wells(app, drv):
     assert (one.text, two.text) == ("Throw into well 1", "Throw into well 2")
     drv.shot("throw-civmint-event-%dx%d" % tuple(Window.size))
     before = len(app.ctrl.journal)
-    scr.ids.now_scroll.scroll_to(scr.ids.well_throws, animate=False)
-    drv.pump(2)
-    drv.tap(one)
+    drv.tap(_into_view(drv, scr, 0))
     drv.wait_for(lambda: "Waiting for a die in well 2" in scr.dice_hint, 10, "the wait for well 2")
     assert len(app.ctrl.journal) == before
-    _throw_and_wait(app, drv, scr, two, "roll_event")
+    _throw_and_wait(app, drv, scr, 1, "roll_event")
 
 
 @pytest.mark.parametrize("size", ["800x480", "412x915"])
