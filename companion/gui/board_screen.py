@@ -342,7 +342,6 @@ class BoardScreen(Screen):
     def _table_text(self, board):
         """Summary above the grid: comparison with the game, and the dice wells."""
         ctrl = App.get_running_app().ctrl
-        name = ctrl.name if ctrl is not None else (lambda seat: seat)
         lanes = board.lanes()
         lines = []
         sync = _table_sync()

@@ -112,6 +112,8 @@ def scenario_each_game_its_board(app, drv):
     drv.shot(f"throw-civmint-{size}")
     _throw_and_wait(app, drv, scr, 0, "roll_first_player")
     assert _well_states(app)[0] == "die"
+    assert scr.message.startswith("Done: "), scr.message  # the roll said, as any from the board
+    drv.shot(f"thrown-civmint-{size}")
 
     # the Board screen opens on the virtual table (the board in use), CivMint's counters on it
     board = _open_board(app, drv)
