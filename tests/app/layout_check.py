@@ -35,9 +35,9 @@ SLACK_PX = 1.5  # rounding of layouts and textures: less than this is no finding
 
 KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text", "hidden", "crowded")
 #: widgets whose touch targets are one control for a player (a map, a lane, a row of die faces,
-#: the dice entry): they count once toward a screen's touch targets
+#: the dice entry, the cards a draw may turn up): they count once toward a screen's touch targets
 ONE_CONTROL = ("MapGrid", "SpacePicker", "CivQuestMap", "AreaMap", "LaneStrip", "DieRow", "FaceChoice",
-               "DieFaceRow", "DiceEntry")
+               "DieFaceRow", "DiceEntry", "PlanGrid")
 
 _MARKUP = re.compile(r"\[/?(?:b|i|u|s|sub|sup|color|font|font_family|font_context|font_features|size|ref|anchor|text_language)(?:=[^\]]*)?\]")
 DEV_PATTERNS = (
@@ -115,17 +115,30 @@ def _empty(r, slack=0.0):
 
 class _Clip:
     """A visible region: the window, or a ScrollView's viewport within the one around it.
-    `scroll_x/scroll_y`: content past the region on that axis can be scrolled into view."""
+    `scroll_x/scroll_y`: content past the region on that axis can be scrolled into view.
+    `own`: the ScrollView's own box (the region is that box cut by the regions around it);
+    `outer_x/outer_y`: a region around it scrolls on that axis, so what the cut hides can be
+    brought into view by scrolling that one (a card partly below the fold of a scrolling column)."""
 
-    def __init__(self, rect, scroll_x=False, scroll_y=False, name="window"):
+    def __init__(self, rect, scroll_x=False, scroll_y=False, name="window", own=None, outer_x=False,
+                 outer_y=False):
         self.rect, self.scroll_x, self.scroll_y, self.name = rect, scroll_x, scroll_y, name
+        self.own = own or rect
+        self.outer_x, self.outer_y = outer_x, outer_y
 
 
 def _past(r, clip):
-    """Which way `r` reaches past the clip on an axis the clip cannot scroll ("" when none)."""
-    c = clip.rect
-    past_x = (r[0] < c[0] - SLACK_PX or r[2] > c[2] + SLACK_PX) and not clip.scroll_x
-    past_y = (r[1] < c[1] - SLACK_PX or r[3] > c[3] + SLACK_PX) and not clip.scroll_y
+    """Which way `r` reaches past the clip on an axis where nothing scrolls it into view ("" when none)."""
+    c, own = clip.rect, clip.own
+
+    def past(i0, i1, scroll, outer):
+        if scroll:
+            return False
+        if r[i0] < own[i0] - SLACK_PX or r[i1] > own[i1] + SLACK_PX:
+            return True  # past the scroll area's own edge: never seen
+        return (r[i0] < c[i0] - SLACK_PX or r[i1] > c[i1] + SLACK_PX) and not outer
+    past_x = past(0, 2, clip.scroll_x, clip.outer_x)
+    past_y = past(1, 3, clip.scroll_y, clip.outer_y)
     return " and ".join(s for s, p in (("sideways", past_x), ("up/down", past_y)) if p)
 
 
@@ -218,7 +231,9 @@ class _Walk:
                 vp = w._viewport
                 sx = bool(w.do_scroll_x) and vp.width > w.width + SLACK_PX
                 sy = bool(w.do_scroll_y) and vp.height > w.height + SLACK_PX
-            inner = clips + [_Clip(rect, sx, sy, _describe(w))]
+            out = clips[-1]
+            inner = clips + [_Clip(rect, sx, sy, _describe(w), own=box, outer_x=out.scroll_x or out.outer_x,
+                                   outer_y=out.scroll_y or out.outer_y)]
             side = _past(box, clips[-1])
             if side and visible is not None:  # part of the scroll area itself can never be seen
                 self.add("outside", w, box, f"scroll area reaches past {clips[-1].name} {side}, "

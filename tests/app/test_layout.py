@@ -343,6 +343,35 @@ def scenario_checker_catches(app, drv):
         layout_check.ONE_CONTROL = layout_check.ONE_CONTROL[:-1]
     home.remove_widget(layer)
 
+    # a card with its own scroll area, partly below the fold of a scrolling column: what the
+    # column's edge hides comes into view by scrolling the column (no finding); a label wider
+    # than the card's own area, which scrolls only up and down, is still text nobody can read
+    layer = FloatLayout()
+    column = ScrollView(size_hint=(None, None), size=(300, 200), pos=(10, 100), do_scroll_x=False)
+    content = BoxLayout(orientation="vertical", size_hint=(1, None), height=500)
+    content.add_widget(Label(text="above the card", size_hint_y=None, height=150))
+    card = ScrollView(size_hint_y=None, height=120, do_scroll_x=False)
+    inside = BoxLayout(orientation="vertical", size_hint=(1, None), height=120)
+    below = Label(text="a line of the card", size_hint_y=None, height=40)  # across the column's fold
+    inside.add_widget(Label(text="", size_hint_y=None, height=30))
+    inside.add_widget(below)
+    inside.add_widget(Label(text="", size_hint_y=None, height=50))
+    card.add_widget(inside)
+    content.add_widget(card)
+    content.add_widget(Label(text="under the card", size_hint_y=None, height=230))
+    column.add_widget(content)
+    layer.add_widget(column)
+    home.add_widget(layer)
+    column.scroll_y = 1  # the card's top 50 px in view, the rest below the column's fold
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert not [f for f in new if f.text == below.text], [str(f) for f in new]
+    below.size_hint_x, below.width = None, 900
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert [f.kind for f in new if f.text == below.text] == ["outside"], [str(f) for f in new]
+    home.remove_widget(layer)
+
     # plain player words are no developer text
     for ok in ("Ana: Build a Market (2 coins)", "Round 3 - Production", "Roll 2 dice: 7",
                "Mint Works: Ana (blue) vs Bo (green)", "e.g. 3 - 4 players", "Done: Take 2 coins",
