@@ -50,6 +50,16 @@ def _show_now(drv, scr):
         drv.pump(2)
 
 
+def _layout_ok(drv, where, max_targets=30):
+    """The layout check of the sweep (tests/app/layout_check.py) finds nothing on the screen now:
+    no clipped words, no small or overlapping targets, at most `max_targets` controls in view."""
+    from layout_check import check_window
+
+    drv.pump(2)
+    findings = [str(f) for f in check_window(max_targets=max_targets)]
+    assert not findings, (where, findings)
+
+
 def _throws(scr):
     return list(reversed(scr.ids.well_throws.children))
 
@@ -110,6 +120,7 @@ def scenario_each_game_its_board(app, drv):
     assert throw.text == "Throw a die into well 1" and throw.height >= 48
     assert scr.bar_hint.startswith("Tap Throw "), scr.bar_hint
     drv.shot(f"throw-civmint-{size}")
+    _layout_ok(drv, "CivMint first roll", 30)
     _throw_and_wait(app, drv, scr, 0, "roll_first_player")
     assert _well_states(app)[0] == "die"
     assert scr.message.startswith("Done: "), scr.message  # the roll said, as any from the board
@@ -139,6 +150,7 @@ def scenario_each_game_its_board(app, drv):
     assert not any(t in " ".join(board.v_lane_ids + [board.v_lights_text, board.v_strip_text])
                    for t in CIVMINT_TRACKS)
     drv.shot(f"board-civ-quest-{size}")
+    _layout_ok(drv, "Board screen, Civ Quest", None)
     drv.press(board.ids.tab_table)
     board.refresh()
     drv.pump(2)
@@ -169,6 +181,7 @@ def scenario_each_game_its_board(app, drv):
     one, two = _throws(scr)
     assert (one.text, two.text) == ("Throw into well 1", "Throw into well 2")
     drv.shot(f"throw-civ-builder-{size}")
+    _layout_ok(drv, "Civ Builder attribute dice", 30)
     first = _throw_and_wait(app, drv, scr, 0, app.ctrl.dice_request()["action"])
     assert first.action["type"].startswith("roll_")
 
@@ -181,6 +194,7 @@ def scenario_each_game_its_board(app, drv):
     assert board.ids.v_table.note.startswith("Civilization: The Card Game keeps nothing on the board's tracks")
     assert board.ids.v_place.disabled
     drv.shot(f"board-card-game-{size}")
+    _layout_ok(drv, "Board screen, Card Game", None)
     app.go_back()
     drv.pump(2)
 
@@ -246,6 +260,7 @@ def scenario_two_dice_from_the_wells(app, drv):
     one, two = _throws(scr)
     assert (one.text, two.text) == ("Throw into well 1", "Throw into well 2")
     drv.shot("throw-civmint-event-%dx%d" % tuple(Window.size))
+    _layout_ok(drv, "CivMint event roll", 30)
     before = len(app.ctrl.journal)
     drv.tap(_into_view(drv, scr, 0))
     drv.wait_for(lambda: "Waiting for a die in well 2" in scr.dice_hint, 10, "the wait for well 2")
