@@ -39,6 +39,7 @@ FIND_WIDTH = 640                # dice are found at this width
 MAX_BLOBS = 40                  # more candidate blobs than this: not a photo of a few dice
 SINGLE_BLOB = 2.17              # a blob this many times its one top face read holds another die
 ACCEPT_FIT = 0.13                # a face's pips at most this far (of its side) from a layout's
+PIP_CONTRAST = 40               # a pip mark differs from its surround by this much lightness (0-255)
 TIME_LIMIT = 3.0                # seconds
 
 #: pip centres of each value on a unit face; 2, 3 and 6 also turned a quarter
@@ -258,6 +259,30 @@ def _layout_fit_scaled(points, diameters) -> tuple:
 
 
 FACE = 64  # side of the straightened face, px
+_GRID = [(gx, gy) for gy in (0.25, 0.5, 0.75) for gx in (0.25, 0.5, 0.75)]
+
+
+def _half_pip(dist: np.ndarray, pips: list, k: float) -> bool:
+    """True when a place of the pip grid holds no pip found but is marked like one (a pip
+    lost in glare, blur or a shadow): a 6 seen as a 4, a 5 or a 3 without its middle pip. The
+    places are the fitted layout's; `dist` is each pixel's colour distance to the face."""
+    pts = np.asarray(pips, np.float64)
+    c = pts.mean(0) if len(pts) > 1 else pts[0]
+    r = 2
+
+    def mark(x, y):
+        xi, yi = int(round(x * FACE)), int(round(y * FACE))
+        if not (r <= xi < FACE - r and r <= yi < FACE - r):
+            return 0.0
+        return float(dist[yi - r:yi + r + 1, xi - r:xi + r + 1].mean())
+    contrast = float(np.median([mark(x, y) for x, y in pts]))
+    for gx, gy in _GRID:
+        x, y = c[0] + k * (gx - 0.5), c[1] + k * (gy - 0.5)
+        if np.min(np.hypot(pts[:, 0] - x, pts[:, 1] - y)) < 0.12 * k:
+            continue
+        if mark(x, y) > 0.2 * contrast:
+            return True
+    return False
 
 
 def _read_face(face_bgr: np.ndarray) -> dict:
@@ -267,7 +292,7 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     inner = lab[6:-6, 6:-6]
     body = np.median(inner.reshape(-1, 3), axis=0)
-    dist = np.sqrt(((lab - body) ** 2).sum(2))
+    dist = _norm(lab - body)
     bgr_max = face_bgr.max(2)
     glare = (bgr_max >= 250) & (lab[..., 0] > body[0] + 25)
     d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
@@ -283,6 +308,7 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     pips, areas = [], []
     expected = (FACE * 0.19) ** 2 * math.pi / 4  # a pip's area on the straightened face
     diameters, kinds = [], []
+    cut = False
     for i in range(1, n):
         a = stats[i, cv2.CC_STAT_AREA]
         if a < expected * 0.12:
@@ -293,7 +319,13 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         x, y, w, h = stats[i, :4]
         cx, cy = cents[i] / FACE
         if not (0.13 < cx < 0.87 and 0.13 < cy < 0.87) or x <= 4 or y <= 4 or x + w >= FACE - 4 or y + h >= FACE - 4:
-            continue  # the edge of the face, or past it: never a pip of this face
+            # the edge of the face, or past it: never a pip of this face. But a whole round
+            # pip just inside the edge, beside the pips' rows, says the square took only part
+            # of a face (two touching dice cut in the wrong place: a 6 seen as a 4)
+            if 0.4 * expected <= a <= 1.6 * expected and max(w, h) <= 1.4 * min(w, h) + 1 \
+                    and min(cx, cy) > 0.06 and max(cx, cy) < 0.94 and (0.2 < cx < 0.8 or 0.2 < cy < 0.8):
+                cut = True
+            continue
         if max(w, h) > 1.6 * min(w, h) + 1:
             pips.append(None)  # a stretched blob: this is not a face seen square (a side)
             continue
@@ -311,8 +343,12 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         light = [k[0] for k in kinds]
         if any(light) and not all(light):
             return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
-    value, fit, _ = _layout_fit_scaled(pips, diameters)
+    value, fit, k = _layout_fit_scaled(pips, diameters)
+    if cut:
+        value, fit = None, math.inf
     if value is not None and areas and max(areas) > 2.6 * min(areas):
+        value, fit = None, math.inf
+    if value is not None and _half_pip(dist, pips, k):
         value, fit = None, math.inf
     return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False}
 
@@ -369,18 +405,217 @@ def _warp_face(img, quad) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def _norm(v: np.ndarray) -> np.ndarray:
+    """The length of each pixel's vector (float32, the last axis)."""
+    return np.sqrt(np.einsum("...k,...k->...", v, v))
+
+
 def _blurred(small) -> bool:
     """No sharp edge anywhere: the dice's outlines and pips are the sharpest things in a photo
     of dice, and a photo in focus has some (the 99.9th percentile of the gradient, at
     FIND_WIDTH, is 290-750 in focus, under 120 when a die's pips blur away)."""
     g = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
-    return float(np.percentile(mag, 99.9)) < 130
+    return float(np.percentile(mag[::2, ::2], 99.9)) < 130
+
+
+def _table_colours(lab: np.ndarray) -> np.ndarray:
+    """The table's main colours (K x 3 Lab, float32): clusters of the pixels along the photo's
+    border (the dice are inside the photo), each holding at least 5 % of them."""
+    h, w = lab.shape[:2]
+    b = max(2, int(min(h, w) * 0.08))
+    frame = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                            lab[b:-b, :b].reshape(-1, 3), lab[b:-b, -b:].reshape(-1, 3)]).astype(np.float32)
+    frame = frame[::max(1, len(frame) // 3000)]
+    k = 6
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    cv2.setRNGSeed(1)  # the same photo reads the same every time
+    _, labels, centres = cv2.kmeans(frame, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    share = np.bincount(labels.ravel(), minlength=k) / len(labels)
+    return centres[share >= 0.05].astype(np.float32)
+
+
+def _pattern_distance(labf: np.ndarray) -> np.ndarray:
+    """Each pixel's Lab distance to the table's colours (`_table_colours`), to the lines between
+    two of them (where two colours of a pattern meet and blur together) and to each a little
+    darker (the light falling off across the table, a soft shadow), at a third of the size."""
+    h, w = labf.shape[:2]
+    half = cv2.resize(labf, (max(8, w // 3), max(8, h // 3)), interpolation=cv2.INTER_AREA)
+    cols = _table_colours(half)
+    dark = cols.copy()
+    dark[:, 0] *= 0.75
+    dark[:, 1:] = cols[:, 1:] * 0.75 + 128 * 0.25
+    segs = [(cols[i], cols[j]) for i in range(len(cols)) for j in range(i + 1, len(cols))]
+    segs += [(cols[i], dark[i]) for i in range(len(cols))]
+    A = np.array([a for a, _ in segs], np.float32)
+    D = np.array([b - a for a, b in segs], np.float32)
+    P = half.reshape(-1, 3)
+    dd = (D ** 2).sum(1) + 1e-6
+    t = np.clip((P @ D.T - (A * D).sum(1)) / dd, 0, 1)
+    # |p - a - t d|^2 = |p|^2 - 2 p.a + |a|^2 - 2 t (p.d - a.d) + t^2 |d|^2
+    pp = np.einsum("ij,ij->i", P, P)[:, None]
+    d2 = pp - 2 * (P @ A.T) + (A ** 2).sum(1) - 2 * t * (P @ D.T - (A * D).sum(1)) + t ** 2 * dd
+    dist = np.sqrt(np.maximum(d2.min(1), 0)).reshape(half.shape[:2])
+    return cv2.resize(dist, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _pip_marks(L: np.ndarray) -> np.ndarray:
+    """Pip-like marks anywhere in a photo (lightness, at FIND_WIDTH): small round spots, darker
+    or lighter than a uniform surround by a pip's contrast. Rows of (x, y, diameter) in px.
+    They do not read a die; they show where one is, so that a die the finder missed (on a
+    patterned table, against a table of its own colour) is declined, never left out of a roll."""
+    se = cv2.getStructuringElement(cv2.MORPH_RECT, (15, 15))  # square: much faster, and pips are smaller
+    out = []
+    for resp, sign in ((cv2.morphologyEx(L, cv2.MORPH_BLACKHAT, se), -1), (cv2.morphologyEx(L, cv2.MORPH_TOPHAT, se), 1)):
+        # (contours, not labelled components: a few times faster on a whole photo)
+        cnts, hier = cv2.findContours((resp > PIP_CONTRAST).astype(np.uint8), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+        if hier is None:
+            continue
+        # every component's outline (a mark inside another's hole too), not the holes'
+        cnts = [c for c, hh in zip(cnts, hier[0]) if hh[3] < 0 and len(c) >= 4]
+        if not cnts:
+            continue
+        rects = np.array([cv2.boundingRect(c) for c in cnts], np.float32).reshape(-1, 4)
+        w, h = rects[:, 2], rects[:, 3]
+        # pixels covered: the outline's area plus half its length (the outline runs through pixel centres)
+        a = np.array([cv2.contourArea(c) + cv2.arcLength(c, True) / 2 + 1 for c in cnts], np.float32)
+        ce = np.array([c.reshape(-1, 2).mean(0) for c in cnts], np.float32)
+        d = np.sqrt(4 * a / math.pi)
+        keep = (a >= 7) & (d <= 13) & (np.maximum(w, h) <= 1.5 * np.minimum(w, h) + 1) \
+            & (a >= 0.55 * math.pi / 4 * np.maximum(w, h) ** 2)
+        ce, d = ce[keep], d[keep]
+        if not len(ce):
+            continue
+        # the surround, sampled on a ring just outside the spot: the face's own colour, the
+        # same all round and clearly lighter (or darker) than the spot
+        ang = np.linspace(0, 2 * math.pi, 8, endpoint=False)
+        rad = 0.75 * d[:, None] + 1.5
+        xs = np.clip(np.round(ce[:, :1] + rad * np.cos(ang)), 0, L.shape[1] - 1).astype(int)
+        ys = np.clip(np.round(ce[:, 1:] + rad * np.sin(ang)), 0, L.shape[0] - 1).astype(int)
+        ring = L[ys, xs].astype(np.float32)
+        centre = L[np.clip(np.round(ce[:, 1]).astype(int), 0, L.shape[0] - 1),
+                   np.clip(np.round(ce[:, 0]).astype(int), 0, L.shape[1] - 1)].astype(np.float32)
+        ring.sort(1)
+        body = np.median(ring, 1)
+        contrast = (body - centre) * -sign
+        spread = ring[:, 6] - ring[:, 1]  # the ring, leaving out its darkest and lightest sample
+        ok = (contrast > PIP_CONTRAST) & (spread < 0.5 * contrast)
+        out += [(float(x), float(y), float(dd)) for (x, y), dd in zip(ce[ok], d[ok])]
+    return np.array(out, np.float32).reshape(-1, 3)
+
+
+def _unexplained_marks(marks: np.ndarray, dice: list, to_img: float) -> list:
+    """Groups of pip marks (index arrays into `marks`, the largest first; `to_img` scales the
+    marks' px to the dice's) that lie on no die found: each may be a die missed."""
+    if not len(marks):
+        return []
+    pts = marks[:, :2] * to_img
+    covered = np.zeros(len(pts), bool)
+    for d in dice:
+        grown = _grow(np.asarray(d.box, np.float32), 2.0).reshape(-1, 1, 2)
+        for i, (x, y) in enumerate(pts):
+            if not covered[i] and cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0:
+                covered[i] = True
+    rest = [int(i) for i in np.flatnonzero(~covered)]
+    if not rest:
+        return []
+    # group: marks within four of their diameters (a 2's pips are 3.7 apart)
+    groups, seen = [], set()
+    for i in rest:
+        if i in seen:
+            continue
+        g, todo = [], [i]
+        seen.add(i)
+        while todo:
+            j = todo.pop()
+            g.append(j)
+            for k in rest:
+                if k not in seen and math.dist(pts[j], pts[k]) < 4.2 * max(marks[j, 2], marks[k, 2]) * to_img:
+                    seen.add(k)
+                    todo.append(k)
+        groups.append(np.array(g))
+    return sorted(groups, key=len, reverse=True)
+
+
+def _declined_at(pts: np.ndarray, dia: float) -> Die:
+    """A die declined where pip marks are (px of the image given), about a die's size."""
+    c = pts.mean(0)
+    half = dia / 0.19 / 2
+    box = tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+    return Die(None, (float(c[0]), float(c[1])), box, 0.0, UNREADABLE)
+
+
+def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dict | None:
+    """Read a die from its pip marks alone (px of `read`), for a die the table model did not
+    find (a table of its colour, a pattern): the face is grown from the colour around its
+    pips, straightened and read as any other face. None when that does not give one clear
+    face of a die's size."""
+    dia = float(np.median(dias))
+    side = dia / 0.19
+    h, w = read.shape[:2]
+    c = pts.mean(0)
+    r = int(1.4 * side + 2)
+    x0, y0, x1, y1 = max(0, int(c[0]) - r), max(0, int(c[1]) - r), min(w, int(c[0]) + r), min(h, int(c[1]) + r)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    win = read[y0:y1, x0:x1]
+    lab = cv2.cvtColor(win, cv2.COLOR_BGR2Lab).astype(np.float32)
+    local = pts - np.array([x0, y0], np.float32)
+    # the face's colour: around each pip, on a ring just outside it; a top lit from above is the
+    # lightest face, so the pips with the lightest surround are the top's
+    ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    bodies = []
+    for (x, y), d in zip(local, dias):
+        rad = 0.75 * d + 1.5
+        xs = np.clip(np.round(x + rad * np.cos(ang)), 0, x1 - x0 - 1).astype(int)
+        ys = np.clip(np.round(y + rad * np.sin(ang)), 0, y1 - y0 - 1).astype(int)
+        bodies.append(np.median(lab[ys, xs], axis=0))
+    bodies = np.array(bodies)
+    top = bodies[:, 0] >= bodies[:, 0].max() - 15
+    body = np.median(bodies[top], axis=0)
+    dist = np.sqrt(((lab[..., 0] - body[0]) / 1.5) ** 2 + (lab[..., 1] - body[1]) ** 2 + (lab[..., 2] - body[2]) ** 2)
+    m = (dist < 14).astype(np.uint8)
+    k = max(3, int(dia * 1.4)) | 1
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    seed = local[top].mean(0)
+    i = labels[min(int(seed[1]), labels.shape[0] - 1), min(int(seed[0]), labels.shape[1] - 1)]
+    if i == 0:
+        return None
+    area = stats[i, cv2.CC_STAT_AREA]
+    if not 0.45 * side ** 2 <= area <= 1.5 * side ** 2:
+        return None  # leaked into a table of the face's colour, or only part of a face
+    x, y, bw, bh = stats[i, :4]
+    if x <= 0 or y <= 0 or x + bw >= x1 - x0 or y + bh >= y1 - y0:
+        return None
+    cnt = cv2.findNonZero((labels == i).astype(np.uint8))
+    (cx, cy), (rw, rh), a = cv2.minAreaRect(cnt)
+    if min(rw, rh) < 0.8 * max(rw, rh) or area < 0.8 * rw * rh:
+        return None  # not a square face seen from above
+    quad = _order_quad(cv2.boxPoints(((cx, cy), (rw, rh), a)))
+    quad = _grow(quad, 1.06)
+    got = _read_face(_warp_face(win, quad))
+    if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"]:
+        return None
+    # every top pip mark lies on the face read
+    q = quad.reshape(-1, 1, 2)
+    if any(cv2.pointPolygonTest(q, (float(px), float(py)), False) < 0 for px, py in local[top]):
+        return None
+    return {"value": got["value"], "quad": quad + np.array([x0, y0], np.float32),
+            "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
+
+
+def _unread(dice, problem) -> int:
+    """How much of a photo was left unread: a photo problem counts as everything."""
+    return 100 if problem else (sum(d.value is None for d in dice) if dice else 100)
 
 
 class _Reader:
     def __init__(self, deadline):
         self.deadline = deadline
+        self.blobs_read = {}
+        self.skipped = False  # a blob too big for dice was left out: the table model is wrong
 
     def check(self):
         if time.monotonic() > self.deadline:
@@ -397,26 +632,50 @@ class _Reader:
         small = cv2.resize(read, None, fx=f_find, fy=f_find, interpolation=cv2.INTER_AREA) if f_find < 1 else read
         sh, sw = small.shape[:2]
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        if float(lab[..., 0].mean()) < 28 and float(np.percentile(lab[..., 0], 99)) < 90:
-            return [], TOO_DARK
         # the table: a median far larger than a die
         tiny_w = 160
         ft = tiny_w / sw
         tiny = cv2.resize(lab, (tiny_w, max(8, int(round(sh * ft)))), interpolation=cv2.INTER_AREA)
+        if float(tiny[..., 0].mean()) < 28 and float(np.percentile(tiny[..., 0], 99)) < 90:
+            return [], TOO_DARK
         k = max(3, int(min(tiny.shape[:2]) * 0.45)) | 1
         bg = cv2.medianBlur(tiny, min(k, 255))
         bg = cv2.resize(bg, (sw, sh), interpolation=cv2.INTER_LINEAR)
         labf = cv2.GaussianBlur(lab, (3, 3), 0).astype(np.float32)
-        diff = np.sqrt(((labf - bg.astype(np.float32)) ** 2).sum(2))
-        self.check()
-        med = float(np.median(diff))
-        mad = float(np.median(np.abs(diff - med))) + 1e-3
-        thr = max(12.0, med + 6.0 * mad)
+        diff = _norm(labf - bg.astype(np.float32))
         # a shadow is the table darker, its colour kept: not part of a die
         bgf = bg.astype(np.float32)
-        chroma = np.sqrt(((labf[..., 1:] - bgf[..., 1:]) ** 2).sum(2))
+        chroma = _norm(labf[..., 1:] - bgf[..., 1:])
         ratio_l = (labf[..., 0] + 1) / (bgf[..., 0] + 1)
         shadow = (ratio_l > 0.35) & (ratio_l < 0.92) & (chroma < 8)
+        marks = _pip_marks(lab[..., 0])
+        self.check()
+        geometry = (read, small, f_read, f_find, marks)
+        dice, problem = self.find(diff, shadow, geometry)
+        if problem or self.skipped or any(d.value is None and d.problem not in (TOUCHING, GLARE) for d in dice):
+            # a patterned table (checks, stripes, tiles) is several colours, which one large
+            # median does not model: what is near one of the colours along the photo's border,
+            # or between two of them (where they meet and blur), or a little darker, is table
+            # too. Tried only when the plain model looks wrong (a blob as big as a good part of
+            # the photo, a die not read for another reason than touching or glare), and kept
+            # when it leaves fewer dice unread.
+            self.check()
+            dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
+            if _unread(dice2, problem2) < _unread(dice, problem):
+                dice, problem = dice2, problem2
+        if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
+            return dice, TOO_BLURRED
+        return dice, problem
+
+    def find(self, diff, shadow, geometry) -> tuple:
+        """(dice, photo problem) from a distance-to-the-table map at FIND_WIDTH."""
+        read, small, f_read, f_find, marks = geometry
+        rh, rw = read.shape[:2]
+        sh, sw = small.shape[:2]
+        sample = diff[::2, ::2]  # the table's own spread (a quarter of the pixels tell it as well)
+        med = float(np.median(sample))
+        mad = float(np.median(np.abs(sample - med))) + 1e-3
+        thr = max(12.0, med + 6.0 * mad)
         fg = ((diff > thr) & ~shadow).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
@@ -424,17 +683,20 @@ class _Reader:
         min_area = (sw * 0.022) ** 2
         cnts = [c for c in cnts if cv2.contourArea(c) >= min_area]
         if not cnts:  # a blurred photo of dice still has their contrast; a bare table has not
-            busy = float(lab[..., 0].std()) > 12
+            if len(marks):
+                found = self.from_marks(marks, [], read, f_read, f_find)
+                return found, ("" if found else NO_DICE)
+            busy = float(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).std()) > 12
             return [], (TOO_BLURRED if busy and _blurred(small) else NO_DICE)
         if len(cnts) > MAX_BLOBS:
             return [], TOO_MANY
         blobs = []
         up = 1.0 / f_find
-        Lread = None
         for c in cnts:
             self.check()
             x, y, bw, bh = cv2.boundingRect(c)
             if bw * bh > sw * sh * 0.3:
+                self.skipped = True
                 continue
             pad = int(max(bw, bh) * 0.15) + 2
             x0, y0 = max(0, int((x - pad) * up)), max(0, int((y - pad) * up))
@@ -446,17 +708,40 @@ class _Reader:
                              (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
             touches_edge = x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1
             nadir = (rw / 2 - x0, rh / 2 + 0.15 * rw - y0)
-            got = self.read_blob(roi, sil, touches_edge, nadir)
-            if got:
+            key = (x, y, bw, bh, int(sil.sum()))  # a blob both passes find is read once
+            if key not in self.blobs_read:
+                got = self.read_blob(roi, sil, touches_edge, nadir)
                 shift = np.array([x0, y0], np.float32)
                 for d in got:
                     d["quad"] = (d["quad"] + shift) / f_read
                     d["sil_quad"] = (d["sil_quad"] + shift) / f_read
+                self.blobs_read[key] = got
+            got = [dict(d) for d in self.blobs_read[key]]
+            if got:
                 blobs.append(got)
         dice = self.settle(blobs)
-        if (not dice or any(d.value is None for d in dice)) and _blurred(small):
-            return dice, TOO_BLURRED
-        return dice, ""
+        return dice + self.from_marks(marks, dice, read, f_read, f_find), ""
+
+    def from_marks(self, marks, dice, read, f_read, f_find) -> list:
+        """Dice where pip marks lie on no die found: each read from its pips' face when that
+        gives one clear face, else declined, so that the roll is never taken without it."""
+        out = []
+        for g in _unexplained_marks(marks, dice, 1.0 / (f_find * f_read)):
+            self.check()
+            pts, dias = marks[g, :2] / f_find, marks[g, 2] / f_find
+            got = _face_from_marks(read, pts, dias)
+            if got is None:
+                # a lone mark that gives no face is a die's only when it is as big as their pips
+                # (a speck on the table otherwise)
+                sides = [math.dist(d.box[0], d.box[1]) for d in dice + out if d.value is not None]
+                pip_d = 0.19 * float(np.median(sides)) * f_read if sides else None
+                if len(g) > 1 or (pip_d is not None and 0.6 * pip_d <= float(dias[0]) <= 1.6 * pip_d):
+                    out.append(_declined_at(pts / f_read, float(np.median(dias)) / f_read))
+                continue
+            q = got["quad"] / f_read
+            out.append(Die(got["value"], tuple(float(v) for v in q.mean(0)),
+                           tuple(tuple(float(v) for v in p) for p in q), got["confidence"]))
+        return out
 
     @staticmethod
     def settle(blobs) -> list:
@@ -580,7 +865,7 @@ class _Reader:
         # the rounded edges between faces (and the pips) are darker lines: cut along them too
         bk = max(3, int(side * 0.12)) | 1
         seams = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (bk, bk)))
-        found = []
+        found, seen = [], set()
         for part in ((L > t) & (sil > 0), (L <= t) & (sil > 0), (seams <= 7) & (sil > 0), (seams <= 14) & (sil > 0)):
             m = cv2.erode(part.astype(np.uint8), er)
             n, lab_img, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
@@ -590,6 +875,10 @@ class _Reader:
                 region = (lab_img == i).astype(np.uint8)
                 for quad, parts, aspect in _face_quads(region):
                     quad = _grow(quad, 1.0 + 2.2 * cut / max(4.0, math.sqrt(cv2.contourArea(quad.reshape(-1, 1, 2)))))
+                    same = tuple(np.round(quad).astype(int).ravel())
+                    if same in seen:  # the tone split and the seams often give the same square
+                        continue
+                    seen.add(same)
                     face = _warp_face(roi, quad)
                     r = _read_face(face)
                     r["quad"] = quad

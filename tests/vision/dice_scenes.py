@@ -29,7 +29,10 @@ import numpy as np
 
 TUNING_SURFACES = ("wood", "felt", "linen", "stone", "laminate")
 HELD_OUT_SURFACES = ("checkcloth",)
-SURFACES = TUNING_SURFACES + HELD_OUT_SURFACES
+#: patterned tables for tuning the finder (a table is not always one colour), asked for by name
+#: only: `make_scene`'s own choice keeps to TUNING_SURFACES, so the held-out photos stay the same
+PATTERN_TUNING_SURFACES = ("stripes", "tiles")
+SURFACES = TUNING_SURFACES + HELD_OUT_SURFACES + PATTERN_TUNING_SURFACES
 HELD_OUT_SEED = 1_000_000
 
 #: pip centres of each value on a unit face (x, y in 0..1)
@@ -137,6 +140,34 @@ def surface_texture(family: str, h: int, w: int, r: random.Random, px_per_mm: fl
         p = r.uniform(0.8, 1.4)
         weave = np.sin(xx * 2 * math.pi / p) * np.sin(yy * 2 * math.pi / p)
         img = (a * mix + b * (1 - mix)) * (1 + weave[..., None] * 0.05)
+    elif family == "stripes":
+        # a striped runner: two or three colours in bands 6-40 mm wide, some light, some dark
+        cols = [_tint(r.choice([(230, 230, 225), (60, 60, 150), (140, 90, 40), (50, 130, 170), (40, 40, 40),
+                                (180, 200, 210)]), 15, r) for _ in range(r.choice([2, 3]))]
+        widths = [r.uniform(6, 40) for _ in cols]
+        ang = r.uniform(0, math.pi)
+        u = xx * math.cos(ang) + yy * math.sin(ang)
+        pos = np.mod(u - u.min(), sum(widths))
+        idx = np.zeros_like(pos, np.int32)
+        edge = 0.0
+        for i, wd in enumerate(widths):
+            idx[pos >= edge] = i
+            edge += wd
+        img = np.stack(cols)[idx] * (1 + _noise(g, h, w, 2 * px_per_mm)[..., None] * 0.04)
+    elif family == "tiles":
+        # square tiles (20-45 mm), each its own tone, with grout lines between them
+        base = _tint(r.choice([(215, 215, 210), (90, 120, 160), (60, 60, 60), (170, 190, 195)]), 12, r)
+        sq = r.uniform(20, 45)
+        ang = r.uniform(0, math.pi / 2)
+        u = xx * math.cos(ang) + yy * math.sin(ang)
+        v = -xx * math.sin(ang) + yy * math.cos(ang)
+        iu, iv = np.floor(u / sq).astype(np.int64), np.floor(v / sq).astype(np.int64)
+        tone = ((iu * 7919 + iv * 104729) % 97).astype(np.float32) / 97.0 - 0.5
+        grout_w = r.uniform(1.0, 3.0)
+        grout = (np.mod(u, sq) < grout_w) | (np.mod(v, sq) < grout_w)
+        img = base * (1 + tone[..., None] * r.uniform(0.1, 0.4))
+        img[grout] = _tint(r.choice([(90, 90, 90), (200, 200, 200)]), 10, r)
+        img = img * (1 + _noise(g, h, w, 5 * px_per_mm)[..., None] * 0.04)
     else:
         raise ValueError(family)
     return np.clip(img, 0, 255).astype(np.float32)
