@@ -261,6 +261,7 @@ def _make_app_class():
             tmp = f.with_suffix(".tmp")
             tmp.write_text(ctrl.path, encoding="utf-8")
             os.replace(tmp, f)
+            self.board.empty_wells()  # no die of an earlier game stays in the virtual wells
             self._sm.get_screen("game").set_controller(ctrl)
             self._game_changed()
             self.go("game")

@@ -2,7 +2,8 @@
 
 * colours: `COLOURS` (the seat colours offered by the new-game form) and `rgba(name)`;
 * `StepPanel`: the base of a step panel (what the dashboard calls, and `submit`);
-* `DiceEntry`: touch entry for a roll of one or two dice; `ChoiceButton`: a tappable option.
+* `DiceEntry`: touch entry for a roll of one or two dice; `ChoiceButton`: a tappable option;
+  `DieFaceRow`: a row of die faces to tap one (one control, however many faces).
 
 Panels never dispatch on their own and have no Confirm of their own: `StepPanel.submit` hands the
 chosen action to the dashboard, where it waits for the one pinned Confirm (the same validated and
@@ -105,4 +106,9 @@ class ChoiceButton(Button):
     """An option of a panel (attack, defender, retreat...): tap selects, Confirm dispatches."""
     action = ObjectProperty(None, allownone=True)
     selected = BooleanProperty(False)
+
+
+class DieFaceRow(BoxLayout):
+    """A row of die faces (1 to 6) to tap one: one control for the player, however many faces
+    it shows (a screen's count of controls counts it once)."""
 

@@ -27,6 +27,7 @@ TRIGGERS = {0: "at boot", 1: "on request", 2: "noticed by the board"}
 STATE_COLOURS = {"paired": "88dd88", "refused": "ff7766", "searching": "ffcc66",
                  "disconnected": "ff9966", "manual": "aaaaaa"}
 MODE_NAMES = {"manual": "Manual entry", "hardware": "USB board", "virtual": "Virtual board"}
+NO_LANE = "No track in use"  # the exact controls' lane while the open game uses none
 CAL_PRIMARY = {"idle": "Start calibration", "empty": "Well is empty: next", "face": "Capture",
                "save": "Save", "done": "Calibrate again", "failed": "Start again",
                "cancelled": "Start again", "defaults": "Restoring..."}
@@ -53,17 +54,22 @@ def _c(colour, text):
     return "[color=%s]%s[/color]" % (colour, text)
 
 
-def lane_label(lane_id, name=lambda seat: seat):
-    track, _, seat = lane_id.partition(".")
-    return "%s (%s)" % (nice(track), name(seat))
-
-
 def _table_sync():
     """The open game's TableSync (its sensing binding on this board), or None."""
     app = App.get_running_app()
     if app is None or app.ctrl is None:
         return None
     return app.root.get_screen("game").sync
+
+
+def _open_game():
+    """(title, lanes its counters sit on) of the open game, or None with no game open: what the
+    board screen draws and names goes through the game's binding, never a game's name in code."""
+    app = App.get_running_app()
+    if app is None or app.ctrl is None:
+        return None
+    sync = _table_sync()
+    return app.ctrl.module.title, frozenset(sync.binding.lanes) if sync is not None else frozenset()
 
 
 @functools.lru_cache(maxsize=4)
@@ -158,6 +164,7 @@ class BoardScreen(Screen):
         self._grid_rows = None
         self.wizard = None
         self._unplugged = False
+        self._view_chosen = False  # a tab the player picked in this run (else the virtual board's)
         Clock.schedule_interval(self._wizard_tick, 0.5)
 
     def _wizard_tick(self, _dt):
@@ -176,6 +183,8 @@ class BoardScreen(Screen):
 
     def on_pre_enter(self, *a):
         self._attach(self.board, force=self._board is None)
+        if self.virtual_mode and not self._view_chosen and self.view == "connection":
+            self.view = "virtual"  # the virtual board in use: its table first, after a restart too
         self.build_ports()
         self.refresh()
 
@@ -201,6 +210,7 @@ class BoardScreen(Screen):
     def show(self, view):
         if view == "virtual" and not self.virtual_mode:
             return
+        self._view_chosen = True
         self.view = view
         self.message = ""
         self.refresh()
@@ -227,7 +237,7 @@ class BoardScreen(Screen):
         self._name_lanes()
         ids = self.ids
         if "v_lane" in ids:
-            ids.v_lane.text = self.v_lane_ids[0] if self.v_lane_ids else ""
+            ids.v_lane.text = self.v_lane_ids[0] if self.v_lane_ids else NO_LANE
             self.lane_chosen(ids.v_lane.text)
             ids.v_wells.clear_widgets()
             ids.cal_wells.clear_widgets()
@@ -237,7 +247,7 @@ class BoardScreen(Screen):
                 ids.cal_wells.add_widget(BoardCalWell(index=i, text=well_name(i).capitalize(),
                                                       state="down" if i == 0 else "normal"))
             self.cal_well = 0
-            ids.v_table.model = VirtualTableModel(board, self._counter_of) if self.virtual_mode else None
+            ids.v_table.model = self._model() if self.virtual_mode else None
         self.build_ports()
 
     def game_changed(self):
@@ -248,8 +258,7 @@ class BoardScreen(Screen):
         if self._board is not None:
             self._name_lanes()
             if "v_table" in self.ids and self.virtual_mode:
-                self.ids.v_table.model = VirtualTableModel(self._board, self._counter_of)
-                self.ids.v_table.rebuild()
+                self.ids.v_table.model = self._model()  # rebuilt from the new game's lanes
             if "v_lane" in self.ids:
                 self.lane_chosen(self.ids.v_lane.text)
         if self.manager is not None and self.manager.current == self.name:
@@ -333,7 +342,6 @@ class BoardScreen(Screen):
     def _table_text(self, board):
         """Summary above the grid: comparison with the game, and the dice wells."""
         ctrl = App.get_running_app().ctrl
-        name = ctrl.name if ctrl is not None else (lambda seat: seat)
         lanes = board.lanes()
         lines = []
         sync = _table_sync()
@@ -342,14 +350,14 @@ class BoardScreen(Screen):
                 diffs = sync.differences(ctrl.state, lanes)
                 if diffs:
                     lines.append(_c("ffcc66", "[b]%d lane(s) differ from the game[/b]" % len(diffs)))
-                    lines += ["  %s: table %s, game %s" % (lane_label(d["lane"], name), d["table_value"],
+                    lines += ["  %s: table %s, game %s" % (self.lane_words(d["lane"]), d["table_value"],
                                                            d["engine_value"]) for d in diffs]
                 else:
                     lines.append(_c("88dd88", "[b]The table matches the game.[/b]"))
             except Exception as exc:
                 lines.append(f"Cannot compare with the game: {exc}")
         elif ctrl is not None and sync is None:
-            lines.append("This game keeps nothing on the board's tracks.")
+            lines.append("%s keeps nothing on the board's tracks." % ctrl.module.title)
         elif ctrl is None and board.sensed_positions():
             lines.append("No game open: the sensed table is shown without a comparison.")
         wells = board.wells()
@@ -363,26 +371,35 @@ class BoardScreen(Screen):
         return "\n".join(lines)
 
     def _table_rows(self, board):
-        """Grid cells: a row per track, a column per seat (sensed value, and the game's)."""
+        """Grid cells: a row per track, a column per seat (sensed value, and the game's). With a
+        game open the rows are its counters on the lanes its binding uses (the others are not
+        its tracks); with none, the map's tracks."""
         smap = board.smap
         sensed = board.sensed_positions()
         if smap is None or not sensed:
             return []
         ctrl = App.get_running_app().ctrl
-        seats, tracks = [], []
-        for lane_id in smap.lane_ids:
-            track, _, seat = lane_id.partition(".")
-            if track not in tracks:
-                tracks.append(track)
-            if seat not in seats:
-                seats.append(seat)
         sync = _table_sync()
+        cells = {}  # (row name, seat) -> lane
+        for lane_id in smap.lane_ids:
+            k = smap.lane_index(lane_id)
+            seat = smap.lane_seats[k] or lane_id.partition(".")[2]
+            if ctrl is None:
+                cells[(nice(smap.lane_tracks[k] or lane_id.partition(".")[0]), seat)] = lane_id
+            elif sync is not None and sync.binding.counter_of(lane_id) is not None:
+                c = sync.binding.counter_of(lane_id)
+                cells[(c.name, c.seat or seat)] = lane_id
+        names = list(dict.fromkeys(name for name, _ in cells))
+        seats = list(dict.fromkeys(seat for _, seat in cells))
+        if not cells:
+            return []
         rows = [["[b]Track[/b]"] + ["[b]%s[/b]" % (ctrl.name(s) if ctrl is not None else seat_words(s).capitalize())
                                     for s in seats]]
-        for track in tracks:
-            row = [nice(track)]
+        for name in names:
+            row = [name]
             for seat in seats:
-                row.append(self._cell(ctrl, sync, "%s.%s" % (track, seat), sensed.get("%s.%s" % (track, seat))))
+                lane = cells.get((name, seat))
+                row.append(self._cell(ctrl, sync, lane, sensed.get(lane)) if lane else _c("777777", "-"))
             rows.append(row)
         return rows
 
@@ -473,9 +490,11 @@ class BoardScreen(Screen):
             return
         self.ids.v_table.refresh()
         lane = self.current_lane()
-        if lane:
+        if board.smap is not None and lane in board.smap.lane_ids:
             self.v_sensed_text = "The app senses %s: %s" % (self.lane_words(lane), positions_text(
                 lane, board.sensed_positions().get(lane), _describer(board)))
+        else:
+            self.v_sensed_text = ""
         wells = board.wells()
         for row in self.ids.v_wells.children:
             row.sensed = well_text(wells.get(row.well_id))
@@ -594,20 +613,23 @@ class BoardScreen(Screen):
         self.refresh()
 
     # ------------------------------------------------------------ virtual board
+    def _model(self):
+        return VirtualTableModel(self.board, self._counter_of, _open_game)
+
     def lane_words(self, lane):
         """A lane as the table knows it ('Ben - Food', 'Food (seat 2)'), never its id."""
-        return VirtualTableModel(self.board, self._counter_of).lane_words(lane)
+        return self._model().lane_words(lane)
 
     def _name_lanes(self):
-        """The exact controls list lanes by their words (v_lane_ids holds those words)."""
-        smap = self.board.smap
-        lanes = list(smap.lane_ids) if smap is not None else []
+        """The exact controls list lanes by their words (v_lane_ids holds those words): with a
+        game open only the lanes it uses."""
+        lanes = self._model().shown_lanes()
         words = [self.lane_words(ln) for ln in lanes]
         self._lane_of_words = dict(zip(words, lanes))
         chosen = self.current_lane() if "v_lane" in self.ids else None
         self.v_lane_ids = words
-        if chosen in lanes and "v_lane" in self.ids:
-            self.ids.v_lane.text = words[lanes.index(chosen)]
+        if "v_lane" in self.ids:
+            self.ids.v_lane.text = words[lanes.index(chosen)] if chosen in lanes else (words[0] if words else NO_LANE)
 
     def current_lane(self):
         """The lane id the exact controls are set to."""

@@ -75,6 +75,7 @@ class DecisionPicker(BoxLayout):
         # the named choices ("No combat", "Done defending"): a button each, above the questions
         self.named_box = GridLayout(cols=2, size_hint_y=None, spacing=dp(4))
         self.named_box.bind(minimum_height=self.named_box.setter("height"))
+        self.named_box.height = 0  # empty: Kivy's default 100 px stayed (no event fires at 0)
         self.add_widget(self.named_box, index=len(self.children))
 
     # ------------------------------------------------------------------ public

@@ -26,6 +26,7 @@ from companion.table.sensing import Binding, lanes_of
 from companion.table.sync import DiceFeeder, TableSync
 from companion.gui import photo_dice  # noqa: F401  (PhotoDiceButtons of game.kv)
 from companion.table.todo import TableTodo, setup_checklist
+from companion.words import well_name
 
 from companion import controller as C
 from . import step_panels
@@ -131,6 +132,11 @@ class PlayerPanel(BoxLayout):
 
 
 # ------------------------------------------------------------------------------ screens
+class WellThrowButton(Button):
+    """Throws a die into one of the virtual board's wells (GameScreen.throw_well)."""
+    well = NumericProperty(0)
+
+
 class GameScreen(Screen):
     ctrl = ObjectProperty(None, allownone=True)
     header = StringProperty("")
@@ -139,6 +145,8 @@ class GameScreen(Screen):
     error = BooleanProperty(False)
     pending_text = StringProperty("")
     log_text = StringProperty("")
+    log_page = NumericProperty(0)   # the Log's page shown, 0 the newest (LOG_PAGE entries a page)
+    log_pages = NumericProperty(1)
     can_undo = BooleanProperty(False)
     awaiting_dice = BooleanProperty(False)
     over = BooleanProperty(False)
@@ -160,6 +168,7 @@ class GameScreen(Screen):
     portrait = BooleanProperty(False)   # one column with tabs (a phone), else two columns
     bar_hint = StringProperty("")       # the confirm bar's words while nothing waits for Confirm
     chance_button_text = StringProperty("Roll virtual dice")
+    well_throws = NumericProperty(0)    # throw buttons for the virtual board's wells (0: none shown)
     show_all = BooleanProperty(False)   # the manual list of every legal action is open
     all_count = NumericProperty(0)      # how many legal actions that list holds
     all_pages = NumericProperty(1)
@@ -393,6 +402,7 @@ class GameScreen(Screen):
         if self.ctrl is not None and sync is not None:
             self._render_sync()
             self._try_board_dice()
+        self._update_well_throws()
 
     def _board_status(self, board) -> dict:
         st = board.status()
@@ -740,7 +750,27 @@ class GameScreen(Screen):
             self._sync.engine_changed(c.state)
         self._render_sync()
         self._try_board_dice()
-        self.log_text = c.history.text(limit=40)
+        self._update_well_throws()
+        self.show_log_page(0)
+
+    LOG_PAGE = 40  # Log entries a page: only the page shown is put in words
+
+    def show_log_page(self, page: int):
+        """Show the Log's `page` (0: the newest entries); a new decision shows page 0 again."""
+        if self.ctrl is None:
+            return
+        history = self.ctrl.history
+        n = len(history.entries)
+        self.log_pages = max(1, -(-n // self.LOG_PAGE))
+        page = max(0, min(int(page), self.log_pages - 1))
+        turned, self.log_page = page != self.log_page, page
+        text = history.text(limit=self.LOG_PAGE, skip=page * self.LOG_PAGE)
+        if self.log_pages > 1:
+            last = min(n, (page + 1) * self.LOG_PAGE)
+            text += f"\n[color=aaaaaa]Entries {n - last + 1}-{n - page * self.LOG_PAGE} of {n}, newest first.[/color]"
+        self.log_text = text
+        if turned and "log_view" in self.ids:
+            self.ids.log_view.scroll_y = 1  # a page turned: its newest entry first
 
     APP_TURN_SHOWN = 6  # moves listed on the card; the Log has every one
 
@@ -881,6 +911,8 @@ class GameScreen(Screen):
             self.bar_hint = "The game is over."
         elif dice and dice.get("kind") == "draw":
             self.bar_hint = f"Tap what was drawn {where}, or let the app draw; then Confirm."
+        elif dice and self._throwable_wells():
+            self.bar_hint = f"Tap Throw {where}, set the dice {where} or roll the virtual dice."
         elif dice:
             self.bar_hint = f"Throw the dice at the table, or set them {where} or roll the virtual dice."
         elif not self._choices and self._end_step is not None:
@@ -970,6 +1002,48 @@ class GameScreen(Screen):
 
     def roll_virtual(self):
         self._run(self.ctrl.roll_virtual, None)
+
+    # -------------------------------------------------------------- the virtual board's wells
+    def _throwable_wells(self) -> int:
+        """How many of the virtual board's wells the awaited roll reads (0: no throw buttons):
+        only with the virtual board paired as the dice source, never with a USB board or touch only."""
+        c, board, dice = self.ctrl, App.get_running_app().board, self._dice
+        sensing = c.module.sensing if c is not None else None
+        if (sensing is None or board.virtual is None or self._board_state != "paired" or not dice
+                or dice.get("kind") == "draw" or board.smap is None or not self._setting("board_dice")):
+            return 0
+        roll = sensing.roll_for(dice["action"])
+        wells = board.smap.n_wells
+        if roll is None or roll.dice > wells:
+            return 0
+        usable = sensing.dice_usable(c.state, dice["action"]) if roll.dice == 1 else roll.dice
+        return min(wells, max(roll.dice, usable))
+
+    def _update_well_throws(self):
+        """A throw button per well the roll reads, beside the dice entry (the table's throw in one tap)."""
+        n = self._throwable_wells()
+        self.well_throws = n
+        box = self.ids.well_throws
+        if len(box.children) == n:
+            return
+        self._say_bar_hint(self._dice)  # the board paired or went: the bar names the way in
+        box.clear_widgets()
+        for i in range(n):
+            text = f"Throw a die into {well_name(i)}" if n == 1 else f"Throw into {well_name(i)}"
+            box.add_widget(WellThrowButton(well=i, text=text, on_release=lambda b: self.throw_well(b.well)))
+
+    def throw_well(self, index):
+        """Throw a die into the virtual board's well `index`: the board senses it settle and the
+        roll arrives through the link like any throw at the table (source "board")."""
+        vb = App.get_running_app().board.virtual
+        if vb is None or self.ctrl is None:
+            return
+        try:
+            vb.roll(index)
+        except (ValueError, KeyError, IndexError) as exc:
+            self.message, self.error = str(exc), True
+            return
+        self.message, self.error = f"A die was thrown into {well_name(index)}: the board reads it when it settles.", False
 
     def undo(self):
         """Undo asks first and says what it takes back."""

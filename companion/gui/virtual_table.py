@@ -5,7 +5,8 @@ guidance lights, and the two dice wells (issue 18 item 5).
 hands taps back to it. A token is moved by dragging it to another space or by tapping the space
 (a lane's single token slides there); tapping a token lifts it off; tapping an empty lane puts a
 token down. A well is rolled by tapping it. Lanes are named as the table knows them (the open
-game's counter and player, else the track and seat), never by their ids.
+game's counter and player, else the track and seat), never by their ids; with a game open only the
+lanes its binding uses are drawn, and a line says the rest are not used by that game.
 """
 from __future__ import annotations
 
@@ -175,6 +176,7 @@ class VirtualTable(BoxLayout):
     the gestures; `refresh()` redraws from it."""
     model = ObjectProperty(None, allownone=True)
     message = StringProperty("")
+    note = StringProperty("")        # the tracks the open game does not use (hidden), in words
     cell = NumericProperty(dp(56))   # one space: at least 48 dp (a finger), at most 64 dp
     stacked = BooleanProperty(False)  # names above the strips (too narrow for them beside)
     per_line = NumericProperty(0)     # most spaces a line of a strip holds; 0: one line
@@ -203,7 +205,9 @@ class VirtualTable(BoxLayout):
         self._strips = {}
         m = self.model
         if m is None:
+            self.note = ""
             return
+        self.note = m.note()
         for lane, label, spaces, colour in m.lanes():
             row = LaneRow(lane=lane, label=label, colour=colour)
             row.cell, row.stacked, row.per_line = self.cell, self.stacked, self.per_line
@@ -225,7 +229,7 @@ class VirtualTable(BoxLayout):
 
     def refresh(self):
         m = self.model
-        if m is None or not getattr(self, "_strips", None):
+        if m is None or not hasattr(self, "_strips"):
             return
         tokens, lit = m.tokens(), m.lit()
         for lane, strip in self._strips.items():
@@ -265,11 +269,35 @@ class WellBox(BoxLayout):
 class VirtualTableModel:
     """What the view shows and where its gestures go, over a VirtualBoard (companion/link/virtual_board.py)
     and the board's sensor map; `counter_of(lane)` -> (counter name, player name, rgba) or None
-    names a lane after the open game's counter."""
+    names a lane after the open game's counter; `game()` -> (the open game's title, the lanes its
+    binding puts a counter on) or None (no game open: every lane, named by the map)."""
 
-    def __init__(self, board, counter_of=lambda lane: None):
+    def __init__(self, board, counter_of=lambda lane: None, game=lambda: None):
         self.board = board
         self.counter_of = counter_of
+        self.game = game
+
+    def shown_lanes(self) -> list:
+        """The lane ids drawn, in map order: with a game open only those its counters sit on."""
+        smap = self.board.smap
+        if smap is None:
+            return []
+        g = self.game()
+        return [ln for ln in smap.lane_ids if g is None or ln in g[1]]
+
+    def note(self) -> str:
+        """What is not drawn, in plain words ('' when every lane is)."""
+        smap, g = self.board.smap, self.game()
+        if smap is None or g is None:
+            return ""
+        title, used = g
+        n, hidden = smap.n_lanes, len([ln for ln in smap.lane_ids if ln not in used])
+        if not hidden:
+            return ""
+        if hidden == n:
+            return f"{title} keeps nothing on the board's tracks: they are not used by {title} and hidden here."
+        return (f"{title} uses {n - hidden} of the board's {n} tracks; the other {hidden} are not used by "
+                f"{title} and hidden here.")
 
     @property
     def vb(self):
@@ -280,7 +308,8 @@ class VirtualTableModel:
         if smap is None:
             return []
         out = []
-        for k, lane in enumerate(smap.lane_ids):
+        for lane in self.shown_lanes():
+            k = smap.lane_index(lane)
             c = self.counter_of(lane)
             colour = list(c[2]) if c else [0.85, 0.85, 0.85, 1]
             out.append((lane, self.lane_words(lane), smap.n_spaces(k), colour))
@@ -329,6 +358,9 @@ class VirtualTableModel:
         smap = self.board.smap
         if smap is None or lane not in smap.lane_ids:
             return lane
+        g = self.game()
+        if g is not None and lane not in g[1]:
+            return f"Not used by {g[0]}"  # the map's track name belongs to another game
         k = smap.lane_index(lane)
         c = self.counter_of(lane)
         return lane_label(lane, smap.lane_tracks[k], smap.lane_seats[k], *(c[:2] if c else ()))

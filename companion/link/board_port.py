@@ -125,6 +125,15 @@ class BoardPort:
     def lit(self) -> dict:
         return {}
 
+    def empty_wells(self):
+        """A game starts or is resumed: the virtual board's wells are emptied, so no die of another
+        game lies in them (a real board's dice are in the players' hands: nothing to do)."""
+        vb = self.virtual
+        if vb is None:
+            return
+        for i in range(vb.smap.n_wells):
+            vb.remove_die(i)
+
 
 class ManualBoard(BoardPort):
     def __init__(self, detail: str | None = None):

@@ -8,36 +8,59 @@ what followed by itself (battles, eliminations, event effects, round ends: the g
 in the history, marked undone, followed by the undo itself.
 
 `HistoryLog.rebuild(entries)` replays the raw journal once (journal order, `_undo` rows
-included); `record()` and `undone()` keep it up to date action by action, so the log costs
-nothing per refresh.
+included), applying the actions only: an entry's words are worked out from the states before
+and after it when first read, so a page of the Log (`newest_first(limit, skip)`) words its own
+entries and no others. `record()` and `undone()` keep it up to date action by action, so the
+log costs nothing per refresh.
 
 `bg_stats_play()` turns a game into one play of BG Stats' JSON import format (a stable
 `sourceName`, a unique `sourcePlayId` per save); `export` in the controller writes plain JSON.
 """
 from __future__ import annotations
 
-import dataclasses
-
 UNDO_TYPE = "_undo"
 SOURCE_NAME = "Tabletop Companion"
 
 
-@dataclasses.dataclass
+_LAZY = ("round", "text", "effects", "table")
+
+
 class LogEntry:
-    seq: int
-    source: str
-    created: str
-    actor: str | None        # the seat that acted (None: dice, the app's own steps)
-    round: int | None        # the round the action was taken in
-    text: str                # what happened, fixed at the time
-    how: str                 # "read by the board", "dice entered by hand", "manual correction", ...
-    correction: bool
-    manual: bool
-    effects: list            # what followed by itself, in plain words
-    action: dict
-    table: list = dataclasses.field(default_factory=list)  # physical changes (view.table_changes)
-    undone: bool = False
-    undo_of: int | None = None  # for an undo entry: the seq it took back
+    """One entry of the history. Its words (`text`, `effects`, `table`) and `round` are worked
+    out from the states before and after the action the first time they are read, so opening a
+    long game replays its actions only and the Log words just the page it shows; the states
+    never change once made, so the words are the same whenever they are read."""
+
+    FIELDS = ("seq", "source", "created", "actor", "round", "text", "how", "correction", "manual",
+              "effects", "action", "table", "undone", "undo_of")
+    __slots__ = ("seq", "source", "created", "actor", "how", "correction", "manual", "action",
+                 "undone", "undo_of", "_words", "_round", "_text", "_effects", "_table")
+
+    def __init__(self, seq, source, created, actor, how, correction, manual, action, *,
+                 undone=False, undo_of=None, words=None, round=None, text=None, effects=None, table=None):
+        self.seq, self.source, self.created, self.actor = seq, source, created, actor
+        self.how, self.correction, self.manual, self.action = how, correction, manual, action
+        self.undone, self.undo_of = undone, undo_of
+        self._words = words  # {field: fn() -> value} for the fields not worked out yet
+        self._round, self._text, self._effects, self._table = round, text, effects, table
+
+    def _get(self, name):
+        words = self._words
+        if words is not None and name in words:
+            setattr(self, "_" + name, words.pop(name)())
+            if not words:
+                self._words = None  # all known: let go of the functions
+        return getattr(self, "_" + name)
+
+    round = property(lambda self: self._get("round"))
+    text = property(lambda self: self._get("text"))          # what happened, fixed at the time
+    effects = property(lambda self: self._get("effects"))    # what followed by itself, in plain words
+    table = property(lambda self: self._get("table"))        # physical changes (view.table_changes)
+
+    @property
+    def unread(self) -> bool:
+        """True while none of the entry's words has been worked out."""
+        return self._words is not None and len(self._words) == len(_LAZY)
 
     def lines(self) -> list[str]:
         """The entry as the log screen shows it."""
@@ -47,7 +70,12 @@ class LogEntry:
         return [head] + [f"    {e}" for e in self.effects]
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        import copy
+
+        return {f: copy.deepcopy(getattr(self, f)) for f in self.FIELDS}
+
+    def __repr__(self):
+        return f"LogEntry(#{self.seq} {self.source} {self.action.get('type')!r})"
 
 
 class HistoryLog:
@@ -104,18 +132,22 @@ class HistoryLog:
         return state
 
     def record(self, seq, source, created, action: dict, before, after) -> LogEntry:
-        """One accepted action: its words against `before`, its automatic effects."""
+        """One accepted action: its words against `before`, its automatic effects (worked out
+        when first read)."""
+        action = dict(action)
         m = self.marks(action, source)
-        effects = self._words(self.view.history_lines, before, action, after)
-        table = self._words(self.view.table_changes, before, action, after)
         actor = action.get("player") or action.get("seat")
-        text = self.view.action_label(action, before, self.setup)
-        if self.game.codec.is_chance(action):
-            text += " - " + self._words(lambda *a: [self.roller(before, action)], before, action, after)[0]
-        entry = LogEntry(seq=seq, source=source, created=created, actor=actor,
-                         round=self.view.round(before), text=text,
-                         how=self.mark_words(m, source), effects=effects, action=dict(action),
-                         table=table, **m)
+
+        def text():
+            words = self.view.action_label(action, before, self.setup)
+            if self.game.codec.is_chance(action):
+                words += " - " + self._words(lambda *a: [self.roller(before, action)], before, action, after)[0]
+            return words
+        words = {"round": lambda: self.view.round(before), "text": text,
+                 "effects": lambda: self._words(self.view.history_lines, before, action, after),
+                 "table": lambda: self._words(self.view.table_changes, before, action, after)}
+        entry = LogEntry(seq, source, created, actor, self.mark_words(m, source), m["correction"],
+                         m["manual"], action, words=words)
         self.entries.append(entry)
         self._before.append((entry, before, after))
         return entry
@@ -134,11 +166,10 @@ class HistoryLog:
         entry, before, after = self._before.pop()
         entry.undone = True
         undo = {"type": UNDO_TYPE, "target": target}
-        self.entries.append(LogEntry(seq=seq, source=source, created=created, actor=None,
-                                     round=self.view.round(before), text=f"Undo: {entry.text}", how="",
-                                     correction=False, manual=False, effects=[], action=undo,
-                                     undo_of=entry.seq, table=self._words(self.view.table_changes,
-                                                                          after, undo, before)))
+        words = {"round": lambda: self.view.round(before), "text": lambda: f"Undo: {entry.text}",
+                 "effects": list, "table": lambda: self._words(self.view.table_changes, after, undo, before)}
+        self.entries.append(LogEntry(seq, source, created, None, "", False, False, undo,
+                                     undo_of=entry.seq, words=words))
         return before
 
     # ------------------------------------------------------------------ reading
@@ -146,12 +177,15 @@ class HistoryLog:
         """(entry, state before, state after) of each effective action, oldest first."""
         return list(self._before)
 
-    def newest_first(self, limit: int | None = None) -> list[LogEntry]:
-        out = self.entries[::-1]
-        return out[:limit] if limit else out
+    def newest_first(self, limit: int | None = None, skip: int = 0) -> list[LogEntry]:
+        """A page of the history, newest first: `limit` entries after the `skip` newest."""
+        n = len(self.entries)
+        stop = max(0, n - skip)
+        start = max(0, stop - limit) if limit else 0
+        return self.entries[start:stop][::-1]
 
-    def text(self, limit: int | None = None) -> str:
-        return "\n".join(line for e in self.newest_first(limit) for line in e.lines())
+    def text(self, limit: int | None = None, skip: int = 0) -> str:
+        return "\n".join(line for e in self.newest_first(limit, skip) for line in e.lines())
 
 
 def bg_stats_play(module, setup, view, game, state, journal_meta, entries, play_id: str) -> dict:

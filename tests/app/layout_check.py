@@ -33,7 +33,11 @@ from dataclasses import dataclass
 MIN_TARGET_DP = 48
 SLACK_PX = 1.5  # rounding of layouts and textures: less than this is no finding
 
-KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text", "hidden")
+KINDS = ("clipped", "ellipsis", "outside", "small", "overlap", "confirm", "dev-text", "hidden", "crowded")
+#: widgets whose touch targets are one control for a player (a map, a lane, a row of die faces,
+#: the dice entry, the cards a draw may turn up): they count once toward a screen's touch targets
+ONE_CONTROL = ("MapGrid", "SpacePicker", "CivQuestMap", "AreaMap", "LaneStrip", "DieRow", "FaceChoice",
+               "DieFaceRow", "DiceEntry", "PlanGrid")
 
 _MARKUP = re.compile(r"\[/?(?:b|i|u|s|sub|sup|color|font|font_family|font_context|font_features|size|ref|anchor|text_language)(?:=[^\]]*)?\]")
 DEV_PATTERNS = (
@@ -111,17 +115,30 @@ def _empty(r, slack=0.0):
 
 class _Clip:
     """A visible region: the window, or a ScrollView's viewport within the one around it.
-    `scroll_x/scroll_y`: content past the region on that axis can be scrolled into view."""
+    `scroll_x/scroll_y`: content past the region on that axis can be scrolled into view.
+    `own`: the ScrollView's own box (the region is that box cut by the regions around it);
+    `outer_x/outer_y`: a region around it scrolls on that axis, so what the cut hides can be
+    brought into view by scrolling that one (a card partly below the fold of a scrolling column)."""
 
-    def __init__(self, rect, scroll_x=False, scroll_y=False, name="window"):
+    def __init__(self, rect, scroll_x=False, scroll_y=False, name="window", own=None, outer_x=False,
+                 outer_y=False):
         self.rect, self.scroll_x, self.scroll_y, self.name = rect, scroll_x, scroll_y, name
+        self.own = own or rect
+        self.outer_x, self.outer_y = outer_x, outer_y
 
 
 def _past(r, clip):
-    """Which way `r` reaches past the clip on an axis the clip cannot scroll ("" when none)."""
-    c = clip.rect
-    past_x = (r[0] < c[0] - SLACK_PX or r[2] > c[2] + SLACK_PX) and not clip.scroll_x
-    past_y = (r[1] < c[1] - SLACK_PX or r[3] > c[3] + SLACK_PX) and not clip.scroll_y
+    """Which way `r` reaches past the clip on an axis where nothing scrolls it into view ("" when none)."""
+    c, own = clip.rect, clip.own
+
+    def past(i0, i1, scroll, outer):
+        if scroll:
+            return False
+        if r[i0] < own[i0] - SLACK_PX or r[i1] > own[i1] + SLACK_PX:
+            return True  # past the scroll area's own edge: never seen
+        return (r[i0] < c[i0] - SLACK_PX or r[i1] > c[i1] + SLACK_PX) and not outer
+    past_x = past(0, 2, clip.scroll_x, clip.outer_x)
+    past_y = past(1, 3, clip.scroll_y, clip.outer_y)
     return " and ".join(s for s, p in (("sideways", past_x), ("up/down", past_y)) if p)
 
 
@@ -179,6 +196,7 @@ class _Walk:
         self.ghosts = []    # (layer, order, widget, box) unseen widgets that still take taps
         self.order = 0      # drawing order of the targets and ghosts
         self.target_order = {}
+        self.max_targets = None  # more enabled controls in view in one layer: "crowded"
 
     def add(self, kind, w, box, detail, text=""):
         x0, y0, x1, y1 = box
@@ -213,7 +231,9 @@ class _Walk:
                 vp = w._viewport
                 sx = bool(w.do_scroll_x) and vp.width > w.width + SLACK_PX
                 sy = bool(w.do_scroll_y) and vp.height > w.height + SLACK_PX
-            inner = clips + [_Clip(rect, sx, sy, _describe(w))]
+            out = clips[-1]
+            inner = clips + [_Clip(rect, sx, sy, _describe(w), own=box, outer_x=out.scroll_x or out.outer_x,
+                                   outer_y=out.scroll_y or out.outer_y)]
             side = _past(box, clips[-1])
             if side and visible is not None:  # part of the scroll area itself can never be seen
                 self.add("outside", w, box, f"scroll area reaches past {clips[-1].name} {side}, "
@@ -380,7 +400,28 @@ class _Walk:
         if len(self.confirms) > 1:
             for w, box, words in self.confirms:
                 self.add("confirm", w, box, f"{len(self.confirms)} enabled Confirm buttons visible", words)
+        if self.max_targets is not None:
+            for layer, n in self.control_counts().items():
+                if n > self.max_targets:
+                    x0 = y0 = 0
+                    self.findings.append(Finding("crowded", f"layer {layer}", "", (x0, y0, 0, 0),
+                                                 f"{n} touch targets in view, more than {self.max_targets}"))
         return self.findings
+
+    def control_counts(self) -> dict:
+        """{layer: how many controls a player can tap now}: the enabled touch targets in view,
+        the ones inside a ONE_CONTROL widget (a map, a row of die faces) counted once for it."""
+        groups = {}
+        for layer, w, _vis, _box in self.targets:
+            if w.disabled:
+                continue
+            node, key = w.parent, id(w)
+            while node is not None and node is not node.parent:
+                if type(node).__name__ in ONE_CONTROL:
+                    key = id(node)
+                node = node.parent
+            groups.setdefault(layer, set()).add(key)
+        return {layer: len(keys) for layer, keys in groups.items()}
 
 
 def _related(a, b):
@@ -394,21 +435,28 @@ def _related(a, b):
     return False
 
 
-def _walk(roots, window_size, density=None, confirm_words=("Confirm",)):
+def _walk(roots, window_size, density=None, confirm_words=("Confirm",), max_targets=None):
     from kivy.metrics import dp
 
     min_px = dp(MIN_TARGET_DP) if density is None else MIN_TARGET_DP * density
     walk = _Walk(None, min_px, confirm_words)
+    walk.max_targets = max_targets
     win = _Clip((0, 0, window_size[0], window_size[1]), name="the window")
     for layer, root in enumerate(roots):
         walk.visit(root, [win], ("root", layer) if layer == 0 else id(root))
     return walk
 
 
-def check_tree(roots, window_size, density=None, confirm_words=("Confirm",)) -> list:
+def check_tree(roots, window_size, density=None, confirm_words=("Confirm",), max_targets=None) -> list:
     """Findings for the widget trees `roots` (drawing order, bottom first) in a window of
-    `window_size` pixels."""
-    return _walk(roots, window_size, density, confirm_words).finish()
+    `window_size` pixels; with `max_targets`, a layer offering more controls in view is crowded."""
+    return _walk(roots, window_size, density, confirm_words, max_targets).finish()
+
+
+def control_count(window=None) -> dict:
+    """{layer: controls a player can tap now} (see _Walk.control_counts)."""
+    window, roots = _roots(window)
+    return _walk(roots, window.size).control_counts()
 
 
 def _roots(window):

@@ -124,11 +124,11 @@ def scenario_versions_and_virtual_controls(app, drv):
     want = app.ctrl.state.players["p2"].asp["military_might"]
     assert want != 6
     assert "1 lane(s) differ from the game" in scr.lanes_text
-    assert "Military might (Bo): table 6, game %d" % want in scr.lanes_text
+    assert "Bo - Military Might: table 6, game %d" % want in scr.lanes_text  # the game's counter, by player
     assert "well 2: die taken out" in scr.lanes_text
     cells = [w.text for w in reversed(scr.ids.table_grid.children)]
     assert cells[:3] == ["[b]Track[/b]", "[b]Ada[/b]", "[b]Bo[/b]"]
-    row = cells.index("Military might")
+    row = cells.index("Military Might")
     assert cells[row + 2] == "[color=ffcc66]level 6  (game level %d)[/color]" % want
     assert cells[row + 1].startswith("[color=777777]no token[/color]")
     delivered = app.board.counters()["rx_delivered"]
@@ -335,6 +335,7 @@ def scenario_phone_window(app, drv):
         assert w.texture_size[1] < dp(30), (tid, w.text, w.texture_size)   # one line, no word cut in two
     assert len({round(scr.ids[t].y) for t in tabs}) == 2                      # two rows
     # the connection view stacks: the board's state above, the ports below, each the full width
+    _tab(drv, scr, "connection")
     drv.pump(2)
     ident = scr.ids.identify
     ident.texture_update()

@@ -141,3 +141,48 @@ def test_dice_plus_and_minus_by_touch_in_every_game(xdisplay, tmp_path, size):
         report = json.load(f)
     for gid, counts in WANTED.items():
         assert sorted(int(k) for k in report[gid]["entered"]) == sorted(counts), (gid, report[gid])
+
+
+def scenario_a_hidden_entry_takes_no_taps(app, drv):
+    """A panel hides its dice entry by giving it no height (CivMint's event panel once the roll is
+    in): its fixed-size - and + must not stay over the choice buttons beside it and swallow their
+    taps (seen at 1280x800 on 'Civilian happiness: level 1 -> 2' after an event roll)."""
+    from kivy.uix.boxlayout import BoxLayout
+    from kivy.uix.button import Button
+    from kivy.uix.floatlayout import FloatLayout
+    from layout_check import check_window
+
+    from companion.kit import DiceEntry
+
+    home = app.root.get_screen("home")
+    drv.pump(3)
+    before = {f.key() for f in check_window()}
+    layer = FloatLayout()
+    col = BoxLayout(orientation="vertical", size_hint=(None, None), size=(600, 300), pos=(100, 100))
+    entry = DiceEntry(count=2, label1="Die 1", label2="Die 2", enter_text="Enter")
+    entry.height, entry.opacity, entry.disabled = 0, 0, True  # hidden the way the event panel does it
+    pressed = []
+    choice = Button(text="Civilian happiness: level 1 -> 2", size_hint_y=None, height=52,
+                    on_release=lambda *_: pressed.append(1))
+    col.add_widget(BoxLayout())
+    col.add_widget(choice)
+    col.add_widget(entry)  # right under the choice: its buttons, drawn upwards, over the choice
+    col.add_widget(BoxLayout())
+    layer.add_widget(col)
+    home.add_widget(layer)
+    drv.pump(3)
+    assert not [f for f in check_window() if f.key() not in before and f.kind == "hidden"], \
+        [str(f) for f in check_window() if f.key() not in before]
+    drv.tap(choice)
+    assert pressed == [1], "the choice under the hidden entry took no tap"
+    # shown again: its buttons are whole (52 px) and work
+    entry.height, entry.opacity, entry.disabled = 108, 1, False
+    drv.pump(3)
+    assert entry.ids.plus1.height >= 52 and entry.ids.plus2.height >= 52
+    drv.tap(entry.ids.plus1)
+    assert entry.value1 == 2
+    home.remove_widget(layer)
+
+
+def test_a_hidden_entry_takes_no_taps(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_a_hidden_entry_takes_no_taps", tmp_path, size="1280x800")

@@ -141,6 +141,23 @@ def _touch_play_is_journaled_before_shown(app, drv):
     assert scr.header.startswith("Round ")
     assert f"#{ctrl.journal.last_seq}" in scr.log_text or len(ctrl.journal) == 0
     shot(drv, "05-dashboard-played")
+    # the Log is read a page at a time (issue 39 item 12): its Older and Newer buttons turn pages
+    entries = ctrl.history.entries
+    assert len(entries) > scr.LOG_PAGE, len(entries)
+    scr.show_left("log")
+    drv.pump(2)
+    older, newer = scr.ids.log_older, scr.ids.log_newer
+    assert newer.disabled and not older.disabled and older.height >= 48
+    assert f"#{entries[-1].seq} " in scr.log_text
+    drv.press(older)
+    page2 = entries[-2 * scr.LOG_PAGE:-scr.LOG_PAGE]
+    assert scr.log_page == 1 and f"#{page2[-1].seq} " in scr.log_text and f"#{entries[-1].seq} " not in scr.log_text
+    assert f"of {len(entries)}, newest first" in scr.log_text
+    shot(drv, "05b-log-older-page")
+    drv.press(scr.ids.log_newer)
+    assert scr.log_page == 0 and f"#{entries[-1].seq} " in scr.log_text
+    scr.show_left("players")
+    drv.pump(2)
 
 
 def _undo_follows_journal_policy(app, drv):

@@ -22,16 +22,23 @@ from gui_process import run_scenario  # noqa: E402
 
 SIZES = ("800x480", "1280x800", "412x915")  # 7" tablet, 10" tablet, a phone in portrait (dp)
 STEPS = int(os.environ.get("TABLETOP_LAYOUT_STEPS", "8"))  # per game: within the CI budget
-SEED = 27
+SEED = int(os.environ.get("TABLETOP_LAYOUT_SEED", "27"))  # another seed: another random play
 
 
 # ------------------------------------------------------------------------- in the app process
+MAX_TARGETS = 30  # touch targets in view on a game screen (a map or a row of die faces: one)
+
+
 def _check(drv, where, out):
-    from layout_check import check_window
+    from kivy.app import App
+    from layout_check import check_window, control_count
 
     drv.pump(2)  # textures and layouts settle a frame after a change
-    for f in check_window():
+    on_game = App.get_running_app().root.current == "game"
+    for f in check_window(max_targets=MAX_TARGETS if on_game else None):
         out.append({"where": where, "kind": f.kind, "finding": str(f), "key": list(f.key())})
+    if on_game:
+        out.append({"controls": max(control_count().values(), default=0)})
 
 
 FIXED = ("confirm", "cancel", "end_step", "roll_ok")  # the game screen's buttons with a place of their own
@@ -191,9 +198,11 @@ def scenario_sweep(app, drv):
         shot = drv.shot(f"{m.id}-{size}", folder=folder)
         tabs = _visit_tabs(app, drv, f"after step {done}", out)
         picked = [f for f in out if "picked" in f]
+        controls = [f["controls"] for f in out if "controls" in f]
         report[m.id] = {"title": m.title, "steps": done, "screen": app.root.current,
-                        "findings": [f for f in out if "picked" not in f], "screenshot": shot,
-                        "picked_on_screen": len(picked), "tabs": tabs}
+                        "findings": [f for f in out if "picked" not in f and "controls" not in f],
+                        "screenshot": shot, "picked_on_screen": len(picked), "tabs": tabs,
+                        "most_controls": max(controls, default=0)}
         app.leave_game()
         drv.pump(2)
     with open(os.path.join(folder, f"findings-{size}.json"), "w", encoding="utf-8") as f:
@@ -309,6 +318,60 @@ def scenario_checker_catches(app, drv):
     assert not [f for f in new if f.text == wide.text]  # scrolled out now
     home.remove_widget(layer)
 
+    # crowded: more than MAX_TARGETS controls in view on one screen; the cells of a map are one
+    from kivy.uix.gridlayout import GridLayout
+    from layout_check import control_count
+
+    layer = FloatLayout()
+    grid = GridLayout(cols=8, size_hint=(None, None), size=(8 * 60, 4 * 60), pos=(10, 10))
+    for i in range(MAX_TARGETS + 2):
+        grid.add_widget(Button(text=str(i)))
+    layer.add_widget(grid)
+    home.add_widget(layer)
+    drv.pump(3)
+    base = max(control_count().values())
+    assert base >= MAX_TARGETS + 2
+    crowded = [f for f in check_window(max_targets=MAX_TARGETS) if f.kind == "crowded"]
+    assert crowded and f"{base} touch targets in view" in crowded[0].detail, [str(f) for f in crowded]
+    import layout_check
+
+    layout_check.ONE_CONTROL = layout_check.ONE_CONTROL + ("GridLayout",)  # as a map: one control
+    try:
+        assert max(control_count().values()) <= base - MAX_TARGETS - 1
+        assert not [f for f in check_window(max_targets=MAX_TARGETS) if f.kind == "crowded"]
+    finally:
+        layout_check.ONE_CONTROL = layout_check.ONE_CONTROL[:-1]
+    home.remove_widget(layer)
+
+    # a card with its own scroll area, partly below the fold of a scrolling column: what the
+    # column's edge hides comes into view by scrolling the column (no finding); a label wider
+    # than the card's own area, which scrolls only up and down, is still text nobody can read
+    layer = FloatLayout()
+    column = ScrollView(size_hint=(None, None), size=(300, 200), pos=(10, 100), do_scroll_x=False)
+    content = BoxLayout(orientation="vertical", size_hint=(1, None), height=500)
+    content.add_widget(Label(text="above the card", size_hint_y=None, height=150))
+    card = ScrollView(size_hint_y=None, height=120, do_scroll_x=False)
+    inside = BoxLayout(orientation="vertical", size_hint=(1, None), height=120)
+    below = Label(text="a line of the card", size_hint_y=None, height=40)  # across the column's fold
+    inside.add_widget(Label(text="", size_hint_y=None, height=30))
+    inside.add_widget(below)
+    inside.add_widget(Label(text="", size_hint_y=None, height=50))
+    card.add_widget(inside)
+    content.add_widget(card)
+    content.add_widget(Label(text="under the card", size_hint_y=None, height=230))
+    column.add_widget(content)
+    layer.add_widget(column)
+    home.add_widget(layer)
+    column.scroll_y = 1  # the card's top 50 px in view, the rest below the column's fold
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert not [f for f in new if f.text == below.text], [str(f) for f in new]
+    below.size_hint_x, below.width = None, 900
+    drv.pump(3)
+    new = [f for f in check_window() if f.key() not in before]
+    assert [f.kind for f in new if f.text == below.text] == ["outside"], [str(f) for f in new]
+    home.remove_widget(layer)
+
     # plain player words are no developer text
     for ok in ("Ana: Build a Market (2 coins)", "Round 3 - Production", "Roll 2 dice: 7",
                "Mint Works: Ana (blue) vs Bo (green)", "e.g. 3 - 4 players", "Done: Take 2 coins",
@@ -343,7 +406,8 @@ def _summary(report, size):
                 seen.add(k)
                 uniq.append(f)
         lines.append(f"{r['title']} at {size}: {r['steps']} steps ({r['picked_on_screen']} picked on "
-                     f"screen first), {r['tabs']} tabs, {len(uniq)} distinct findings "
+                     f"screen first), {r['tabs']} tabs, at most {r.get('most_controls', 0)} controls in view, "
+                     f"{len(uniq)} distinct findings "
                      f"(screenshot {r['screenshot']})")
         lines += [f"  [{f['where']}] {f['finding']}" for f in uniq]
     return lines

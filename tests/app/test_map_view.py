@@ -208,6 +208,15 @@ def scenario_touch_move(app, drv):
     assert sorted(view.reach) == sorted(reach)
     assert sorted(s for s, w in view._spaces.items() if w.reachable) == sorted(reach)
     assert marker_of(view, u.id).selected
+    drv.pump(3)
+    # the hint is whole (its first line not cut: issue 39 item 9) and the selected unit's chip in view
+    msg = view.ids.message
+    assert msg.texture_size[1] <= msg.height + 1, (msg.texture_size, msg.size, msg.text)
+    chip = [c for c in view.ids.chips.children if c.selected][0]
+    cs = view.ids.chip_scroll
+    (cx0, _), (cx1, _) = chip.to_window(chip.x, chip.y), chip.to_window(chip.right, chip.y)
+    (sx0, _), (sx1, _) = cs.to_window(cs.x, cs.y), cs.to_window(cs.right, cs.y)
+    assert sx0 - 1 <= cx0 and cx1 <= sx1 + 1, ((cx0, cx1), (sx0, sx1))
     drv.shot(f"map-move-selected-{size}")
 
     # an unreachable space: the engine's refusal, nothing journaled or changed
@@ -370,6 +379,10 @@ def test_touch_move_1280x800(xdisplay, tmp_path):
 
 def test_touch_move_800x480(xdisplay, tmp_path):
     run_scenario(__file__, "scenario_touch_move", tmp_path, size="800x480")
+
+
+def test_touch_move_phone_412x915(xdisplay, tmp_path):
+    run_scenario(__file__, "scenario_touch_move", tmp_path, size="412x915")
 
 
 def test_ship_and_damage_drawn(xdisplay, tmp_path):

@@ -175,3 +175,33 @@ def test_roll_entries_name_who_rolled(tmp_path):
     m.roll_virtual()
     assert m.history.entries[-1].text.endswith("drawn by the app from its deck for the Plan Supply")
     m.close()
+
+
+def test_the_log_is_read_in_pages_and_only_the_page_read_is_put_in_words(tmp_path):
+    """Issue 39 item 12: opening a long game replays its actions only; the words of an entry are
+    worked out when its page is read, and they equal the words of the live log."""
+    sess = Session.new(GAME, SETUP, tmp_path / "g.journal", seed=7)
+    live = HistoryLog(GAME, VIEW, SETUP)
+    state = [GAME.initial_state(SETUP)]
+
+    def on(a, source, new):
+        last = sess.journal.actions(last=1)[0]
+        live.record(last.seq, source, last.created, a.to_dict(), state[0], new)
+        state[0] = new
+    sess.subscribe(on)
+    while len(sess.journal.entries()) < 90 and not GAME.is_over(sess.state):
+        if GAME.actor(sess.state) == "system":
+            sess.roll()
+        else:
+            sess.dispatch(sess.legal_actions()[-1], "ui")
+    again = HistoryLog(GAME, VIEW, SETUP)
+    again.rebuild(sess.journal.entries(), GAME.initial_state(SETUP))
+    n = len(again.entries)
+    assert n >= 90 and all(e.unread for e in again.entries)
+    page = again.newest_first(40, skip=40)
+    assert [e.seq for e in page] == [e.seq for e in again.entries[n - 80:n - 40]][::-1]
+    assert again.text(limit=40, skip=40).splitlines()[0].startswith(f"#{page[0].seq} ")
+    read = {e.seq for e in again.entries if not e.unread}
+    assert read == {e.seq for e in page}  # that page, and no other entry
+    assert again.newest_first(40, skip=n) == [] and len(again.newest_first(40, skip=n - 5)) == 5
+    assert [x.to_dict() for x in again.entries] == [x.to_dict() for x in live.entries]

@@ -19,7 +19,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 
-from companion.kit import StepPanel
+from companion.kit import DieFaceRow, StepPanel
 
 from .. import trade_clock
 from ..data_load import DATA
@@ -171,7 +171,7 @@ class CBRollsPanel(StepPanel):
         for i, (attr, extra) in enumerate(self.rolls(g, s, seat)):
             key = (seat, attr, extra)
             label = attr_name(attr) + (" (extra)" if extra else "")
-            row = BoxLayout(size_hint_y=None, height=dp(48), spacing=dp(2))
+            row = DieFaceRow(size_hint_y=None, height=dp(48), spacing=dp(2))
             lab = Label(text=label, markup=True, halign="left", valign="middle", font_size="15sp")
             lab.bind(size=lambda w, v: setattr(w, "text_size", v))
             row.add_widget(lab)

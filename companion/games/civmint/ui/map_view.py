@@ -327,6 +327,13 @@ class MapView(BoxLayout):
                 text += ", aboard"
             bar.add_widget(UnitChip(text=text, unit_id=u.id, fill=fill, ink=ink_for(fill),
                                     selected=u.id == self.selected_unit, view=self))
+        Clock.schedule_once(self._show_selected_chip, 0)
+
+    def _show_selected_chip(self, *_):
+        """The selected unit's chip in view: a space with many units scrolls its chips."""
+        chosen = [c for c in self.ids.chips.children if c.selected]
+        if chosen and self.ids.chip_scroll.width > 0:
+            self.ids.chip_scroll.scroll_to(chosen[0], padding=0, animate=False)
 
     # ------------------------------------------------------------------ text
     def _unit_name(self, u, owner=False) -> str:
