@@ -74,8 +74,9 @@ def test_a_battle_and_a_conquest_have_entries():
     assert any(x.startswith("Ben's Capital (3 damage) at row 5, column 5 is conquered by Ana") for x in e.effects), e.effects
 
 
-def test_undone_entries_stay_marked_and_the_rebuild_equals_the_live_log(tmp_path):
-    sess = Session.new(GAME, SETUP, tmp_path / "g.journal", seed=4)
+def _live_log(sess):
+    """A HistoryLog kept up to date by `sess`'s actions, as the controller keeps it; and a
+    one-item list holding the state after the latest action."""
     log = HistoryLog(GAME, VIEW, SETUP)
     state = [GAME.initial_state(SETUP)]
 
@@ -84,6 +85,12 @@ def test_undone_entries_stay_marked_and_the_rebuild_equals_the_live_log(tmp_path
         log.record(last.seq, source, last.created, a.to_dict(), state[0], new)
         state[0] = new
     sess.subscribe(on)
+    return log, state
+
+
+def test_undone_entries_stay_marked_and_the_rebuild_equals_the_live_log(tmp_path):
+    sess = Session.new(GAME, SETUP, tmp_path / "g.journal", seed=4)
+    log, state = _live_log(sess)
     sess.roll()
     for _ in range(6):
         la = sess.legal_actions()
@@ -181,14 +188,7 @@ def test_the_log_is_read_in_pages_and_only_the_page_read_is_put_in_words(tmp_pat
     """Issue 39 item 12: opening a long game replays its actions only; the words of an entry are
     worked out when its page is read, and they equal the words of the live log."""
     sess = Session.new(GAME, SETUP, tmp_path / "g.journal", seed=7)
-    live = HistoryLog(GAME, VIEW, SETUP)
-    state = [GAME.initial_state(SETUP)]
-
-    def on(a, source, new):
-        last = sess.journal.actions(last=1)[0]
-        live.record(last.seq, source, last.created, a.to_dict(), state[0], new)
-        state[0] = new
-    sess.subscribe(on)
+    live, _ = _live_log(sess)
     while len(sess.journal.entries()) < 90 and not GAME.is_over(sess.state):
         if GAME.actor(sess.state) == "system":
             sess.roll()
