@@ -623,8 +623,9 @@ class BoardScreen(Screen):
     def _name_lanes(self):
         """The exact controls list lanes by their words (v_lane_ids holds those words): with a
         game open only the lanes it uses."""
-        lanes = self._model().shown_lanes()
-        words = [self.lane_words(ln) for ln in lanes]
+        model = self._model()
+        lanes = model.shown_lanes()
+        words = [model.lane_words(ln) for ln in lanes]
         self._lane_of_words = dict(zip(words, lanes))
         chosen = self.current_lane() if "v_lane" in self.ids else None
         self.v_lane_ids = words

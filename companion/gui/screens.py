@@ -769,7 +769,7 @@ class GameScreen(Screen):
             last = min(n, (page + 1) * self.LOG_PAGE)
             text += f"\n[color=aaaaaa]Entries {n - last + 1}-{n - page * self.LOG_PAGE} of {n}, newest first.[/color]"
         self.log_text = text
-        if turned and "log_view" in self.ids:
+        if turned:
             self.ids.log_view.scroll_y = 1  # a page turned: its newest entry first
 
     APP_TURN_SHOWN = 6  # moves listed on the card; the Log has every one

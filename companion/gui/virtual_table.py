@@ -291,7 +291,7 @@ class VirtualTableModel:
         if smap is None or g is None:
             return ""
         title, used = g
-        n, hidden = smap.n_lanes, len([ln for ln in smap.lane_ids if ln not in used])
+        n, hidden = smap.n_lanes, sum(1 for ln in smap.lane_ids if ln not in used)
         if not hidden:
             return ""
         if hidden == n:

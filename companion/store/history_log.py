@@ -18,6 +18,8 @@ log costs nothing per refresh.
 """
 from __future__ import annotations
 
+import copy
+
 UNDO_TYPE = "_undo"
 SOURCE_NAME = "Tabletop Companion"
 
@@ -70,8 +72,6 @@ class LogEntry:
         return [head] + [f"    {e}" for e in self.effects]
 
     def to_dict(self) -> dict:
-        import copy
-
         return {f: copy.deepcopy(getattr(self, f)) for f in self.FIELDS}
 
     def __repr__(self):

@@ -403,8 +403,7 @@ class _Walk:
         if self.max_targets is not None:
             for layer, n in self.control_counts().items():
                 if n > self.max_targets:
-                    x0 = y0 = 0
-                    self.findings.append(Finding("crowded", f"layer {layer}", "", (x0, y0, 0, 0),
+                    self.findings.append(Finding("crowded", f"layer {layer}", "", (0, 0, 0, 0),
                                                  f"{n} touch targets in view, more than {self.max_targets}"))
         return self.findings
 
@@ -467,8 +466,14 @@ def _roots(window):
 
 def check_window(window=None, **kw) -> list:
     """Findings for everything shown in Kivy's window now (the root and any open popup)."""
+    return check_and_count(window, **kw)[0]
+
+
+def check_and_count(window=None, density=None, confirm_words=("Confirm",), max_targets=None) -> tuple:
+    """(check_window's findings, control_count's counts) from one walk of the window."""
     window, roots = _roots(window)
-    return check_tree(roots, window.size, **kw)
+    walk = _walk(roots, window.size, density, confirm_words, max_targets)
+    return walk.finish(), walk.control_counts()
 
 
 def visible_widgets(window=None) -> list:

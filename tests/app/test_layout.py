@@ -31,14 +31,15 @@ MAX_TARGETS = 30  # touch targets in view on a game screen (a map or a row of di
 
 def _check(drv, where, out):
     from kivy.app import App
-    from layout_check import check_window, control_count
+    from layout_check import check_and_count
 
     drv.pump(2)  # textures and layouts settle a frame after a change
     on_game = App.get_running_app().root.current == "game"
-    for f in check_window(max_targets=MAX_TARGETS if on_game else None):
+    findings, counts = check_and_count(max_targets=MAX_TARGETS if on_game else None)
+    for f in findings:
         out.append({"where": where, "kind": f.kind, "finding": str(f), "key": list(f.key())})
     if on_game:
-        out.append({"controls": max(control_count().values(), default=0)})
+        out.append({"controls": max(counts.values(), default=0)})
 
 
 FIXED = ("confirm", "cancel", "end_step", "roll_ok")  # the game screen's buttons with a place of their own
