@@ -692,6 +692,49 @@ def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dic
             "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
+def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dict | None:
+    """Read a die from where its top's pips lie (px of `win`), for a face the shading split and
+    the face's colour do not outline (a small die whose lit sides look like its top): when the
+    marks could be one face's pips, the square that face would be is straightened and read as
+    any face, with every check of `_read_face`, and must show just those pips. (Trying parts of
+    the marks as a face read a side's pips as a top: not done.)"""
+    return _face_on_pips(win, pts, dias) if 2 <= len(pts) <= 6 else None
+
+
+def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray) -> dict | None:
+    """The face whose pips are exactly `top` (px of `win`), read, or None."""
+    n = len(top)
+    if float(dias.max()) > 1.5 * float(dias.min()):
+        return None
+    dia = float(np.median(dias))
+    c = top.mean(0)
+    if n <= 3:  # a 2 or a 3 lies on a diagonal of its face
+        d = top[np.argmax(np.linalg.norm(top - c, axis=1))] - c
+        span = 2 * float(np.linalg.norm(d))
+        if span < 1e-3:
+            return None
+        side = span / (0.5 * math.sqrt(2))
+        ang = math.atan2(d[1], d[0]) - math.pi / 4
+    else:  # a 4, 5 or 6: its corner pips make a square half its side
+        (_, _), (rw, rh), a = cv2.minAreaRect(top.astype(np.float32).reshape(-1, 1, 2))
+        if min(rw, rh) < 0.7 * max(rw, rh):
+            return None
+        side = 2 * float(np.mean([rw, rh]))
+        ang = math.radians(a)
+    if not 3.8 <= side / dia <= 7.0:  # a pip is about a fifth of its face's side
+        return None
+    u = np.array([math.cos(ang), math.sin(ang)], np.float32) * side / 2 * 1.06
+    v = np.array([-u[1], u[0]], np.float32)
+    quad = _order_quad([c - u - v, c + u - v, c + u + v, c - u + v])
+    h, w = win.shape[:2]
+    if quad.min() < 0 or quad[:, 0].max() > w - 1 or quad[:, 1].max() > h - 1:
+        return None
+    got = _read_face(_warp_face(win, quad))
+    if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"] or got["pips"] != n:
+        return None
+    return {"value": got["value"], "quad": quad, "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
+
+
 def _unread(dice, problem) -> int:
     """How much of a photo was left unread: a photo problem counts as everything."""
     return 100 if problem else (sum(d.value is None for d in dice) if dice else 100)
@@ -1006,6 +1049,8 @@ class _Reader:
             out += self.unread_neighbour(lab, sil, out, nadir)
         if not out and blob_marks is not None and len(blob_marks):
             got = _face_from_marks(roi, blob_marks[:, :2], blob_marks[:, 2])
+            if got is None:
+                got = _face_from_pip_layout(roi, blob_marks[:, :2], blob_marks[:, 2])
             if got is not None:
                 area = float(cv2.contourArea(got["quad"].reshape(-1, 1, 2)))
                 out.append({"value": got["value"], "quad": got["quad"], "confidence": got["confidence"],
