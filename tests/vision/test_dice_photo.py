@@ -132,6 +132,21 @@ def test_glare_that_hides_a_pip_only_one_value_has_there_is_read():
     assert dp._read_face(_face_with_glare(4, (0.5, 0.25, 0.06, 200)))["value"] == 4
 
 
+def test_a_face_is_read_from_where_its_pips_lie_and_only_from_all_of_them():
+    # a 4 seen small: the square its four pips sit on is straightened and read
+    img = np.full((120, 120, 3), (200, 205, 210), np.uint8)  # lit sides as light as the top
+    side, x0, y0 = 48, 36, 36
+    cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (240, 240, 242), -1)
+    pts = np.array([(x0 + px * side, y0 + py * side) for px, py in ds.PIPS[4]], np.float32)
+    for x, y in pts:
+        cv2.circle(img, (int(x), int(y)), int(side * 0.095), (25, 25, 30), -1, cv2.LINE_AA)
+    dias = np.full(4, side * 0.19, np.float32)
+    got = dp._face_from_pip_layout(img, pts, dias)
+    assert got is not None and got["value"] == 4
+    # three of its pips are no face: the square they would sit on shows a fourth
+    assert dp._face_from_pip_layout(img, pts[:3], dias[:3]) is None
+
+
 def test_arrays_are_read_like_files():
     sc = ds.make_scene(4, "standard")
     a = read_dice(sc.image)
