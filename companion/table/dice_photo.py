@@ -281,28 +281,26 @@ def _spot(img: np.ndarray, x: float, y: float, r: int = 2) -> np.ndarray:
     return img[yi - r:yi + r + 1, xi - r:xi + r + 1]
 
 
-_RING = [(math.cos(a), math.sin(a)) for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)]
-
-
 def _burnt(burnt: np.ndarray, x: float, y: float, k: float) -> bool:
     """A place of the grid (face units; `k` the grid's size) burnt out by glare over a whole
-    pip's disc: a pip there could not be seen. Glare that leaves part of the disc unburnt
-    would leave a darker rim of a pip there, so that place holds none."""
-    s = _spot(burnt, x, y)
-    if s.size == 0 or float(s.mean()) < 0.6:
+    pip's disc: a pip there could not be seen. Glare that leaves any of the disc unburnt would
+    leave a pip's rim darker there, so such a place holds no pip."""
+    r = 0.095 * k * FACE
+    xi, yi, ri = int(round(x * FACE)), int(round(y * FACE)), int(math.ceil(r))
+    if not (ri <= xi < FACE - ri and ri <= yi < FACE - ri):
         return False
-    r = 0.095 * k
-    ring = [burnt[int(round((y + r * sy) * FACE)), int(round((x + r * sx) * FACE))]
-            for sx, sy in _RING if 0 <= (x + r * sx) * FACE < FACE - 0.5 and 0 <= (y + r * sy) * FACE < FACE - 0.5]
-    return len(ring) == len(_RING) and float(np.mean(ring)) >= 0.7
+    yy, xx = np.mgrid[-ri:ri + 1, -ri:ri + 1]
+    disc = burnt[yi - ri:yi + ri + 1, xi - ri:xi + ri + 1][xx ** 2 + yy ** 2 <= r * r]
+    return float(disc.mean()) >= 0.9
 
 
-def _half_pip(signed: np.ndarray, pips: list, k: float, burnt: np.ndarray) -> bool:
-    """True when a place of the pip grid holds no pip found but is marked like one (a pip
-    lost in glare, blur or a shadow): a 6 seen as a 4, a 5 or a 3 without its middle pip. The
-    places are the fitted layout's; `signed` is each pixel's difference from the face toward
-    the pips' side (a glare spot on a face with dark pips is no mark of a pip); a place burnt
-    out by glare is left to `_glare_values`."""
+def _marked_places(signed: np.ndarray, pips: list, k: float, burnt: np.ndarray, glare_l=None) -> list:
+    """The places of the pip grid (face units) that hold no pip found but are marked like one
+    (a pip lost in glare, blur or a shadow): a 6 seen as a 4, a 5 or a 3 without its middle
+    pip. The places are the fitted layout's; `signed` is how much each pixel looks like a pip
+    (darker than its surround, or away from the face's colour); a place burnt out by glare is
+    left to `_glare_values`. `glare_l`: (lightness, the face's lightness) when glare is on the
+    face (`signed` then the darkness against the surround): under glare a pip shows faintly."""
     places = _grid_places(pips, k)
     pts = np.asarray(pips, np.float64)
 
@@ -310,12 +308,16 @@ def _half_pip(signed: np.ndarray, pips: list, k: float, burnt: np.ndarray) -> bo
         s = _spot(signed, x, y)
         return float(s.mean()) if s.size else 0.0
     contrast = float(np.median([mark(x, y) for x, y in pts]))
-    for x, y in places:
-        if np.min(np.hypot(pts[:, 0] - x, pts[:, 1] - y)) < 0.12 * k:
-            continue
-        if mark(x, y) > 0.2 * contrast and not _burnt(burnt, x, y, k):
-            return True
-    return False
+
+    def enough(x, y):
+        # under glare: the surround the place is measured against is lighter than the face
+        if glare_l is not None and float(np.mean(_spot(glare_l[0] + signed, x, y) if _spot(signed, x, y).size else 0)) >= glare_l[1] + 8:
+            # (over the pip's whole disc: glare may leave only its rim darker)
+            disc = _spot(signed, x, y, max(2, int(0.08 * k * FACE)))
+            return disc.size > 0 and float(np.percentile(disc, 90)) > min(0.2 * contrast, 18.0)
+        return mark(x, y) > 0.2 * contrast
+    return [(x, y) for x, y in places if np.min(np.hypot(pts[:, 0] - x, pts[:, 1] - y)) >= 0.12 * k
+            and enough(x, y) and not _burnt(burnt, x, y, k)]
 
 
 _LAYOUT_SETS = [(v, frozenset((int(round(x * 4)) - 1, int(round(y * 4)) - 1) for x, y in lay))
@@ -359,8 +361,9 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     place of the pip grid, every layout it may hide is considered; the face is read only when
     one value fits them all."""
     lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
-    inner = lab[6:-6, 6:-6]
-    body = np.median(inner.reshape(-1, 3), axis=0)
+    inner = lab[6:-6, 6:-6].reshape(-1, 3)
+    lit = face_bgr[6:-6, 6:-6].reshape(-1, 3).max(1) < 250  # glare would lighten the face's colour
+    body = np.median(inner[lit] if lit.mean() >= 0.3 else inner, axis=0)
     dist = _norm(lab - body)
     bgr_max = face_bgr.max(2)
     glare = (bgr_max >= 250) & (lab[..., 0] > body[0] + 25)
@@ -394,9 +397,10 @@ def _read_face(face_bgr: np.ndarray) -> dict:
                 cut = True
             continue
         pix = lab_img == i
-        lighter = float(lab[..., 0][pix].mean()) > body[0]
+        colour = lab[pix].mean(0)
+        lighter = float(colour[0]) > body[0]
         shaped = a <= expected * 3 and max(w, h) <= 1.6 * min(w, h) + 1
-        blobs.append(((cx, cy), a, lighter, shaped, float(burnt[pix].mean())))
+        blobs.append(((cx, cy), a, lighter, shaped, float(burnt[pix].mean()), colour))
     glare_px = int(glare.sum())
     # on a face whose pips are darker (most of its pip-shaped blobs), a lighter spot that is
     # burnt out is glare, not a pip
@@ -416,7 +420,19 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     # not burnt out (or a dark one among light pips) is a reflection, and the face is not read
     if len({b[2] for b in rest}) > 1:
         return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
-    signed = (body[0] - lab[..., 0]) if dark_pips else dist
+    if not dark_pips and len(rest) >= 3:
+        # light pips are paint of one colour: a spot fainter than the others, or of another
+        # tint, is glare on a coloured die (the face's colour under a white light)
+        cols = np.array([b[5] for b in rest])
+        contrast = _norm(cols - body)
+        paint = np.median(cols, axis=0)
+        if contrast.min() < 0.8 * float(np.median(contrast)) or float(_norm(cols[:, 1:] - paint[1:]).max()) > 12:
+            return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
+    # how much darker than its own surround each place is (a pip under glare is lighter than
+    # the face, but darker than the glare round it), or how far from the face's colour
+    signed = cv2.morphologyEx(np.clip(lab[..., 0], 0, 255).astype(np.uint8), cv2.MORPH_BLACKHAT,
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (19, 19))).astype(np.float32) \
+        if dark_pips else dist
     value, fit, k = _layout_fit_scaled(pips, diameters)
     if pips and burnt.any():
         # glare burns out part of the face: every value it may hide a pip of is considered
@@ -434,8 +450,22 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         value, fit = None, math.inf
     if value is not None and areas and max(areas) > 2.6 * min(areas):
         value, fit = None, math.inf
-    if value is not None and _half_pip(signed, pips, k, burnt):
-        value, fit = None, math.inf
+    if value is not None:
+        glare_l = (lab[..., 0], body[0]) if dark_pips and (glare_px > 8 or burnt.sum() >= 4) else None
+        marked = _marked_places(signed, pips, k, burnt, glare_l)
+        under_glare = [p for p in marked if glare_l is not None
+                       and float(_spot(lab[..., 0] + signed, *p).mean()) >= body[0] + 8]
+        if marked and len(under_glare) == len(marked):
+            # a pip under glare, lighter than the face: read with it when the face then makes
+            # a layout with no other place marked
+            more = pips + under_glare
+            v2, f2, k2 = _layout_fit_scaled(more, diameters + [float(np.median(diameters))] * len(marked))
+            if v2 is not None and f2 < ACCEPT_FIT and not _marked_places(signed, more, k2, burnt, glare_l):
+                value, fit = v2, max(f2, 0.1)
+            else:
+                value, fit = None, math.inf
+        elif marked:
+            value, fit = None, math.inf
     return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False}
 
 
