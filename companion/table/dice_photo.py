@@ -326,7 +326,8 @@ _LAYOUT_SETS = [(v, frozenset((int(round(x * 4)) - 1, int(round(y * 4)) - 1) for
 
 def _glare_values(pips: list, k: float, burnt: np.ndarray) -> set:
     """The values a face may show when glare burns out some places of its pip grid: every
-    layout that holds all the pips found and more only where the glare is. `k` is the grid's
+    layout that holds all the pips found and more, only where the glare is (the pips found
+    alone are `_layout_fit_scaled`'s to judge). `k` is the grid's
     size (of the face); the grid is placed on the pips found, every way they fit it."""
     pts = np.asarray(pips, np.float64)
     step = 0.25 * k
@@ -348,7 +349,7 @@ def _glare_values(pips: list, k: float, burnt: np.ndarray) -> set:
                     continue
                 hidden = {(i, j) for i in range(3) for j in range(3) if (i, j) not in cells
                           and _burnt(burnt, ox + step * (i - 1), oy + step * (j - 1), k)}
-                values |= {v for v, lay in _LAYOUT_SETS if cells <= lay <= cells | hidden}
+                values |= {v for v, lay in _LAYOUT_SETS if cells < lay <= cells | hidden}
     return values
 
 
@@ -362,12 +363,15 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     one value fits them all."""
     lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     inner = lab[6:-6, 6:-6].reshape(-1, 3)
-    lit = face_bgr[6:-6, 6:-6].reshape(-1, 3).max(1) < 250  # glare would lighten the face's colour
-    body = np.median(inner[lit] if lit.mean() >= 0.3 else inner, axis=0)
+    # the face's colour where glare does not burn it out (white in every channel); a face
+    # burnt out nearly all over is lit too brightly, not glared, and no pip is hidden on it
+    lit = face_bgr[6:-6, 6:-6].reshape(-1, 3).min(1) < 245
+    glare_spot = 0.4 <= lit.mean() < 1.0
+    body = np.median(inner[lit] if glare_spot else inner, axis=0)
     dist = _norm(lab - body)
     bgr_max = face_bgr.max(2)
     glare = (bgr_max >= 250) & (lab[..., 0] > body[0] + 25)
-    burnt = ((face_bgr.min(2) >= 245) & (lab[..., 0] > body[0] + 8)).astype(np.float32)
+    burnt = ((face_bgr.min(2) >= 245) & (lab[..., 0] > body[0] + 8) & glare_spot).astype(np.float32)
     d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
     core = d8[6:-6, 6:-6]
     t, _ = cv2.threshold(core, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
