@@ -29,8 +29,8 @@ class MWState:
     __slots__ = ("step", "phase", "round", "seats", "ai", "deck_mode", "line", "start", "turn", "passed",
                  "mints", "plans", "gallery", "spaces", "owner", "closed", "supply", "deck", "bottom",
                  "pending", "upkeep_stage", "coop_queue", "issued", "removed", "cap", "chance_count",
-                 "over", "end_reason", "winner", "ai_turn", "ai_moves", "drawn", "events", "sonic_left", "sonic_had_plans",
-                 "solitaire", "seed", "ai_journaled")
+                 "over", "end_reason", "winner", "ai_turn", "ai_moves", "drawn", "events", "sonic_left",
+                 "sonic_had_plans", "solitaire", "seed", "ai_journaled")
 
     def copy(self):
         s = MWState.__new__(MWState)
