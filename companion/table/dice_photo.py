@@ -265,39 +265,106 @@ FACE = 64  # side of the straightened face, px
 _GRID = [(gx, gy) for gy in (0.25, 0.5, 0.75) for gx in (0.25, 0.5, 0.75)]
 
 
-def _half_pip(dist: np.ndarray, pips: list, k: float) -> bool:
-    """True when a place of the pip grid holds no pip found but is marked like one (a pip
-    lost in glare, blur or a shadow): a 6 seen as a 4, a 5 or a 3 without its middle pip. The
-    places are the fitted layout's; `dist` is each pixel's colour distance to the face."""
+def _grid_places(pips: list, k: float) -> tuple:
+    """The nine places of the pip grid (FACE units) of a fitted layout: its centre is the pips'
+    mean when they make a whole layout, its size `k` (of the face)."""
     pts = np.asarray(pips, np.float64)
     c = pts.mean(0) if len(pts) > 1 else pts[0]
-    r = 2
+    return [(c[0] + k * (gx - 0.5), c[1] + k * (gy - 0.5)) for gx, gy in _GRID]
+
+
+def _spot(img: np.ndarray, x: float, y: float, r: int = 2) -> np.ndarray:
+    """The pixels of `img` in a (2r+1)-square at (x, y) in face units (empty off the face)."""
+    xi, yi = int(round(x * FACE)), int(round(y * FACE))
+    if not (r <= xi < FACE - r and r <= yi < FACE - r):
+        return img[0:0, 0:0]
+    return img[yi - r:yi + r + 1, xi - r:xi + r + 1]
+
+
+_RING = [(math.cos(a), math.sin(a)) for a in np.linspace(0, 2 * math.pi, 12, endpoint=False)]
+
+
+def _burnt(burnt: np.ndarray, x: float, y: float, k: float) -> bool:
+    """A place of the grid (face units; `k` the grid's size) burnt out by glare over a whole
+    pip's disc: a pip there could not be seen. Glare that leaves part of the disc unburnt
+    would leave a darker rim of a pip there, so that place holds none."""
+    s = _spot(burnt, x, y)
+    if s.size == 0 or float(s.mean()) < 0.6:
+        return False
+    r = 0.095 * k
+    ring = [burnt[int(round((y + r * sy) * FACE)), int(round((x + r * sx) * FACE))]
+            for sx, sy in _RING if 0 <= (x + r * sx) * FACE < FACE - 0.5 and 0 <= (y + r * sy) * FACE < FACE - 0.5]
+    return len(ring) == len(_RING) and float(np.mean(ring)) >= 0.7
+
+
+def _half_pip(signed: np.ndarray, pips: list, k: float, burnt: np.ndarray) -> bool:
+    """True when a place of the pip grid holds no pip found but is marked like one (a pip
+    lost in glare, blur or a shadow): a 6 seen as a 4, a 5 or a 3 without its middle pip. The
+    places are the fitted layout's; `signed` is each pixel's difference from the face toward
+    the pips' side (a glare spot on a face with dark pips is no mark of a pip); a place burnt
+    out by glare is left to `_glare_values`."""
+    places = _grid_places(pips, k)
+    pts = np.asarray(pips, np.float64)
 
     def mark(x, y):
-        xi, yi = int(round(x * FACE)), int(round(y * FACE))
-        if not (r <= xi < FACE - r and r <= yi < FACE - r):
-            return 0.0
-        return float(dist[yi - r:yi + r + 1, xi - r:xi + r + 1].mean())
+        s = _spot(signed, x, y)
+        return float(s.mean()) if s.size else 0.0
     contrast = float(np.median([mark(x, y) for x, y in pts]))
-    for gx, gy in _GRID:
-        x, y = c[0] + k * (gx - 0.5), c[1] + k * (gy - 0.5)
+    for x, y in places:
         if np.min(np.hypot(pts[:, 0] - x, pts[:, 1] - y)) < 0.12 * k:
             continue
-        if mark(x, y) > 0.2 * contrast:
+        if mark(x, y) > 0.2 * contrast and not _burnt(burnt, x, y, k):
             return True
     return False
+
+
+_LAYOUT_SETS = [(v, frozenset((int(round(x * 4)) - 1, int(round(y * 4)) - 1) for x, y in lay))
+                for v, lays in LAYOUTS.items() for lay in lays]
+
+
+def _glare_values(pips: list, k: float, burnt: np.ndarray) -> set:
+    """The values a face may show when glare burns out some places of its pip grid: every
+    layout that holds all the pips found and more only where the glare is. `k` is the grid's
+    size (of the face); the grid is placed on the pips found, every way they fit it."""
+    pts = np.asarray(pips, np.float64)
+    step = 0.25 * k
+    values = set()
+    for px, py in pts[:1]:
+        for gx, gy in _GRID:  # the first pip at each place of the grid
+            ox, oy = px - k * (gx - 0.5), py - k * (gy - 0.5)  # the grid's centre
+            if max(abs(ox - 0.5), abs(oy - 0.5)) > 0.2:
+                continue
+            cells = set()
+            for x, y in pts:
+                i, j = (x - ox) / step + 1, (y - oy) / step + 1
+                ri, rj = int(round(i)), int(round(j))
+                if not (0 <= ri <= 2 and 0 <= rj <= 2) or math.hypot(i - ri, j - rj) > 0.45:
+                    break
+                cells.add((ri, rj))
+            else:
+                if len(cells) != len(pts):
+                    continue
+                hidden = {(i, j) for i in range(3) for j in range(3) if (i, j) not in cells
+                          and _burnt(burnt, ox + step * (i - 1), oy + step * (j - 1), k)}
+                values |= {v for v, lay in _LAYOUT_SETS if cells <= lay <= cells | hidden}
+    return values
 
 
 def _read_face(face_bgr: np.ndarray) -> dict:
     """Read a straightened face (FACE x FACE BGR): {"value" (None: not a layout), "fit" (the
     worst pip's distance from the layout, in face sides), "pips", "glare" (burnt-out pixels
-    brighter than the face), "odd" (a blob no pip makes: a side seen slanted, or glare)}."""
+    brighter than the face), "odd" (a blob no pip makes: a side seen slanted, or glare)}.
+
+    Glare on a face with dark pips is a light spot: it is no pip, and where it burns out a
+    place of the pip grid, every layout it may hide is considered; the face is read only when
+    one value fits them all."""
     lab = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     inner = lab[6:-6, 6:-6]
     body = np.median(inner.reshape(-1, 3), axis=0)
     dist = _norm(lab - body)
     bgr_max = face_bgr.max(2)
     glare = (bgr_max >= 250) & (lab[..., 0] > body[0] + 25)
+    burnt = ((face_bgr.min(2) >= 245) & (lab[..., 0] > body[0] + 8)).astype(np.float32)
     d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
     core = d8[6:-6, 6:-6]
     t, _ = cv2.threshold(core, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -308,20 +375,17 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     mask[:, :4] = 0
     mask[:, -4:] = 0
     n, lab_img, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    pips, areas = [], []
     expected = (FACE * 0.19) ** 2 * math.pi / 4  # a pip's area on the straightened face
-    diameters, kinds = [], []
+    blobs = []  # (centre, area, lighter, shape ok, whole inside, on the edge band)
     cut = False
     for i in range(1, n):
         a = stats[i, cv2.CC_STAT_AREA]
         if a < expected * 0.12:
             continue  # speck
-        if a > expected * 3:
-            pips.append(None)  # something big that is not a pip
-            continue
         x, y, w, h = stats[i, :4]
         cx, cy = cents[i] / FACE
-        if not (0.13 < cx < 0.87 and 0.13 < cy < 0.87) or x <= 4 or y <= 4 or x + w >= FACE - 4 or y + h >= FACE - 4:
+        inside = 0.13 < cx < 0.87 and 0.13 < cy < 0.87 and x > 4 and y > 4 and x + w < FACE - 4 and y + h < FACE - 4
+        if a <= expected * 3 and not inside:
             # the edge of the face, or past it: never a pip of this face. But a whole round
             # pip just inside the edge, beside the pips' rows, says the square took only part
             # of a face (two touching dice cut in the wrong place: a 6 seen as a 4)
@@ -329,29 +393,48 @@ def _read_face(face_bgr: np.ndarray) -> dict:
                     and min(cx, cy) > 0.06 and max(cx, cy) < 0.94 and (0.2 < cx < 0.8 or 0.2 < cy < 0.8):
                 cut = True
             continue
-        if max(w, h) > 1.6 * min(w, h) + 1:
-            pips.append(None)  # a stretched blob: this is not a face seen square (a side)
-            continue
-        lighter = float(lab[..., 0][lab_img == i].mean()) > body[0]
-        pips.append((cents[i][0] / FACE, cents[i][1] / FACE))
-        kinds.append((lighter,))
-        areas.append(a)
-        diameters.append(math.sqrt(4 * a / math.pi) / FACE)
+        pix = lab_img == i
+        lighter = float(lab[..., 0][pix].mean()) > body[0]
+        shaped = a <= expected * 3 and max(w, h) <= 1.6 * min(w, h) + 1
+        blobs.append(((cx, cy), a, lighter, shaped, float(burnt[pix].mean())))
     glare_px = int(glare.sum())
-    if any(p is None for p in pips):
-        return {"value": None, "fit": math.inf, "pips": len(pips), "glare": glare_px, "odd": True}
-    # pips are all darker than the face or all lighter: a light spot among dark pips is glare
-    # (or a reflection), and that face is not read
-    if kinds:
-        light = [k[0] for k in kinds]
-        if any(light) and not all(light):
-            return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
+    # on a face whose pips are darker (most of its pip-shaped blobs), a lighter spot that is
+    # burnt out is glare, not a pip
+    darker = sum(not b[2] for b in blobs if b[3])
+    dark_pips = darker > 0 and darker >= sum(b[2] for b in blobs if b[3])
+    glared = [b for b in blobs if dark_pips and b[2] and b[4] >= 0.3]
+    rest = [b for b in blobs if b not in glared]
+    pips = [b[0] for b in rest if b[3]]
+    areas = [b[1] for b in rest if b[3]]
+    diameters = [math.sqrt(4 * b[1] / math.pi) / FACE for b in rest if b[3]]
+    if glared:
+        glare_px = max(glare_px, 9)
+    if any(not b[3] for b in rest):
+        # something big, or stretched, that is not a pip: not a face seen square (a side)
+        return {"value": None, "fit": math.inf, "pips": len(rest), "glare": glare_px, "odd": True}
+    # pips are all darker than the face or all lighter: a light spot among dark pips that is
+    # not burnt out (or a dark one among light pips) is a reflection, and the face is not read
+    if len({b[2] for b in rest}) > 1:
+        return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
+    signed = (body[0] - lab[..., 0]) if dark_pips else dist
     value, fit, k = _layout_fit_scaled(pips, diameters)
+    if pips and burnt.any():
+        # glare burns out part of the face: every value it may hide a pip of is considered
+        if value is None or fit >= ACCEPT_FIT:
+            k = float(np.median(diameters)) / 0.19
+        vals = _glare_values(pips, k, burnt) if 0.55 <= k <= 1.35 else set()
+        if value is not None and fit < ACCEPT_FIT:
+            if vals - {value}:
+                value, fit, glare_px = None, math.inf, max(glare_px, 9)  # one more pip may be hidden
+        elif len(vals) == 1:
+            value, fit = vals.pop(), 0.1  # one pip hidden, and only one value has it there
+        elif vals:
+            glare_px = max(glare_px, 9)
     if cut:
         value, fit = None, math.inf
     if value is not None and areas and max(areas) > 2.6 * min(areas):
         value, fit = None, math.inf
-    if value is not None and _half_pip(dist, pips, k):
+    if value is not None and _half_pip(signed, pips, k, burnt):
         value, fit = None, math.inf
     return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False}
 
@@ -609,6 +692,49 @@ def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dic
             "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
+def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dict | None:
+    """Read a die from where its top's pips lie (px of `win`), for a face the shading split and
+    the face's colour do not outline (a small die whose lit sides look like its top): when the
+    marks could be one face's pips, the square that face would be is straightened and read as
+    any face, with every check of `_read_face`, and must show just those pips. (Trying parts of
+    the marks as a face read a side's pips as a top: not done.)"""
+    return _face_on_pips(win, pts, dias) if 2 <= len(pts) <= 6 else None
+
+
+def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray) -> dict | None:
+    """The face whose pips are exactly `top` (px of `win`), read, or None."""
+    n = len(top)
+    if float(dias.max()) > 1.5 * float(dias.min()):
+        return None
+    dia = float(np.median(dias))
+    c = top.mean(0)
+    if n <= 3:  # a 2 or a 3 lies on a diagonal of its face
+        d = top[np.argmax(np.linalg.norm(top - c, axis=1))] - c
+        span = 2 * float(np.linalg.norm(d))
+        if span < 1e-3:
+            return None
+        side = span / (0.5 * math.sqrt(2))
+        ang = math.atan2(d[1], d[0]) - math.pi / 4
+    else:  # a 4, 5 or 6: its corner pips make a square half its side
+        (_, _), (rw, rh), a = cv2.minAreaRect(top.astype(np.float32).reshape(-1, 1, 2))
+        if min(rw, rh) < 0.7 * max(rw, rh):
+            return None
+        side = 2 * float(np.mean([rw, rh]))
+        ang = math.radians(a)
+    if not 3.8 <= side / dia <= 7.0:  # a pip is about a fifth of its face's side
+        return None
+    u = np.array([math.cos(ang), math.sin(ang)], np.float32) * side / 2 * 1.06
+    v = np.array([-u[1], u[0]], np.float32)
+    quad = _order_quad([c - u - v, c + u - v, c + u + v, c - u + v])
+    h, w = win.shape[:2]
+    if quad.min() < 0 or quad[:, 0].max() > w - 1 or quad[:, 1].max() > h - 1:
+        return None
+    got = _read_face(_warp_face(win, quad))
+    if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"] or got["pips"] != n:
+        return None
+    return {"value": got["value"], "quad": quad, "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
+
+
 def _unread(dice, problem) -> int:
     """How much of a photo was left unread: a photo problem counts as everything."""
     return 100 if problem else (sum(d.value is None for d in dice) if dice else 100)
@@ -713,7 +839,11 @@ class _Reader:
             nadir = (rw / 2 - x0, rh / 2 + 0.15 * rw - y0)
             key = (x, y, bw, bh, int(sil.sum()))  # a blob both passes find is read once
             if key not in self.blobs_read:
-                got = self.read_blob(roi, sil, touches_edge, nadir)
+                inside = [i for i, (mx, my, _) in enumerate(marks)
+                          if cv2.pointPolygonTest(c, (float(mx), float(my)), False) >= 0]
+                blob_marks = marks[inside] / np.array([f_find, f_find, f_find], np.float32) \
+                    - np.array([x0, y0, 0], np.float32)
+                got = self.read_blob(roi, sil, touches_edge, nadir, blob_marks)
                 shift = np.array([x0, y0], np.float32)
                 for d in got:
                     d["quad"] = (d["quad"] + shift) / f_read
@@ -852,8 +982,10 @@ class _Reader:
                 out.append({"value": None, "quad": quad, "confidence": 0.0, "problem": TOUCHING, "face_area": 0.0})
         return out
 
-    def read_blob(self, roi, sil, touches_edge, nadir) -> list:
-        """The dice of one candidate blob: [{"value", "quad", "confidence", "problem"}]."""
+    def read_blob(self, roi, sil, touches_edge, nadir, blob_marks=None) -> list:
+        """The dice of one candidate blob: [{"value", "quad", "confidence", "problem"}].
+        `blob_marks`: the pip marks on it (roi px: x, y, diameter), to read its top from its
+        pips when splitting it by shading finds no face (a small die whose side shows large)."""
         lab = cv2.cvtColor(roi, cv2.COLOR_BGR2Lab)
         area = int(sil.sum())
         side = math.sqrt(area)
@@ -915,6 +1047,14 @@ class _Reader:
             out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
         if out:
             out += self.unread_neighbour(lab, sil, out, nadir)
+        if not out and blob_marks is not None and len(blob_marks):
+            got = _face_from_marks(roi, blob_marks[:, :2], blob_marks[:, 2])
+            if got is None:
+                got = _face_from_pip_layout(roi, blob_marks[:, :2], blob_marks[:, 2])
+            if got is not None:
+                area = float(cv2.contourArea(got["quad"].reshape(-1, 1, 2)))
+                out.append({"value": got["value"], "quad": got["quad"], "confidence": got["confidence"],
+                            "problem": "", "face_area": area})
         if not out:
             if max((r["pips"] for r in found), default=0) == 0:
                 return []  # nothing like a pip anywhere in it: a mark on the table, not a die

@@ -105,6 +105,48 @@ def test_a_face_with_a_pip_like_mark_on_an_empty_place_is_not_read():
     assert not r.ok and all(d.value in (None, 6) for d in r.dice)
 
 
+def _face_with_glare(value, glare):
+    """A straightened white face (as `_read_face` is given one) with the renderer's glare spot
+    (x, y, radius as parts of the face, strength added to each channel)."""
+    tex, alpha = ds.face_texture(value, (238, 240, 242), (25, 25, 30), glare=glare)
+    canvas = np.full((dp.FACE, dp.FACE, 3), (60, 110, 30), np.float32)
+    s = dp.FACE - 6
+    t = cv2.resize(tex, (s, s), interpolation=cv2.INTER_AREA)
+    a = cv2.resize(alpha, (s, s), interpolation=cv2.INTER_AREA)[..., None]
+    canvas[3:3 + s, 3:3 + s] = canvas[3:3 + s, 3:3 + s] * (1 - a) + t * a
+    return np.clip(canvas, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("value", [4, 5])
+def test_glare_that_may_hide_a_pip_is_declined_never_read_as_fewer(value):
+    # a 5 whose middle pip is burnt out shows what a 4 with glare in its middle shows
+    got = dp._read_face(_face_with_glare(value, (0.5, 0.5, 0.1, 260)))
+    assert got["value"] is None and got["glare"] > 8
+
+
+def test_glare_that_hides_a_pip_only_one_value_has_there_is_read():
+    # a 6 with a side pip burnt out: its five pips are no layout, and only a 6 has a pip there
+    got = dp._read_face(_face_with_glare(6, (0.25, 0.5, 0.1, 260)))
+    assert got["value"] == 6
+    # the glare's own light spot is no pip: a 4 with glare beside its pips stays a 4
+    assert dp._read_face(_face_with_glare(4, (0.5, 0.25, 0.06, 200)))["value"] == 4
+
+
+def test_a_face_is_read_from_where_its_pips_lie_and_only_from_all_of_them():
+    # a 4 seen small: the square its four pips sit on is straightened and read
+    img = np.full((120, 120, 3), (200, 205, 210), np.uint8)  # lit sides as light as the top
+    side, x0, y0 = 48, 36, 36
+    cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (240, 240, 242), -1)
+    pts = np.array([(x0 + px * side, y0 + py * side) for px, py in ds.PIPS[4]], np.float32)
+    for x, y in pts:
+        cv2.circle(img, (int(x), int(y)), int(side * 0.095), (25, 25, 30), -1, cv2.LINE_AA)
+    dias = np.full(4, side * 0.19, np.float32)
+    got = dp._face_from_pip_layout(img, pts, dias)
+    assert got is not None and got["value"] == 4
+    # three of its pips are no face: the square they would sit on shows a fourth
+    assert dp._face_from_pip_layout(img, pts[:3], dias[:3]) is None
+
+
 def test_arrays_are_read_like_files():
     sc = ds.make_scene(4, "standard")
     a = read_dice(sc.image)
