@@ -1,10 +1,12 @@
 """Bad input is rejected with the rule it breaks and nothing applied; the view speaks plain words."""
+import json
+
 import pytest
 
 from companion.engine import Rejected
 from companion.engine.errors import MalformedAction
 from companion.games.mint_works import MODULE, VIEW
-from mw_helpers import G, position, start
+from mw_helpers import G, apply, position, start
 
 
 def rejected(s, rule, **a):
@@ -88,8 +90,9 @@ def test_labels_prompt_and_player_lines_in_plain_words():
     assert lab(type="draw", plan="vault") == "Plan drawn: Vault (cost 5, 2 stars per face-down plan)"
     text = VIEW.prompt(G, s, setup)
     assert "Ana: place mints on a free space, or pass (3 mints in hand)." in text
-    # the prompt says the decision only; the supply and the locations are in the panel's snapshot
-    assert "Plan Supply" not in text and "Producer" not in text
+    # the prompt says the decision (and the plans dealt to lay out) only; the supply and the
+    # locations are in the panel's snapshot
+    assert "Plan Supply:" not in text and "Producer" not in text
     snap = VIEW.snapshot(G, s, setup)["mint_works"]
     assert snap["supply_words"].startswith(
         "Plan Supply: Mine (Production, cost 2), Plant (Production, cost 5), Statue (Culture, cost 2)")
@@ -114,6 +117,49 @@ def test_the_app_deck_tells_the_table_which_card_to_put_out():
     s = G.apply(s, a)
     assert f"Put the {G.data.plan_name(a['plan'])} face up in the Plan Supply." in VIEW.prompt(G, s, setup)
     assert MODULE.roll_awaited(s)["action"] == "draw"
+
+
+def test_every_plan_drawn_since_the_last_decision_is_told_after_the_ai_moved():
+    """A draw, the AI's move after it, another draw: the table is told both cards to lay out, in
+    the order things happened, until the player decides again (an action's events name only
+    its own draws, and the app plays the AI at once after a draw)."""
+    setup, s = start(1, opponent="rachael", seed=1)
+    for loc in ("producer", "leadership_council"):
+        s = apply(s, G.codec.make("place", player="p1", location=loc))
+    s = G.apply(s, G.codec.make("place", player="p1", location="supplier", plan="gardens"))
+    draw = G.chance_action(s, None)  # the replacement (MW-SR1)
+    s = G.apply(s, draw)
+    first = f"Put the {G.data.plan_name(draw['plan'])} face up in the Plan Supply."
+    assert VIEW.prompt(G, s, setup).startswith(first + "\n")
+    s = G.apply(s, G.app_action(s, "p2"))  # Rachael buys it: another replacement is awaited
+    assert s.plans["p2"] == [(draw["plan"], False, False)] and G.actor(s) == "system"
+    assert not [e for e in s.events if e[0] == "drawn"] and first in VIEW.prompt(G, s, setup)
+    again = G.chance_action(s, None)
+    s = G.apply(s, again)
+    second = f"Put the {G.data.plan_name(again['plan'])} face up in the Plan Supply."
+    (bought,) = s.ai_turn
+    assert "buys the" in bought
+    assert VIEW.prompt(G, s, setup) == (f"{first} {bought} {second}\n"
+                                        "Ana: place mints on a free space, or pass (1 mint in hand).")
+    s = apply(s, G.codec.make("pass", player="p1"))  # Ana decides: the table was told them
+    assert s.drawn == [] and "face up" not in VIEW.prompt(G, s, setup)
+
+
+def test_a_lotto_plan_told_to_the_table_stays_hidden_from_the_other_seats():
+    setup, s = start(2, seed=1)
+    s = position(s, "p1", [("lotto", True)])  # Ana built the Lotto: it is open
+    s = G.apply(s, G.codec.make("pass", player="p1"))
+    s = G.apply(s, G.codec.make("place", player="p2", location="lotto"))
+    s = G.apply(s, G.chance_action(s, None))
+    ((_, _, won, _),) = s.drawn
+    name = G.data.plan_name(won)
+    assert f"Ben: take the {name} face down (Lotto)." in VIEW.prompt(G, s, setup)
+    assert f"Ben: take the {name} face down (Lotto)." in VIEW.prompt(G, MODULE.seat_view(s, "p2"), setup)
+    ana = MODULE.seat_view(s, "p1")
+    assert "Ben: take a plan face down (Lotto)." in VIEW.prompt(G, ana, setup)
+    assert ana.drawn == [("lotto", "p2", "?", 0)] and name not in VIEW.prompt(G, ana, setup)
+    cards = {k: v for k, v in ana.to_dict().items() if k in ("supply", "deck", "bottom", "plans", "drawn")}
+    assert won not in json.dumps(cards)  # (a Deed plan shares its id with its location)
 
 
 def test_the_round_summary_card():

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from companion.games.hooks import GameHooks
 
+from .rules import HIDDEN
+
+
+def _hide_drawn(s, hidden_plans):
+    """The draws told to the table, a hidden Lotto plan not named (in place, on a copy)."""
+    s.drawn = [(kind, seat, HIDDEN if kind == "lotto" and pid in hidden_plans else pid, n)
+               for kind, seat, pid, n in s.drawn]
+
 
 class MintWorksHooks(GameHooks):
     """The Plan Deck is drawn by the app from the game's seed: the bot draws uniformly from the
@@ -37,10 +45,11 @@ class MintWorksHooks(GameHooks):
         if not hidden:
             return state
         s = state.copy()
+        _hide_drawn(s, {s.plans[p][i][0] for p, i in hidden})
         for p, i in hidden:
-            s.plans[p][i] = ("?", False, True)
+            s.plans[p][i] = (HIDDEN, False, True)
         # the deck's list, taken from every plan, would name the hidden plans: only its size shows
-        s.deck = ["?"] * len(s.deck)
+        s.deck = [HIDDEN] * len(s.deck)
         return s
 
     def determinize(self, state, seat, rng):
@@ -49,8 +58,9 @@ class MintWorksHooks(GameHooks):
         if not hidden:
             return state
         s = state.copy()
+        _hide_drawn(s, {s.plans[p][i][0] for p, i in hidden})
         # what `seat` cannot tell apart: every plan it has not seen face up (the deck and the
-        # hidden plans; neither is read, so an observed state with "?" works the same)
+        # hidden plans; neither is read, so an observed state with HIDDEN works the same)
         seen = set(s.supply) | set(s.bottom) | {
             pid for p in s.seats for i, (pid, _, _) in enumerate(s.plans[p]) if (p, i) not in hidden}
         pool = sorted(set(self.game.data.plans) - seen)

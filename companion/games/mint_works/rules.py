@@ -17,16 +17,20 @@ from .data_load import RulesData
 
 MAX_PLAYERS = 4
 SYSTEM = "system"
+HIDDEN = "?"  # a plan a seat's view does not name (another seat's Lotto plan, the deck's order)
 
 
 class MWState:
     """The whole game. plans: seat -> [(plan id, built, secret)] oldest first; spaces: location ->
-    [None | (seat, mints)]; pending: draws awaited, each ("supply", None) or ("lotto", seat)."""
+    [None | (seat, mints)]; pending: draws awaited, each ("supply", None) or ("lotto", seat);
+    drawn: the plans drawn since the last player decision, each (kind, seat, plan, how many of the
+    AI's moves in ai_turn came before it): the table is told every card to lay out, even when the
+    AI moved after the draw (events hold the last action's only)."""
     __slots__ = ("step", "phase", "round", "seats", "ai", "deck_mode", "line", "start", "turn", "passed",
                  "mints", "plans", "gallery", "spaces", "owner", "closed", "supply", "deck", "bottom",
                  "pending", "upkeep_stage", "coop_queue", "issued", "removed", "cap", "chance_count",
-                 "over", "end_reason", "winner", "ai_turn", "ai_moves", "events", "sonic_left", "sonic_had_plans",
-                 "solitaire", "seed", "ai_journaled")
+                 "over", "end_reason", "winner", "ai_turn", "ai_moves", "drawn", "events", "sonic_left",
+                 "sonic_had_plans", "solitaire", "seed", "ai_journaled")
 
     def copy(self):
         s = MWState.__new__(MWState)
@@ -45,6 +49,7 @@ class MWState:
         s.pending = list(self.pending)
         s.coop_queue = list(self.coop_queue)
         s.ai_turn = list(self.ai_turn)
+        s.drawn = list(self.drawn)
         s.events = []
         return s
 
@@ -150,7 +155,7 @@ class MintWorks(Game):
         if ai and ai.get("mint_supply"):
             s.cap = ai["mint_supply"]  # MW-AI-R1: Rachael's Mint Supply is limited
         s.over, s.end_reason, s.winner = False, None, None
-        s.ai_turn, s.ai_moves, s.events = [], 0, []
+        s.ai_turn, s.ai_moves, s.drawn, s.events = [], 0, [], []
         s.sonic_left, s.sonic_had_plans = 0, False
         s.passed = set()
         for seat in humans:
@@ -445,12 +450,12 @@ class MintWorks(Game):
 
     def _told(self, s, a, choice):
         """The AI's moves since the last human decision, in words for the table (a human
-        decision starts them afresh)."""
+        decision starts them afresh, with the plans drawn since)."""
         if self.is_ai(s, a["player"]):
             s.ai_turn.append(AI.explain(self, s, choice))
             s.ai_moves += 1
         else:
-            s.ai_turn = []
+            s.ai_turn, s.drawn = [], []
 
     def check_draw(self, s, a):
         self._check_drawn(s, a["plan"])
@@ -501,7 +506,7 @@ class MintWorks(Game):
         self._drawn(s, a["plan"])
 
     def do_coop_give(self, s, a):
-        s.ai_turn = []
+        s.ai_turn, s.drawn = [], []
         s.coop_queue.pop(0)
         self._receive(s, a["beneficiary"], 1)
         s.events.append(("coop", a["player"], a["beneficiary"]))
@@ -600,6 +605,7 @@ class MintWorks(Game):
         else:
             s.supply.append(pid)
         s.events.append(("drawn", kind, seat, pid))
+        s.drawn.append((kind, seat, pid, len(s.ai_turn)))
 
     # ------------------------------------------------------------------ turns (MW-G*)
     def _end_turn(self, s, seat, placed):

@@ -10,6 +10,7 @@ from companion.games.contract import ROLE_SYSTEM, GameView, Pick
 
 from . import ai as AI
 from . import scoring
+from .rules import HIDDEN
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -197,30 +198,30 @@ class MintWorksView(GameView):
         who = "the app (draw)" if actor == ROLE_SYSTEM else self.name(setup, actor)
         return f"Round {state.round}   -   {phase}: [b]{self.step_label(state.step)}[/b]   -   to act: [b]{who}[/b]"
 
-    def ai_words(self, state) -> str:
-        return " ".join(state.ai_turn)
+    def drawn_words(self, state, setup, kind, seat, pid) -> str:
+        """What the table must do with one drawn plan ("" when the drawer holds it already)."""
+        if kind == "lotto":
+            what = "a plan" if pid == HIDDEN else f"the {self.plan(pid)}"  # another seat's secret
+            return f"{self.name(setup, seat)}: take {what} face down (Lotto)."
+        if state.deck_mode == "app":
+            return f"Put the {self.plan(pid)} face up in the Plan Supply."
+        return ""
 
-    def drawn_words(self, state, setup) -> str:
-        """What the table must do with the plans drawn by the last action (the app's deck)."""
-        out = []
-        for ev in state.events:
-            if ev[0] != "drawn":
-                continue
-            _, kind, seat, pid = ev
-            if kind == "lotto":
-                out.append(f"{self.name(setup, seat)}: take the {self.plan(pid)} face down (Lotto).")
-            elif state.deck_mode == "app":
-                out.append(f"Put the {self.plan(pid)} face up in the Plan Supply.")
-        return " ".join(out)
+    def told_words(self, state, setup) -> str:
+        """Everything since the last player decision, in the order it happened: the AI's moves
+        and the plans drawn from the app's deck (every one, also when the AI moved after it)."""
+        told = [((i, 1), line) for i, line in enumerate(state.ai_turn)]
+        # a draw after n of the AI's moves comes after move n - 1 and before move n
+        told += [((n - 1, 2), self.drawn_words(state, setup, kind, seat, pid)) for kind, seat, pid, n in state.drawn]
+        return " ".join(words for _, words in sorted(told, key=lambda x: x[0]) if words)
 
     def prompt(self, game, state, setup, dice=None) -> str:
         if game.is_over(state):
             return self.result_text(game, state, setup)
         # the decision only: the Plan Supply and the locations are in the turn panel and the
         # Table tab, so the location buttons stay above the fold at 800x480
-        parts = [p for p in (self.ai_words(state), self.drawn_words(state, setup)) if p]
-        parts.append(self.decision_words(game, state, setup))
-        return "\n".join(parts)
+        told = self.told_words(state, setup)
+        return "\n".join(([told] if told else []) + [self.decision_words(game, state, setup)])
 
     def decision_words(self, game, state, setup) -> str:
         actor = game.actor(state)
