@@ -947,13 +947,20 @@ class _Reader:
             if len(read) >= 2 and n_est < len(read) - 0.6:
                 out.append(die(b[0], None, UNREADABLE, b[0]["sil_quad"]))
                 continue
-            out += [die(d) for d in b if d["value"] is not None or d["problem"] == TOUCHING]
             # a lone die's blob (its top, its sides, without its shadow) measures at most about
             # 2.1 of its top face in the generated photos; a touching pair's, 2.2 and more
             own = total / float(np.mean([d["face_area"] for d in read]))
-            if (n_est > len(read) + 0.5 or own > SINGLE_BLOB * len(read)) \
-                    and not any(d["problem"] == TOUCHING for d in b):
+            touching = any(d["problem"] == TOUCHING for d in b)
+            if (n_est > len(read) + 0.5 or own > SINGLE_BLOB * len(read)) and not touching:
                 out.append(die(b[0], None, TOUCHING, b[0]["sil_quad"]))
+                touching = True
+            for d in b:
+                if d["value"] is not None and touching and d["confidence"] < 0.6 and d["face_area"] < 0.8 * face_med:
+                    # where two dice touch, a face read loosely and smaller than the dice's may
+                    # be part of one cut in the wrong place (a 6 cut to a 4): declined
+                    out.append(die(d, None, TOUCHING))
+                elif d["value"] is not None or d["problem"] == TOUCHING:
+                    out.append(die(d))
         return out
 
     @staticmethod
