@@ -262,6 +262,7 @@ def _layout_fit_scaled(points, diameters) -> tuple:
 
 
 FACE = 64  # side of the straightened face, px
+_PIP_SURROUND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (19, 19))  # a pip and its rim, on a face
 _GRID = [(gx, gy) for gy in (0.25, 0.5, 0.75) for gx in (0.25, 0.5, 0.75)]
 
 
@@ -383,8 +384,13 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     mask[:, -4:] = 0
     n, lab_img, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     expected = (FACE * 0.19) ** 2 * math.pi / 4  # a pip's area on the straightened face
-    blobs = []  # (centre, area, lighter, shape ok, whole inside, on the edge band)
+    blobs = []  # (centre, area, lighter, shape ok, share burnt out, mean Lab colour)
     cut = False
+    # each component's mean colour and share burnt out, in one pass over the face
+    flat = lab_img.ravel()
+    count = np.maximum(np.bincount(flat, minlength=n), 1)
+    means = np.stack([np.bincount(flat, lab[..., c].ravel(), n) for c in range(3)], 1) / count[:, None]
+    burnt_share = np.bincount(flat, burnt.ravel(), n) / count
     for i in range(1, n):
         a = stats[i, cv2.CC_STAT_AREA]
         if a < expected * 0.12:
@@ -400,11 +406,10 @@ def _read_face(face_bgr: np.ndarray) -> dict:
                     and min(cx, cy) > 0.06 and max(cx, cy) < 0.94 and (0.2 < cx < 0.8 or 0.2 < cy < 0.8):
                 cut = True
             continue
-        pix = lab_img == i
-        colour = lab[pix].mean(0)
+        colour = means[i]
         lighter = float(colour[0]) > body[0]
         shaped = a <= expected * 3 and max(w, h) <= 1.6 * min(w, h) + 1
-        blobs.append(((cx, cy), a, lighter, shaped, float(burnt[pix].mean()), colour))
+        blobs.append(((cx, cy), a, lighter, shaped, float(burnt_share[i]), colour))
     glare_px = int(glare.sum())
     # on a face whose pips are darker (most of its pip-shaped blobs), a lighter spot that is
     # burnt out is glare, not a pip
@@ -432,11 +437,6 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         paint = np.median(cols, axis=0)
         if contrast.min() < 0.8 * float(np.median(contrast)) or float(_norm(cols[:, 1:] - paint[1:]).max()) > 12:
             return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
-    # how much darker than its own surround each place is (a pip under glare is lighter than
-    # the face, but darker than the glare round it), or how far from the face's colour
-    signed = cv2.morphologyEx(np.clip(lab[..., 0], 0, 255).astype(np.uint8), cv2.MORPH_BLACKHAT,
-                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (19, 19))).astype(np.float32) \
-        if dark_pips else dist
     value, fit, k = _layout_fit_scaled(pips, diameters)
     if pips and burnt.any():
         # glare burns out part of the face: every value it may hide a pip of is considered
@@ -455,6 +455,10 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     if value is not None and areas and max(areas) > 2.6 * min(areas):
         value, fit = None, math.inf
     if value is not None:
+        # how much darker than its own surround each place is (a pip under glare is lighter
+        # than the face, but darker than the glare round it), or how far from the face's colour
+        signed = cv2.morphologyEx(np.clip(lab[..., 0], 0, 255).astype(np.uint8), cv2.MORPH_BLACKHAT,
+                                  _PIP_SURROUND).astype(np.float32) if dark_pips else dist
         glare_l = (lab[..., 0], body[0]) if dark_pips and (glare_px > 8 or burnt.sum() >= 4) else None
         marked = _marked_places(signed, pips, k, burnt, glare_l)
         under_glare = [p for p in marked if glare_l is not None
@@ -954,9 +958,11 @@ class _Reader:
             if (n_est > len(read) + 0.5 or own > SINGLE_BLOB * len(read)) and not touching:
                 out.append(die(b[0], None, TOUCHING, b[0]["sil_quad"]))
                 touching = True
+            others = [d["face_area"] for o in blobs if o is not b for d in o if d["value"] is not None]
             for d in b:
-                if d["value"] is not None and touching and d["confidence"] < 0.6 and d["face_area"] < 0.8 * face_med:
-                    # where two dice touch, a face read loosely and smaller than the dice's may
+                if d["value"] is not None and touching and d["confidence"] < 0.6 \
+                        and d["face_area"] < 0.8 * (float(np.median(others)) if others else face_med):
+                    # where two dice touch, a face read loosely and smaller than the other dice's may
                     # be part of one cut in the wrong place (a 6 cut to a 4): declined
                     out.append(die(d, None, TOUCHING))
                 elif d["value"] is not None or d["problem"] == TOUCHING:
@@ -1062,6 +1068,10 @@ class _Reader:
                     r["parts"] = parts
                     r["aspect"] = aspect
                     found.append(r)
+            # a blob that is one die whose top the first split read cleanly needs no other split
+            if any(r["value"] is not None and r["fit"] < 0.05 and r["parts"] == 1 and r["aspect"] >= 0.85
+                   and area <= 1.9 * r["area"] for r in found):
+                break
         good = [r for r in found if r["value"] is not None and r["fit"] < ACCEPT_FIT]
         # non-overlapping faces, best fit first, the larger first on ties
         good.sort(key=lambda r: (r["fit"] > 0.08, -r["area"]))
