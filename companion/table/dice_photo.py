@@ -683,48 +683,56 @@ def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dic
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
     win = read[y0:y1, x0:x1]
-    lab = cv2.cvtColor(win, cv2.COLOR_BGR2Lab).astype(np.float32)
-    local = pts - np.array([x0, y0], np.float32)
+    # the face is found at about 48 px a side (a large die's window is many times that), and
+    # read from the window at full size
+    f = min(1.0, 48.0 / side)
+    small = cv2.resize(win, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else win
+    sh, sw = small.shape[:2]
+    if sh < 8 or sw < 8:
+        return None
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    local = (pts - np.array([x0, y0], np.float32)) * f
+    dias_s, dia_s, side_s = dias * f, dia * f, side * f
     # the face's colour: around each pip, on a ring just outside it; a top lit from above is the
     # lightest face, so the pips with the lightest surround are the top's
     ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
     bodies = []
-    for (x, y), d in zip(local, dias):
+    for (x, y), d in zip(local, dias_s):
         rad = 0.75 * d + 1.5
-        xs = np.clip(np.round(x + rad * np.cos(ang)), 0, x1 - x0 - 1).astype(int)
-        ys = np.clip(np.round(y + rad * np.sin(ang)), 0, y1 - y0 - 1).astype(int)
+        xs = np.clip(np.round(x + rad * np.cos(ang)), 0, sw - 1).astype(int)
+        ys = np.clip(np.round(y + rad * np.sin(ang)), 0, sh - 1).astype(int)
         bodies.append(np.median(lab[ys, xs], axis=0))
     bodies = np.array(bodies)
     top = bodies[:, 0] >= bodies[:, 0].max() - 15
     body = np.median(bodies[top], axis=0)
     dist = np.sqrt(((lab[..., 0] - body[0]) / 1.5) ** 2 + (lab[..., 1] - body[1]) ** 2 + (lab[..., 2] - body[2]) ** 2)
     m = (dist < 14).astype(np.uint8)
-    k = max(3, int(dia * 1.4)) | 1
+    k = max(3, int(dia_s * 1.4)) | 1
     m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     seed = local[top].mean(0)
-    i = labels[min(int(seed[1]), labels.shape[0] - 1), min(int(seed[0]), labels.shape[1] - 1)]
+    i = labels[min(int(seed[1]), sh - 1), min(int(seed[0]), sw - 1)]
     if i == 0:
         return None
     area = stats[i, cv2.CC_STAT_AREA]
-    if not 0.45 * side ** 2 <= area <= 1.5 * side ** 2:
+    if not 0.45 * side_s ** 2 <= area <= 1.5 * side_s ** 2:
         return None  # leaked into a table of the face's colour, or only part of a face
     x, y, bw, bh = stats[i, :4]
-    if x <= 0 or y <= 0 or x + bw >= x1 - x0 or y + bh >= y1 - y0:
+    if x <= 0 or y <= 0 or x + bw >= sw or y + bh >= sh:
         return None
     cnt = cv2.findNonZero((labels == i).astype(np.uint8))
     (cx, cy), (rw, rh), a = cv2.minAreaRect(cnt)
     if min(rw, rh) < 0.8 * max(rw, rh) or area < 0.8 * rw * rh:
         return None  # not a square face seen from above
-    quad = _order_quad(cv2.boxPoints(((cx, cy), (rw, rh), a)))
+    quad = _order_quad(cv2.boxPoints(((cx, cy), (rw, rh), a))) / f
     quad = _grow(quad, 1.06)
     got = _read_face(_warp_face(win, quad))
     if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"]:
         return None
     # every top pip mark lies on the face read
     q = quad.reshape(-1, 1, 2)
-    if any(cv2.pointPolygonTest(q, (float(px), float(py)), False) < 0 for px, py in local[top]):
+    if any(cv2.pointPolygonTest(q, (float(px), float(py)), False) < 0 for px, py in local[top] / f):
         return None
     return {"value": got["value"], "quad": quad + np.array([x0, y0], np.float32),
             "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
