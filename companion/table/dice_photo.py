@@ -738,23 +738,37 @@ def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dic
             "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
-def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dict | None:
+def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
     """Read a die from where its top's pips lie (px of `win`), for a face the shading split and
     the face's colour do not outline (a small die whose lit sides look like its top): when the
     marks could be one face's pips, the square that face would be is straightened and read as
     any face, with every check of `_read_face`, and must show just those pips. (Trying parts of
     the marks as a face read a side's pips as a top: not done.)"""
-    return _face_on_pips(win, pts, dias) if 2 <= len(pts) <= 6 else None
+    return _face_on_pips(win, pts, dias, outline) if 1 <= len(pts) <= 6 else None
 
 
-def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray) -> dict | None:
-    """The face whose pips are exactly `top` (px of `win`), read, or None."""
+def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
+    """The face whose pips are exactly `top` (px of `win`), read, or None. A lone pip is a
+    1's, in the middle of its face, which is turned as the die's outline and sized by the pip,
+    a little inside its edges: `outline` is the die's silhouette (uint8, as `win`), and that
+    square must lie well inside it (a corner pip of a face whose other pips were not seen is
+    off the middle of the die)."""
     n = len(top)
     if float(dias.max()) > 1.5 * float(dias.min()):
         return None
     dia = float(np.median(dias))
     c = top.mean(0)
-    if n <= 3:  # a 2 or a 3 lies on a diagonal of its face
+    if n == 1:
+        if outline is None:
+            return None
+        # turned as the outline, else in steps of 15 degrees; read only when every way that
+        # stays inside the outline and gives a face gives a 1
+        first = cv2.minAreaRect(cv2.findNonZero(outline))[2]
+        got = [_face_on_pips_at(win, c, 0.85 * dia / 0.19, math.radians(first + turn), 1, outline)
+               for turn in (0, 15, 30, 45, 60, 75)]
+        read = [g for g in got if g is not None]
+        return read[0] if read and all(g["value"] == 1 for g in read) else None
+    elif n <= 3:  # a 2 or a 3 lies on a diagonal of its face
         d = top[np.argmax(np.linalg.norm(top - c, axis=1))] - c
         span = 2 * float(np.linalg.norm(d))
         if span < 1e-3:
@@ -769,11 +783,21 @@ def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray) -> dict | 
         ang = math.radians(a)
     if not 3.8 <= side / dia <= 7.0:  # a pip is about a fifth of its face's side
         return None
+    return _face_on_pips_at(win, c, side, ang, n)
+
+
+def _face_on_pips_at(win: np.ndarray, c, side: float, ang: float, n: int, outline=None) -> dict | None:
+    """The face of side `side` px centred on `c`, turned `ang` radians, read: None unless it
+    shows `n` pips making a face (and, with `outline`, lies inside it)."""
     u = np.array([math.cos(ang), math.sin(ang)], np.float32) * side / 2 * 1.06
     v = np.array([-u[1], u[0]], np.float32)
     quad = _order_quad([c - u - v, c + u - v, c + u + v, c - u + v])
     h, w = win.shape[:2]
     if quad.min() < 0 or quad[:, 0].max() > w - 1 or quad[:, 1].max() > h - 1:
+        return None
+    # (the square's corners and the middles of its sides)
+    if outline is not None and not all(outline[int(round(y)), int(round(x))]
+                          for x, y in np.concatenate([quad, (quad + np.roll(quad, 1, 0)) / 2])):
         return None
     got = _read_face(_warp_face(win, quad))
     if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"] or got["pips"] != n:
@@ -781,9 +805,12 @@ def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray) -> dict | 
     return {"value": got["value"], "quad": quad, "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
-def _unread(dice, problem) -> int:
-    """How much of a photo was left unread: a photo problem counts as everything."""
-    return 100 if problem else (sum(d.value is None for d in dice) if dice else 100)
+def _worth(dice, problem) -> tuple:
+    """How well a photo was read, to compare two readings: the dice read, then the fewest left
+    unread (a photo problem, or no dice, is worst)."""
+    if problem or not dice:
+        return (-1, 0)
+    return (sum(d.value is not None for d in dice), -sum(d.value is None for d in dice))
 
 
 class _Reader:
@@ -827,16 +854,17 @@ class _Reader:
         self.check()
         geometry = (read, small, f_read, f_find, marks)
         dice, problem = self.find(diff, shadow, geometry)
-        if problem or self.skipped or any(d.value is None and d.problem not in (TOUCHING, GLARE) for d in dice):
+        if problem or self.skipped or any(d.value is None and d.problem != GLARE for d in dice):
             # a patterned table (checks, stripes, tiles) is several colours, which one large
             # median does not model: what is near one of the colours along the photo's border,
             # or between two of them (where they meet and blur), or a little darker, is table
             # too. Tried only when the plain model looks wrong (a blob as big as a good part of
-            # the photo, a die not read for another reason than touching or glare), and kept
-            # when it leaves fewer dice unread.
+            # the photo, a die not read for another reason than glare: dice said to touch are
+            # often one die and its shadow against a table of two colours), and kept when it
+            # reads more dice, or as many with fewer left unread.
             self.check()
             dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
-            if _unread(dice2, problem2) < _unread(dice, problem):
+            if _worth(dice2, problem2) > _worth(dice, problem):
                 dice, problem = dice2, problem2
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
@@ -1109,7 +1137,7 @@ class _Reader:
         if not out and blob_marks is not None and len(blob_marks):
             got = _face_from_marks(roi, blob_marks[:, :2], blob_marks[:, 2])
             if got is None:
-                got = _face_from_pip_layout(roi, blob_marks[:, :2], blob_marks[:, 2])
+                got = _face_from_pip_layout(roi, blob_marks[:, :2], blob_marks[:, 2], sil)
             if got is not None:
                 area = float(cv2.contourArea(got["quad"].reshape(-1, 1, 2)))
                 out.append({"value": got["value"], "quad": got["quad"], "confidence": got["confidence"],

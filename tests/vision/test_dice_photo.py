@@ -163,6 +163,17 @@ def test_a_face_is_read_from_where_its_pips_lie_and_only_from_all_of_them():
     assert got is not None and got["value"] == 4
     # three of its pips are no face: the square they would sit on shows a fourth
     assert dp._face_from_pip_layout(img, pts[:3], dias[:3]) is None
+    # a lone pip is a 1's only in the middle of the die's outline: a 4's corner pip is not
+    outline = np.zeros(img.shape[:2], np.uint8)
+    outline[y0:y0 + side + 1, x0:x0 + side + 1] = 1
+    assert dp._face_from_pip_layout(img, pts[:1], dias[:1], outline) is None
+    one = np.full((120, 120, 3), (200, 205, 210), np.uint8)
+    cv2.rectangle(one, (x0, y0), (x0 + side, y0 + side), (240, 240, 242), -1)
+    cv2.circle(one, (x0 + side // 2, y0 + side // 2), int(side * 0.095), (25, 25, 30), -1, cv2.LINE_AA)
+    centre = np.array([(x0 + side / 2, y0 + side / 2)], np.float32)
+    got = dp._face_from_pip_layout(one, centre, dias[:1], outline)
+    assert got is not None and got["value"] == 1
+    assert dp._face_from_pip_layout(one, centre, dias[:1]) is None  # no outline: no face
 
 
 def test_arrays_are_read_like_files():
