@@ -744,7 +744,8 @@ def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray, ou
     marks could be one face's pips, the square that face would be is straightened and read as
     any face, with every check of `_read_face`, and must show just those pips. (Trying parts of
     the marks as a face read a side's pips as a top: not done.)"""
-    return _face_on_pips(win, pts, dias, outline) if 1 <= len(pts) <= 6 else None
+    # (two or three marks on a line are as often pips of a die's top and side: not read so)
+    return _face_on_pips(win, pts, dias, outline) if len(pts) == 1 or 4 <= len(pts) <= 6 else None
 
 
 def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
@@ -799,7 +800,15 @@ def _face_on_pips_at(win: np.ndarray, c, side: float, ang: float, n: int, outlin
     if outline is not None and not all(outline[int(round(y)), int(round(x))]
                           for x, y in np.concatenate([quad, (quad + np.roll(quad, 1, 0)) / 2])):
         return None
-    got = _read_face(_warp_face(win, quad))
+    face = _warp_face(win, quad)
+    # one face is one tone: a square across a die's top and side (pips of both taken for one
+    # face's) is lighter in one half than in the other
+    L = cv2.cvtColor(face, cv2.COLOR_BGR2Lab)[..., 0][8:-8, 8:-8]
+    h2 = L.shape[0] // 2
+    halves = [np.median(q) for q in (L[:h2], L[h2:], L[:, :h2], L[:, h2:])]
+    if max(abs(halves[0] - halves[1]), abs(halves[2] - halves[3])) > 18:
+        return None
+    got = _read_face(face)
     if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"] or got["pips"] != n:
         return None
     return {"value": got["value"], "quad": quad, "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
@@ -1140,8 +1149,17 @@ class _Reader:
                 got = _face_from_pip_layout(roi, blob_marks[:, :2], blob_marks[:, 2], sil)
             if got is not None:
                 area = float(cv2.contourArea(got["quad"].reshape(-1, 1, 2)))
-                out.append({"value": got["value"], "quad": got["quad"], "confidence": got["confidence"],
-                            "problem": "", "face_area": area})
+                # a die's sides lie toward the nadir from its top: a face read there, off the
+                # blob's middle, may be a side of a tilted die (its top not read): not taken
+                m = cv2.moments(sil, True)
+                mid = np.array([m["m10"], m["m01"]], np.float32) / max(m["m00"], 1.0)
+                to_n = np.asarray(nadir, np.float32) - mid
+                toward = float((got["quad"].mean(0) - mid) @ to_n) / (float(np.linalg.norm(to_n)) + 1e-6)
+                # (and a die's blob is at most about SINGLE_BLOB times its top: a smaller face
+                # read in it is a side)
+                if toward <= 0.1 * math.sqrt(area) and area * SINGLE_BLOB >= float(sil.sum()):
+                    out.append({"value": got["value"], "quad": got["quad"], "confidence": got["confidence"],
+                                "problem": "", "face_area": area})
         if not out:
             if max((r["pips"] for r in found), default=0) == 0:
                 return []  # nothing like a pip anywhere in it: a mark on the table, not a die

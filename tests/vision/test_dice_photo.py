@@ -174,6 +174,12 @@ def test_a_face_is_read_from_where_its_pips_lie_and_only_from_all_of_them():
     got = dp._face_from_pip_layout(one, centre, dias[:1], outline)
     assert got is not None and got["value"] == 1
     assert dp._face_from_pip_layout(one, centre, dias[:1]) is None  # no outline: no face
+    # pips that look like one face's but lie across a die's top and its darker side: not read
+    across = img.copy()
+    across[y0 + side // 2:y0 + side + 1, x0:x0 + side + 1] = (170, 172, 175)
+    for x, y in pts:
+        cv2.circle(across, (int(x), int(y)), int(side * 0.095), (25, 25, 30), -1, cv2.LINE_AA)
+    assert dp._face_from_pip_layout(across, pts, dias) is None
 
 
 def test_arrays_are_read_like_files():
