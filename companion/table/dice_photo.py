@@ -411,11 +411,11 @@ def _read_face(face_bgr: np.ndarray) -> dict:
         shaped = a <= expected * 3 and max(w, h) <= 1.6 * min(w, h) + 1
         blobs.append(((cx, cy), a, lighter, shaped, float(burnt_share[i]), colour))
     glare_px = int(glare.sum())
-    # on a face whose pips are darker (most of its pip-shaped blobs), a lighter spot that is
-    # burnt out is glare, not a pip
+    # on a face whose pips are darker (most of its pip-shaped blobs), a lighter spot is glare,
+    # not a pip (a pip under it is found again as darker than the glare round it)
     darker = sum(not b[2] for b in blobs if b[3])
     dark_pips = darker > 0 and darker >= sum(b[2] for b in blobs if b[3])
-    glared = [b for b in blobs if dark_pips and b[2] and b[4] >= 0.3]
+    glared = [b for b in blobs if dark_pips and b[2]]
     rest = [b for b in blobs if b not in glared]
     pips = [b[0] for b in rest if b[3]]
     areas = [b[1] for b in rest if b[3]]
@@ -452,14 +452,15 @@ def _read_face(face_bgr: np.ndarray) -> dict:
             glare_px = max(glare_px, 9)
     if cut:
         value, fit = None, math.inf
-    if value is not None and areas and max(areas) > 2.6 * min(areas):
+    # pips are one size (with glare dropped, a dark speck at the edge must not make up a face)
+    if value is not None and areas and max(areas) > (1.8 if glared else 2.6) * min(areas):
         value, fit = None, math.inf
     if value is not None:
         # how much darker than its own surround each place is (a pip under glare is lighter
         # than the face, but darker than the glare round it), or how far from the face's colour
         signed = cv2.morphologyEx(np.clip(lab[..., 0], 0, 255).astype(np.uint8), cv2.MORPH_BLACKHAT,
                                   _PIP_SURROUND).astype(np.float32) if dark_pips else dist
-        glare_l = (lab[..., 0], body[0]) if dark_pips and (glare_px > 8 or burnt.sum() >= 4) else None
+        glare_l = (lab[..., 0], body[0]) if dark_pips and (glared or glare_px > 8 or burnt.sum() >= 4) else None
         marked = _marked_places(signed, pips, k, burnt, glare_l)
         under_glare = [p for p in marked if glare_l is not None
                        and float(_spot(lab[..., 0] + signed, *p).mean()) >= body[0] + 8]
@@ -814,6 +815,15 @@ def _face_on_pips_at(win: np.ndarray, c, side: float, ang: float, n: int, outlin
     return {"value": got["value"], "quad": quad, "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
+def _toward_nadir(sil: np.ndarray, quad: np.ndarray, nadir) -> float:
+    """How far (px) a face lies from its blob's middle toward the nadir, where a die's sides
+    are seen: a die's top lies at or beyond the middle, away from it."""
+    m = cv2.moments(sil, True)
+    mid = np.array([m["m10"], m["m01"]], np.float32) / max(m["m00"], 1.0)
+    to_n = np.asarray(nadir, np.float32) - mid
+    return float((quad.mean(0) - mid) @ to_n) / (float(np.linalg.norm(to_n)) + 1e-6)
+
+
 def _worth(dice, problem) -> tuple:
     """How well a photo was read, to compare two readings: the dice read, then the fewest left
     unread (a photo problem, or no dice, is worst)."""
@@ -955,7 +965,14 @@ class _Reader:
                     out.append(_declined_at(pts / f_read, float(np.median(dias)) / f_read))
                 continue
             q = got["quad"] / f_read
-            out.append(Die(got["value"], tuple(float(v) for v in q.mean(0)),
+            c = q.mean(0)
+            side = math.sqrt(float(cv2.contourArea(q.reshape(-1, 1, 2))))
+            if any(math.dist(c, d.centre) < 1.6 * max(side, math.dist(d.box[0], d.box[1])) for d in dice):
+                # right beside a die read: a side of that die as likely as a die touching it
+                out.append(Die(None, tuple(float(v) for v in c), tuple(tuple(float(v) for v in p) for p in q),
+                               0.0, UNREADABLE))
+                continue
+            out.append(Die(got["value"], tuple(float(v) for v in c),
                            tuple(tuple(float(v) for v in p) for p in q), got["confidence"]))
         return out
 
@@ -1140,6 +1157,12 @@ class _Reader:
         out = []
         for r in chosen:
             conf = max(0.0, min(1.0, 1.0 - r["fit"] / 0.2))
+            if len(chosen) == 1 and _toward_nadir(sil, r["quad"], nadir) > 0.1 * math.sqrt(r["area"]):
+                # the one face read lies toward the nadir from the blob's middle, where a die's
+                # sides are: the side of a die tilted, its top not read
+                out.append({"value": None, "quad": r["quad"], "confidence": 0.0, "problem": UNREADABLE,
+                            "face_area": 0.0})
+                continue
             out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
         if out:
             out += self.unread_neighbour(lab, sil, out, nadir)
@@ -1151,13 +1174,10 @@ class _Reader:
                 area = float(cv2.contourArea(got["quad"].reshape(-1, 1, 2)))
                 # a die's sides lie toward the nadir from its top: a face read there, off the
                 # blob's middle, may be a side of a tilted die (its top not read): not taken
-                m = cv2.moments(sil, True)
-                mid = np.array([m["m10"], m["m01"]], np.float32) / max(m["m00"], 1.0)
-                to_n = np.asarray(nadir, np.float32) - mid
-                toward = float((got["quad"].mean(0) - mid) @ to_n) / (float(np.linalg.norm(to_n)) + 1e-6)
                 # (and a die's blob is at most about SINGLE_BLOB times its top: a smaller face
                 # read in it is a side)
-                if toward <= 0.1 * math.sqrt(area) and area * SINGLE_BLOB >= float(sil.sum()):
+                if _toward_nadir(sil, got["quad"], nadir) <= 0.1 * math.sqrt(area) \
+                        and area * SINGLE_BLOB >= float(sil.sum()):
                     out.append({"value": got["value"], "quad": got["quad"], "confidence": got["confidence"],
                                 "problem": "", "face_area": area})
         if not out:
