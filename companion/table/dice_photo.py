@@ -425,8 +425,8 @@ def _read_face(face_bgr: np.ndarray) -> dict:
     if any(not b[3] for b in rest):
         # something big, or stretched, that is not a pip: not a face seen square (a side)
         return {"value": None, "fit": math.inf, "pips": len(rest), "glare": glare_px, "odd": True}
-    # pips are all darker than the face or all lighter: a light spot among dark pips that is
-    # not burnt out (or a dark one among light pips) is a reflection, and the face is not read
+    # light pips are all lighter than the face: a dark spot among them (a shadow, a dent, a
+    # reflection of something dark) and the face is not read
     if len({b[2] for b in rest}) > 1:
         return {"value": None, "fit": math.inf, "pips": len(pips), "glare": max(glare_px, 9), "odd": True}
     if not dark_pips and len(rest) >= 3:
@@ -746,13 +746,13 @@ def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray, ou
     any face, with every check of `_read_face`, and must show just those pips. (Trying parts of
     the marks as a face read a side's pips as a top: not done.)"""
     # (two or three marks on a line are as often pips of a die's top and side: not read so)
-    return _face_on_pips(win, pts, dias, outline) if len(pts) == 1 or 4 <= len(pts) <= 6 else None
+    return _face_on_pips(win, pts, dias, outline)
 
 
 def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
-    """The face whose pips are exactly `top` (px of `win`), read, or None. A lone pip is a
-    1's, in the middle of its face, which is turned as the die's outline and sized by the pip,
-    a little inside its edges: `outline` is the die's silhouette (uint8, as `win`), and that
+    """The face whose pips are exactly `top` (px of `win`: four to six, or one), read, or None.
+    A lone pip is a 1's, in the middle of its face, which is turned as the die's outline and
+    sized by the pip, a little inside its edges: `outline` is the die's silhouette (uint8, as `win`), and that
     square must lie well inside it (a corner pip of a face whose other pips were not seen is
     off the middle of the die)."""
     n = len(top)
@@ -770,19 +770,14 @@ def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray, outline=No
                for turn in (0, 15, 30, 45, 60, 75)]
         read = [g for g in got if g is not None]
         return read[0] if read and all(g["value"] == 1 for g in read) else None
-    elif n <= 3:  # a 2 or a 3 lies on a diagonal of its face
-        d = top[np.argmax(np.linalg.norm(top - c, axis=1))] - c
-        span = 2 * float(np.linalg.norm(d))
-        if span < 1e-3:
-            return None
-        side = span / (0.5 * math.sqrt(2))
-        ang = math.atan2(d[1], d[0]) - math.pi / 4
-    else:  # a 4, 5 or 6: its corner pips make a square half its side
-        (_, _), (rw, rh), a = cv2.minAreaRect(top.astype(np.float32).reshape(-1, 1, 2))
-        if min(rw, rh) < 0.7 * max(rw, rh):
-            return None
-        side = 2 * float(np.mean([rw, rh]))
-        ang = math.radians(a)
+    if not 4 <= n <= 6:
+        return None
+    # a 4, 5 or 6: its corner pips make a square half its side
+    (_, _), (rw, rh), a = cv2.minAreaRect(top.astype(np.float32).reshape(-1, 1, 2))
+    if min(rw, rh) < 0.7 * max(rw, rh):
+        return None
+    side = 2 * float(np.mean([rw, rh]))
+    ang = math.radians(a)
     if not 3.8 <= side / dia <= 7.0:  # a pip is about a fifth of its face's side
         return None
     return _face_on_pips_at(win, c, side, ang, n)
