@@ -312,7 +312,9 @@ def _marked_places(signed: np.ndarray, pips: list, k: float, burnt: np.ndarray, 
 
     def enough(x, y):
         # under glare: the surround the place is measured against is lighter than the face
-        if glare_l is not None and float(np.mean(_spot(glare_l[0] + signed, x, y) if _spot(signed, x, y).size else 0)) >= glare_l[1] + 8:
+        darkness = _spot(signed, x, y)
+        if glare_l is not None and darkness.size \
+                and float((_spot(glare_l[0], x, y) + darkness).mean()) >= glare_l[1] + 8:
             # (over the pip's whole disc: glare may leave only its rim darker)
             disc = _spot(signed, x, y, max(2, int(0.08 * k * FACE)))
             return disc.size > 0 and float(np.percentile(disc, 90)) > min(0.2 * contrast, 18.0)
@@ -752,9 +754,9 @@ def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray, ou
 def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
     """The face whose pips are exactly `top` (px of `win`: four to six, or one), read, or None.
     A lone pip is a 1's, in the middle of its face, which is turned as the die's outline and
-    sized by the pip, a little inside its edges: `outline` is the die's silhouette (uint8, as `win`), and that
-    square must lie well inside it (a corner pip of a face whose other pips were not seen is
-    off the middle of the die)."""
+    sized by the pip, a little inside its edges: `outline` is the die's silhouette (uint8, as
+    `win`), and that square must lie well inside it (a corner pip of a face whose other pips
+    were not seen is off the middle of the die)."""
     n = len(top)
     if float(dias.max()) > 1.5 * float(dias.min()):
         return None
