@@ -821,6 +821,21 @@ def _toward_nadir(sil: np.ndarray, quad: np.ndarray, nadir) -> float:
     return float((quad.mean(0) - mid) @ to_n) / (float(np.linalg.norm(to_n)) + 1e-6)
 
 
+def _overlap(a: Die, b: Die) -> bool:
+    """Two dice found at one place: each one's centre inside the other's box, grown by half."""
+    def inside(p, d):
+        box = _grow(np.asarray(d.box, np.float32), 1.5).reshape(-1, 1, 2)
+        return cv2.pointPolygonTest(box, (float(p[0]), float(p[1])), False) >= 0
+    return inside(a.centre, b) and inside(b.centre, a)
+
+
+def _within(a: Die, b: Die) -> bool:
+    """Every corner of `a`'s box lies in `b`'s, grown to 1.6 times its side (`a` is at most
+    the sides and edge of the die `b`)."""
+    box = _grow(np.asarray(b.box, np.float32), 1.6).reshape(-1, 1, 2)
+    return all(cv2.pointPolygonTest(box, (float(x), float(y)), False) >= 0 for x, y in a.box)
+
+
 def _worth(dice, problem) -> tuple:
     """How well a photo was read, to compare two readings: the dice read, then the fewest left
     unread (a photo problem, or no dice, is worst)."""
@@ -943,7 +958,15 @@ class _Reader:
             if got:
                 blobs.append(got)
         dice = self.settle(blobs)
-        return dice + self.from_marks(marks, dice, read, f_read, f_find), ""
+        # pip marks on a die declined (a blob that held only its side, its top as light as the
+        # table) may still read its top: that face takes the declined die's place when the
+        # declined blob lies all beside it (not also over another die)
+        found = self.from_marks(marks, [d for d in dice if d.value is not None], read, f_read, f_find)
+        declined = [d for d in dice if d.value is None]
+        kept = [d for d in declined if not any(e.value is not None and _overlap(d, e) and _within(d, e)
+                                                for e in found)]
+        found = [e for e in found if e.value is not None or not any(_overlap(d, e) for d in declined)]
+        return [d for d in dice if d.value is not None] + kept + found, ""
 
     def from_marks(self, marks, dice, read, f_read, f_find) -> list:
         """Dice where pip marks lie on no die found: each read from its pips' face when that
@@ -953,6 +976,8 @@ class _Reader:
             self.check()
             pts, dias = marks[g, :2] / f_find, marks[g, 2] / f_find
             got = _face_from_marks(read, pts, dias)
+            if got is None:  # (a top the colour of the table: the square its pips sit on)
+                got = _face_from_pip_layout(read, pts, dias)
             if got is None:
                 # a lone mark that gives no face is a die's only when it is as big as their pips
                 # (a speck on the table otherwise)
@@ -971,6 +996,12 @@ class _Reader:
                 continue
             out.append(Die(got["value"], tuple(float(v) for v in c),
                            tuple(tuple(float(v) for v in p) for p in q), got["confidence"]))
+            # marks of the group off the face read: a die touching it, its pips on another colour
+            face = _grow(got["quad"], 1.1).reshape(-1, 1, 2)
+            off = [i for i, (x, y) in enumerate(pts) if cv2.pointPolygonTest(face, (float(x), float(y)), False) < 0]
+            if off:
+                out.append(dataclasses.replace(_declined_at(pts[off] / f_read, float(np.median(dias)) / f_read),
+                                               problem=TOUCHING))
         return out
 
     @staticmethod
