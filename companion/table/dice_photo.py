@@ -1192,8 +1192,9 @@ class _Reader:
                             "face_area": 0.0})
                 continue
             out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
-        if out:
-            out += self.unread_neighbour(lab, sil, out, nadir)
+        faces_read = [d for d in out if d["value"] is not None]
+        if faces_read:
+            out += self.unread_neighbour(lab, sil, faces_read, nadir)
         if not out and blob_marks is not None and len(blob_marks):
             got = _face_from_marks(roi, blob_marks[:, :2], blob_marks[:, 2])
             if got is None:
