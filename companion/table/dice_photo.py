@@ -741,18 +741,13 @@ def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dic
             "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
-def _face_from_pip_layout(win: np.ndarray, pts: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
+def _face_from_pip_layout(win: np.ndarray, top: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
     """Read a die from where its top's pips lie (px of `win`), for a face the shading split and
     the face's colour do not outline (a small die whose lit sides look like its top): when the
     marks could be one face's pips, the square that face would be is straightened and read as
-    any face, with every check of `_read_face`, and must show just those pips. (Trying parts of
-    the marks as a face read a side's pips as a top: not done.)"""
-    # (two or three marks on a line are as often pips of a die's top and side: not read so)
-    return _face_on_pips(win, pts, dias, outline)
-
-
-def _face_on_pips(win: np.ndarray, top: np.ndarray, dias: np.ndarray, outline=None) -> dict | None:
-    """The face whose pips are exactly `top` (px of `win`: four to six, or one), read, or None.
+    any face, with every check of `_read_face`, and must show just those pips (trying parts of
+    the marks as a face read a side's pips as a top: not done). Four to six marks make a
+    square; two or three in a line are as often pips of a die's top and side: not read so.
     A lone pip is a 1's, in the middle of its face, which is turned as the die's outline and
     sized by the pip, a little inside its edges: `outline` is the die's silhouette (uint8, as
     `win`), and that square must lie well inside it (a corner pip of a face whose other pips
