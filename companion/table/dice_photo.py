@@ -34,6 +34,8 @@ import time
 import cv2
 import numpy as np
 
+from companion.table import dice_windows
+
 MAX_BYTES = 60_000_000          # a larger file is refused before it is decoded
 SCALE_DOWN_PIXELS = 20_000_000  # over this, the photo is decoded scaled down first
 MAX_PIXELS = 200_000_000        # over this (width x height in its header), refused
@@ -839,6 +841,171 @@ def _worth(dice, problem) -> tuple:
     return (sum(d.value is not None for d in dice), -sum(d.value is None for d in dice))
 
 
+# the window classifier's thresholds (docs/dice-photo.md: chosen on tuning photos)
+SECOND_LOOK_READ = 0.95    # a die declined is read when the classifier is this sure of one value
+SECOND_LOOK_VETO = 0.9     # a die read is declined when the classifier is this sure of another
+SECOND_LOOK_DIE = 0.2      # a window less sure than this that no die is centred in it holds part of one
+SCAN_STEP = 0.35           # the scan over a declined die's place, in die sides
+EXPLAINED = 0.7            # a window this near a die (in its sides) is explained by it
+
+
+def _box_side(d: Die) -> float:
+    b = np.asarray(d.box, np.float32)
+    return float(np.mean([np.linalg.norm(b[i] - b[(i + 1) % 4]) for i in range(4)]))
+
+
+def _square(c, side) -> tuple:
+    half = side / 2
+    return tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+
+
+def _second_look(dice: list, gray: np.ndarray, f_read: float) -> list:
+    """Each die looked at again by the window classifier (dice_windows.py), in `gray` (the
+    photo at `f_read`).
+
+    A die read whose window the classifier is sure shows another value, or no die, is declined.
+    A declined die's place (its box, grown by a die's side) is scanned: the dice the classifier
+    is sure of there, away from the dice read, take its place, but only when they explain the
+    place: every window there that looks like part of a die lies by one of them or by a die
+    read. Otherwise the die stays declined, so a die is never dropped."""
+    if not dice or not dice_windows.available():
+        return dice
+    sides = [_box_side(d) for d in dice if d.value is not None]
+    typical = float(np.median(sides)) if sides else None
+    wins, owner = [], []
+    for i, d in enumerate(dice):
+        side = (typical if typical else _box_side(d)) * f_read
+        c = np.asarray(d.centre, np.float32) * f_read
+        if d.value is not None:
+            places = [c]
+        else:
+            box = np.asarray(d.box, np.float32) * f_read
+            lo, hi = box.min(0) - 0.3 * side, box.max(0) + 0.3 * side
+            step = SCAN_STEP * side
+            nx, ny = int((hi[0] - lo[0]) / step) + 1, int((hi[1] - lo[1]) / step) + 1
+            if nx * ny > 400:  # far bigger than a few dice: not scanned
+                continue
+            mid = (lo + hi) / 2
+            places = [(mid[0] + (ix - (nx - 1) / 2) * step, mid[1] + (iy - (ny - 1) / 2) * step)
+                      for iy in range(ny) for ix in range(nx)]
+        for at in places:
+            wins.append(dice_windows.die_window(gray, at, side))
+            owner.append((i, (float(at[0]), float(at[1])), side))
+    if not wins:
+        return dice
+    probs = dice_windows.classify(np.stack(wins))
+    read_at = [(np.asarray(d.centre, np.float32) * f_read, _box_side(d) * f_read) for d in dice if d.value is not None]
+    out = list(dice)
+    scans = {}
+    for (i, at, side), p in zip(owner, probs):
+        d = dice[i]
+        if d.value is not None:
+            other = max(p[v] for v in range(7) if v != d.value)
+            if other >= SECOND_LOOK_VETO:
+                out[i] = dataclasses.replace(d, value=None, confidence=0.0, problem=UNREADABLE)
+            continue
+        scans.setdefault(i, []).append((at, side, p))
+    replaced = {}
+    for i, windows in scans.items():
+        side = windows[0][1]
+        found = []
+        for at, _, p in sorted(windows, key=lambda w: -float(w[2][1:].max())):
+            v = int(np.argmax(p[1:])) + 1
+            if p[v] < SECOND_LOOK_READ:
+                break
+            if any(math.dist(at, c) < 0.75 * s for c, s in read_at) or \
+                    any(math.dist(at, f[0]) < 0.75 * side for f in found):
+                continue
+            found.append((at, v, float(p[v])))
+        # each die where the windows sure of its value centre (the scan's step is coarse)
+        for k, (at, v, conf) in enumerate(found):
+            near_v = [(a, float(p[v])) for a, _, p in windows if math.dist(a, at) < 0.5 * side and p[v] >= 0.5]
+            wsum = sum(w for _, w in near_v)
+            found[k] = ((sum(a[0] * w for a, w in near_v) / wsum, sum(a[1] * w for a, w in near_v) / wsum), v, conf)
+        if not found:
+            continue
+        near = found + [(c, None, 0.0) for c, _ in read_at]
+        if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < EXPLAINED * side for c, _, _ in near)
+               for at, _, p in windows):
+            continue  # part of a die the scan did not read: declined still
+        replaced[i] = [Die(v, (at[0] / f_read, at[1] / f_read), _square((at[0] / f_read, at[1] / f_read), side / f_read), conf)
+                       for at, v, conf in found]
+    if not replaced:
+        return out
+    final = []
+    for i, d in enumerate(out):
+        final += replaced.get(i, [d])
+    # two declined dice whose scans read the same die: kept once
+    kept = []
+    for d in final:
+        if d.value is not None and any(e.value is not None and math.dist(d.centre, e.centre) < 0.75 * _box_side(e) for e in kept):
+            continue
+        kept.append(d)
+    return kept
+
+
+MISSED_LOOKS = 40          # places off the dice found that the classifier looks at, most busy first
+MISSED_DIE = 0.05          # a die missed is there when the classifier is this unsure that none is
+
+
+def _missed_dice(dice: list, gray: np.ndarray, f_read: float) -> list:
+    """Dice the finder did not find (a white die on a light table, its pips too blurred to
+    mark): the busiest places of the photo (local spread of lightness) away from every die
+    found are looked at by the window classifier. A place it is sure shows a die is read, or
+    declined when it is sure only that a die is there, so that the roll is never taken
+    without it. Returns the dice to add (image px)."""
+    sides = [_box_side(d) for d in dice if d.value is not None]
+    if not sides or not dice_windows.available():
+        return []
+    side = float(np.median(sides)) * f_read
+    fs = min(1.0, 16.0 / side)  # a die about 16 px across
+    g = cv2.resize(gray, None, fx=fs, fy=fs, interpolation=cv2.INTER_AREA).astype(np.float32)
+    mean = cv2.blur(g, (9, 9))
+    spread = np.sqrt(np.maximum(cv2.blur(g * g, (9, 9)) - mean * mean, 0))
+    level = float(np.median(spread))
+    peaks = (spread == cv2.dilate(spread, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-spread[ys, xs])
+    places = []
+    for k in order:
+        at = (float(xs[k]) / fs, float(ys[k]) / fs)
+        if any(math.dist(at, (d.centre[0] * f_read, d.centre[1] * f_read)) < 0.9 * side for d in dice) or \
+                any(math.dist(at, q) < 0.5 * side for q in places):
+            continue
+        places.append(at)
+        if len(places) >= MISSED_LOOKS:
+            break
+    if not places:
+        return []
+    first = dice_windows.classify(np.stack([dice_windows.die_window(gray, at, side) for at in places]))
+    # where a die may be, a closer look around the place (the busiest spot is seldom its middle)
+    places = [at for at, p in zip(places, first) if p[0] < 0.9]
+    if not places:
+        return []
+    looks = [(at[0] + sx * side, at[1] + sy * side) for at in places for sx, sy in _LOOK_AROUND]
+    probs = dice_windows.classify(np.stack([dice_windows.die_window(gray, at, side) for at in looks]))
+    added = []
+    n = len(_LOOK_AROUND)
+    for j in range(len(places)):
+        ps, ats = probs[j * n:(j + 1) * n], looks[j * n:(j + 1) * n]
+        if ps[:, 0].min() >= MISSED_DIE:
+            continue
+        k = int(np.argmax(ps[:, 1:].max(1)))
+        v = int(np.argmax(ps[k, 1:])) + 1
+        at = ats[k]
+        if any(math.dist(at, (d.centre[0] * f_read, d.centre[1] * f_read)) < 0.75 * side for d in dice + added):
+            continue
+        c = (at[0] / f_read, at[1] / f_read)
+        if ps[k, v] >= SECOND_LOOK_READ:
+            added.append(Die(v, c, _square(c, side / f_read), float(ps[k, v])))
+        else:
+            added.append(Die(None, c, _square(c, side / f_read), 0.0, UNREADABLE))
+    return added
+
+
+_LOOK_AROUND = [(0.0, 0.0)] + [(0.25 * math.cos(a), 0.25 * math.sin(a)) for a in np.arange(6) * math.pi / 3]
+
+
 class _Reader:
     def __init__(self, deadline):
         self.deadline = deadline
@@ -892,6 +1059,12 @@ class _Reader:
             dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
             if _worth(dice2, problem2) > _worth(dice, problem):
                 dice, problem = dice2, problem2
+        if not problem:
+            self.check()
+            gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
+            dice = _second_look(dice, gray, f_read)
+            self.check()
+            dice = dice + _missed_dice(dice, gray, f_read)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem

@@ -1,0 +1,84 @@
+"""A small learned check on each die (no Kivy): the die's window -> how sure each value is.
+
+The classical reader (dice_photo.py) finds the dice and reads their pips; on the photos that
+defeat it (a top and its sides in the same tone, glare, a tilted or touching die) it declines.
+This classifier looks at a square window around a die's top face, `WINDOW_SIDES` die sides
+wide, shrunk to WINDOW px in grey, and gives seven probabilities: no die centred in the
+window (class 0), or a die showing 1 to 6. It runs through OpenCV's `dnn` module from the
+ONNX file shipped beside this module, so the app needs nothing more than OpenCV.
+
+It is trained by `tests/vision/train_dice_windows.py` from generated photos (tuning seeds and
+surfaces only); docs/dice-photo.md says how and what it measured. The same `die_window` makes
+the training windows and the windows read here, so the two never drift apart.
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import cv2
+import numpy as np
+
+WINDOW = 48            # side of the window the classifier reads, px
+WINDOW_SIDES = 2.2     # the window spans this many sides of the die
+MODEL = pathlib.Path(__file__).with_name("dice_windows.onnx")
+
+_net = None
+
+
+def die_window(gray: np.ndarray, centre, side: float, angle: float = 0.0) -> np.ndarray:
+    """The WINDOW x WINDOW uint8 window of a grey image around `centre` (px), a die of `side`
+    px filling 1 / WINDOW_SIDES of it, turned by `angle` degrees. Outside the image is the
+    nearest edge pixel. Shrunk from a blurred copy, so that pips do not alias away."""
+    span = WINDOW_SIDES * max(4.0, float(side))
+    f = WINDOW / span
+    cx, cy = float(centre[0]), float(centre[1])
+    half = int(math.ceil(span * 0.75)) + 2  # room for the turn
+    h, w = gray.shape[:2]
+    x0, y0 = int(cx) - half, int(cy) - half
+    x1, y1 = int(cx) + half + 1, int(cy) + half + 1
+    crop = gray[max(0, y0):max(0, min(h, y1)), max(0, x0):max(0, min(w, x1))]
+    if crop.size == 0:
+        return np.zeros((WINDOW, WINDOW), np.uint8)
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        crop = cv2.copyMakeBorder(crop, max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w),
+                                  cv2.BORDER_REPLICATE)
+    if f < 0.7:
+        crop = cv2.GaussianBlur(crop, (0, 0), 0.45 / f)
+    m = cv2.getRotationMatrix2D((cx - x0, cy - y0), angle, f)
+    m[0, 2] += WINDOW / 2 - (cx - x0)
+    m[1, 2] += WINDOW / 2 - (cy - y0)
+    return cv2.warpAffine(crop, m, (WINDOW, WINDOW), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def normalise(windows: np.ndarray) -> np.ndarray:
+    """(n, WINDOW, WINDOW) uint8 -> (n, 1, WINDOW, WINDOW) float32, each window's own mean
+    and spread taken out (a dim photo and a bright one read alike)."""
+    x = windows.astype(np.float32)
+    mean = x.mean(axis=(1, 2), keepdims=True)
+    std = x.std(axis=(1, 2), keepdims=True)
+    return ((x - mean) / (std + 4.0))[:, None, :, :]
+
+
+def available() -> bool:
+    return MODEL.exists()
+
+
+def _network():
+    global _net
+    if _net is None:
+        _net = cv2.dnn.readNetFromONNX(str(MODEL))
+    return _net
+
+
+def classify(windows: np.ndarray) -> np.ndarray:
+    """(n, 7) probabilities for n windows from `die_window`: column 0 is "no die centred
+    here", column v is "a die showing v"."""
+    if len(windows) == 0:
+        return np.zeros((0, 7), np.float32)
+    net = _network()
+    net.setInput(normalise(np.asarray(windows)))
+    logits = net.forward().reshape(len(windows), -1).astype(np.float64)
+    logits -= logits.max(1, keepdims=True)
+    p = np.exp(logits)
+    return (p / p.sum(1, keepdims=True)).astype(np.float32)

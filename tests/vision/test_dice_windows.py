@@ -1,0 +1,122 @@
+"""The window classifier (companion/table/dice_windows.py) as shipped, on generated photos,
+and the reader's second look with it (dice_photo._second_look).
+
+Seeds here are tuning seeds far below the training photos' (train_dice_windows.FIRST_SEED), so
+the classifier is checked on photos it never saw."""
+import math
+import os
+import random
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import dice_scenes as ds  # noqa: E402
+import train_dice_windows  # noqa: E402
+from companion.table import dice_photo as dp  # noqa: E402
+from companion.table import dice_windows as dw  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    cv2.setNumThreads(1)
+
+
+def grey(scene):
+    return cv2.cvtColor(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+
+
+def test_the_model_ships_with_the_package_and_loads():
+    assert dw.available(), "companion/table/dice_windows.onnx is missing: run train_dice_windows.py"
+    assert dw.MODEL.stat().st_size > 10_000
+    p = dw.classify(np.zeros((1, dw.WINDOW, dw.WINDOW), np.uint8))
+    assert p.shape == (1, 7) and abs(float(p.sum()) - 1) < 1e-4
+
+
+def test_training_photos_are_far_from_the_tuned_and_held_out_ones():
+    assert train_dice_windows.FIRST_SEED > 10_000
+    assert train_dice_windows.FIRST_SEED + 100_000 < ds.HELD_OUT_SEED
+    surfaces = {train_dice_windows.scene_for(i).surface for i in range(0, 40, 3)}
+    assert not surfaces & set(ds.HELD_OUT_SURFACES)
+
+
+def test_windows_on_dice_read_their_values_and_windows_off_them_say_no_die():
+    on, off = [], []
+    r = random.Random(5)
+    for seed in range(6):
+        sc = ds.make_scene(seed, "standard")
+        g = grey(sc)
+        for d in sc.dice:
+            on.append((dw.die_window(g, d.centre, d.side_px, r.uniform(0, 360)), d.value))
+            a = r.uniform(0, 2 * math.pi)
+            c = (d.centre[0] + 1.3 * d.side_px * math.cos(a), d.centre[1] + 1.3 * d.side_px * math.sin(a))
+            if all(math.dist(c, e.centre) > e.side_px for e in sc.dice):
+                off.append(dw.die_window(g, c, d.side_px))
+    p_on = dw.classify(np.stack([w for w, _ in on]))
+    right = sum(int(np.argmax(p)) == v for p, (_, v) in zip(p_on, on))
+    assert right >= 0.95 * len(on), (right, len(on))
+    p_off = dw.classify(np.stack(off))
+    assert sum(int(np.argmax(p)) == 0 for p in p_off) >= 0.8 * len(off)
+
+
+@pytest.mark.parametrize("centre,side", [((0, 0), 40), ((-500, 30), 40), ((1279, 719), 90), ((640, 360), 1),
+                                         ((640, 360), 5000), ((1e6, -1e6), 30)])
+def test_a_window_anywhere_is_a_window(centre, side):
+    g = grey(ds.make_scene(1, "standard"))
+    w = dw.die_window(g, centre, side)
+    assert w.shape == (dw.WINDOW, dw.WINDOW) and w.dtype == np.uint8
+    p = dw.classify(w[None])
+    assert np.all(np.isfinite(p)) and abs(float(p.sum()) - 1) < 1e-4
+
+
+def test_noise_windows_give_probabilities():
+    rng = np.random.default_rng(3)
+    w = rng.integers(0, 256, (16, dw.WINDOW, dw.WINDOW), dtype=np.uint8)
+    w[0] = 0
+    w[1] = 255
+    p = dw.classify(w)
+    assert p.shape == (16, 7) and np.allclose(p.sum(1), 1, atol=1e-4)
+
+
+def _die_at(truth, value, problem=""):
+    half = truth.side_px / 2
+    c = truth.centre
+    box = tuple((c[0] + sx * half, c[1] + sy * half) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+    return dp.Die(value, tuple(c), box, 0.9 if value else 0.0, problem)
+
+
+def test_a_die_read_wrong_is_declined_on_the_second_look():
+    sc = ds.make_scene(4, "standard")
+    dice = [_die_at(t, t.value) for t in sc.dice]
+    wrong = 7 - sc.dice[0].value  # the opposite face: never the same layout
+    dice[0] = _die_at(sc.dice[0], wrong)
+    out = dp._second_look(dice, grey(sc), 1.0)
+    assert out[0].value is None and out[0].problem == dp.UNREADABLE
+    assert [d.value for d in out[1:]] == [t.value for t in sc.dice[1:]]
+
+
+def test_dice_declined_are_read_on_the_second_look_where_the_classifier_is_sure():
+    sc = ds.make_scene(4, "standard")
+    dice = [_die_at(t, t.value) for t in sc.dice]
+    dice[0] = _die_at(sc.dice[0], None, dp.UNREADABLE)
+    dice[1] = _die_at(sc.dice[1], None, dp.TOUCHING)
+    out = dp._second_look(dice, grey(sc), 1.0)
+    assert out[0].value == sc.dice[0].value and out[0].confidence >= dp.SECOND_LOOK_READ
+    assert math.dist(out[0].centre, sc.dice[0].centre) < 0.4 * sc.dice[0].side_px
+    # a die said to touch another is read too when the scan of its place finds one die there
+    assert out[1].value == sc.dice[1].value
+    assert len(out) == len(sc.dice)
+
+
+def test_a_declined_die_where_there_is_no_die_stays_declined():
+    sc = ds.make_scene(4, "standard")
+    t = sc.dice[0]
+    far = max(((x, y) for x in range(100, 1200, 100) for y in range(100, 700, 100)),
+              key=lambda p: min(math.dist(p, d.centre) for d in sc.dice))
+    ghost = dp.Die(None, far, tuple((far[0] + sx * 20, far[1] + sy * 20) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))),
+                   0.0, dp.UNREADABLE)
+    out = dp._second_look([_die_at(t, t.value), ghost], grey(sc), 1.0)
+    assert out[1].value is None

@@ -1,0 +1,165 @@
+"""Train the dice window classifier (companion/table/dice_windows.py) from generated photos.
+
+    python tests/vision/train_dice_windows.py data  [--scenes N] [--out F.npz]   (numpy, OpenCV)
+    python tests/vision/train_dice_windows.py train [--data F.npz]               (PyTorch, onnx)
+
+`data` renders tuning photos only (seeds below dice_scenes.HELD_OUT_SEED, tuning and patterned
+surfaces, never the held-out check cloth) and cuts windows with the reader's own `die_window`:
+around each die's top face, shifted and scaled a little (a die found roughly is still read),
+and turned at any angle; and windows centred off every die (on its side, between two dice that
+touch, on the table) labelled 0, "no die here". `train` fits a small convolutional network on
+them and writes companion/table/dice_windows.onnx, which the app runs with OpenCV's dnn module.
+PyTorch is needed only here: `pip install torch==2.13.0 onnx` in a separate environment.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import pathlib
+import random
+import sys
+
+import cv2
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parents[1])]
+
+import dice_scenes as ds  # noqa: E402
+from companion.table import dice_windows as dw  # noqa: E402
+
+FIRST_SEED = 20_000  # training photos: far from the seeds the reader was tuned and checked on
+
+
+def scene_for(i: int):
+    """The i-th training photo: mostly hard ones, some standard, some on patterned tables."""
+    seed = FIRST_SEED + i
+    k = i % 10
+    if k < 6:
+        return ds.make_scene(seed, "hard")
+    if k < 9:
+        return ds.make_scene(seed, "standard")
+    return ds.make_scene(seed, "hard" if i % 20 < 10 else "standard",
+                         surface=ds.PATTERN_TUNING_SURFACES[i % 2])
+
+
+def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 3):
+    gray = cv2.cvtColor(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR),
+                        cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape
+    xs, ys = [], []
+    centres = [(d.centre, d.side_px) for d in scene.dice]
+    for d in scene.dice:
+        for _ in range(per_die):
+            a, rad = r.uniform(0, 2 * math.pi), d.side_px * 0.25 * math.sqrt(r.random())
+            c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
+            xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
+            ys.append(d.value)
+        placed, tries = 0, 0
+        while placed < off_per_die and tries < 30:  # near this die, off every die's top
+            tries += 1
+            a, rad = r.uniform(0, 2 * math.pi), d.side_px * r.uniform(0.6, 1.5)
+            c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
+            if not (0 <= c[0] < w and 0 <= c[1] < h) or any(math.dist(c, e) < 0.6 * s for e, s in centres):
+                continue
+            xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
+            ys.append(0)
+            placed += 1
+    return xs, ys
+
+
+def make_data(n_scenes: int, out: pathlib.Path, part: int = 0, parts: int = 1, start: int = 0):
+    cv2.setNumThreads(1)
+    xs, ys = [], []
+    for i in range(start + part, start + n_scenes, parts):
+        sc = scene_for(i)
+        a, b = windows_of(sc, random.Random(FIRST_SEED + i))
+        xs += a
+        ys += b
+        if (i - start) % 500 == part:
+            print(f"  {i - start}/{n_scenes} photos, {len(ys)} windows", flush=True)
+    np.savez_compressed(out, x=np.stack(xs), y=np.array(ys, np.int64))
+    print(f"{len(ys)} windows -> {out}")
+
+
+def train(data_paths, epochs: int, out: pathlib.Path, widths=(12, 24, 48, 64)):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(1)
+    xs, ys = [], []
+    for p in data_paths:
+        z = np.load(p)
+        xs.append(z["x"])
+        ys.append(z["y"])
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    print(f"{len(y)} windows, per class {np.bincount(y, minlength=7).tolist()}")
+    X = torch.from_numpy(dw.normalise(x))
+    Y = torch.from_numpy(y)
+    n_val = len(y) // 20
+    perm = torch.randperm(len(y))
+    val, tr = perm[:n_val], perm[n_val:]
+    a, b, c, e = widths
+    net = nn.Sequential(
+        nn.Conv2d(1, a, 3, padding=1), nn.BatchNorm2d(a), nn.ReLU(), nn.MaxPool2d(2),  # 24 px
+        nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2),  # 12
+        nn.Conv2d(b, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU(), nn.MaxPool2d(2),  # 6
+        nn.Conv2d(c, e, 3, padding=1), nn.BatchNorm2d(e), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(e, 7))
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * math.ceil(len(tr) / 256)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    loss_f = nn.CrossEntropyLoss(label_smoothing=0.01)
+    for ep in range(epochs):
+        net.train()
+        order = tr[torch.randperm(len(tr))]
+        total = 0.0
+        for i in range(0, len(order), 256):
+            idx = order[i:i + 256]
+            xb = X[idx]
+            # a die's value is the same turned a quarter or mirrored
+            k = int(torch.randint(0, 4, (1,)))
+            xb = torch.rot90(xb, k, (2, 3))
+            if torch.rand(1) < 0.5:
+                xb = torch.flip(xb, (3,))
+            loss = loss_f(net(xb), Y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+        net.eval()
+        with torch.no_grad():
+            pv = torch.cat([net(X[val[i:i + 1024]]) for i in range(0, len(val), 1024)]).argmax(1)
+        acc = float((pv == Y[val]).float().mean())
+        print(f"epoch {ep + 1}/{epochs}: loss {total / len(tr):.4f}, held-back windows right {100 * acc:.2f} %",
+              flush=True)
+    net.eval()
+    torch.onnx.export(net, torch.zeros(1, 1, dw.WINDOW, dw.WINDOW), str(out), dynamo=False,
+                      input_names=["window"], output_names=["logits"],
+                      dynamic_axes={"window": {0: "n"}, "logits": {0: "n"}})
+    print(f"-> {out} ({out.stat().st_size} bytes)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("data")
+    d.add_argument("--scenes", type=int, default=6000)
+    d.add_argument("--out", type=pathlib.Path, default=pathlib.Path("dice_windows.npz"))
+    d.add_argument("--start", type=int, default=0, help="the first photo's number")
+    d.add_argument("--part", type=int, default=0, help="this process's share (with --parts)")
+    d.add_argument("--parts", type=int, default=1)
+    t = sub.add_parser("train")
+    t.add_argument("--data", type=pathlib.Path, nargs="+", default=[pathlib.Path("dice_windows.npz")])
+    t.add_argument("--epochs", type=int, default=12)
+    t.add_argument("--out", type=pathlib.Path, default=dw.MODEL)
+    a = ap.parse_args(argv)
+    if a.cmd == "data":
+        make_data(a.scenes, a.out, a.part, a.parts, a.start)
+    else:
+        train(a.data, a.epochs, a.out)
+
+
+if __name__ == "__main__":
+    main()
