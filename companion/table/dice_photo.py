@@ -1,6 +1,6 @@
 """Dice read from a photo (no Kivy): `read_dice(image)` -> a `DiceReading`.
 
-A classical OpenCV pipeline (docs/dice-photo.md):
+A classical OpenCV pipeline, checked by a small classifier (docs/dice-photo.md):
 
 1. decode (JPEG or PNG bytes, or an array), refusing what is not an image; a photo over
    20 megapixels is decoded scaled down (JPEG natively), and one over MAX_PIXELS refused;
@@ -16,7 +16,11 @@ A classical OpenCV pipeline (docs/dice-photo.md):
    lighter) and check them against the six pip layouts. A face whose pips are not exactly one
    of the layouts is never given a value: the die is reported with a reason instead;
 5. tell a die's top from its side (the side lies toward the point below the camera), and
-   settle the photo: a blob too big for the faces read in it holds a touching die (declined).
+   settle the photo: a blob too big for the faces read in it holds a touching die (declined);
+6. a second look by a small learned classifier (dice_windows.py) at each die's window: a die
+   read that it is sure shows another value is declined; a die declined is read where it is
+   sure of the dice at that place and they explain it; places off every die found where it is
+   sure a die lies are read or declined (a die the finder missed is never left out).
 
 Whatever goes wrong is said in a player's words (`Die.problem`, `DiceReading.problem`), and
 nothing is guessed: `DiceReading.values` is None unless every die found was read.

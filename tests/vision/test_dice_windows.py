@@ -120,3 +120,31 @@ def test_a_declined_die_where_there_is_no_die_stays_declined():
                    0.0, dp.UNREADABLE)
     out = dp._second_look([_die_at(t, t.value), ghost], grey(sc), 1.0)
     assert out[1].value is None
+
+
+def test_a_die_the_finder_misses_is_found_by_the_classifier(monkeypatch):
+    # a tuning photo whose two white 6s on a light table the classical finder does not find
+    sc = ds.make_scene(3262, "hard")
+    sixes = [t for t in sc.dice if t.value == 6]
+    assert len(sixes) == 2
+
+    def near(reading, t):
+        return [d for d in reading.dice if math.dist(d.centre, t.centre) < 0.6 * t.side_px]
+
+    with monkeypatch.context() as m:
+        m.setattr(dw, "available", lambda: False)
+        classical = dp.read_dice(sc.jpeg)
+    assert not any(near(classical, t) for t in sixes)
+    r = dp.read_dice(sc.jpeg)
+    for t in sixes:
+        assert [d.value for d in near(r, t)] in ([6], [None])
+    if r.ok:
+        assert sorted(r.values) == sorted(sc.values)
+
+
+def test_busy_places_off_the_dice_on_a_plain_photo_add_nothing():
+    for seed in range(4):
+        sc = ds.make_scene(seed, "standard")
+        r = dp.read_dice(sc.jpeg)
+        g = grey(sc)
+        assert dp._missed_dice(list(r.dice), g, 1.0) == []
