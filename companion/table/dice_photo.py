@@ -849,7 +849,7 @@ def _worth(dice, problem) -> tuple:
 SECOND_LOOK_READ = 0.95    # a die declined is read when the classifier is this sure of one value
 SECOND_LOOK_VETO = 0.9     # a die read is declined when the classifier is this sure of another
 SECOND_LOOK_DIE = 0.2      # a window less sure than this that no die is centred in it holds part of one
-SCAN_STEP = 0.35           # the scan over a declined die's place, in die sides
+SCAN_STEP = 0.4            # the scan over a declined die's place, in die sides
 EXPLAINED = 0.7            # a window this near a die (in its sides) is explained by it
 
 
@@ -948,7 +948,7 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float) -> list:
     return kept
 
 
-MISSED_LOOKS = 40          # places off the dice found that the classifier looks at, most busy first
+MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
 MISSED_DIE = 0.05          # a die missed is there when the classifier is this unsure that none is
 
 
@@ -1067,8 +1067,9 @@ class _Reader:
             self.check()
             gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
             dice = _second_look(dice, gray, f_read)
-            self.check()
-            dice = dice + _missed_dice(dice, gray, f_read)
+            if all(d.value is not None for d in dice):  # (a roll with a die declined is not offered anyway)
+                self.check()
+                dice = dice + _missed_dice(dice, gray, f_read)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem

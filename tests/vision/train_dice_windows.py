@@ -43,7 +43,7 @@ def scene_for(i: int):
                          surface=ds.PATTERN_TUNING_SURFACES[i % 2])
 
 
-def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 3):
+def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1):
     gray = cv2.cvtColor(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR),
                         cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
@@ -51,16 +51,16 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 3):
     centres = [(d.centre, d.side_px) for d in scene.dice]
     for d in scene.dice:
         for _ in range(per_die):
-            a, rad = r.uniform(0, 2 * math.pi), d.side_px * 0.25 * math.sqrt(r.random())
+            a, rad = r.uniform(0, 2 * math.pi), d.side_px * 0.3 * math.sqrt(r.random())
             c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
             xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
             ys.append(d.value)
         placed, tries = 0, 0
-        while placed < off_per_die and tries < 30:  # near this die, off every die's top
+        while placed < off_per_die and tries < 20:  # near this die, off every die's top
             tries += 1
-            a, rad = r.uniform(0, 2 * math.pi), d.side_px * r.uniform(0.6, 1.5)
+            a, rad = r.uniform(0, 2 * math.pi), d.side_px * r.uniform(0.8, 1.6)
             c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
-            if not (0 <= c[0] < w and 0 <= c[1] < h) or any(math.dist(c, e) < 0.6 * s for e, s in centres):
+            if not (0 <= c[0] < w and 0 <= c[1] < h) or any(math.dist(c, e) < 0.75 * s for e, s in centres):
                 continue
             xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
             ys.append(0)
@@ -82,7 +82,7 @@ def make_data(n_scenes: int, out: pathlib.Path, part: int = 0, parts: int = 1, s
     print(f"{len(ys)} windows -> {out}")
 
 
-def train(data_paths, epochs: int, out: pathlib.Path, widths=(12, 24, 48, 64)):
+def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96)):
     import torch
     from torch import nn
 
@@ -109,7 +109,7 @@ def train(data_paths, epochs: int, out: pathlib.Path, widths=(12, 24, 48, 64)):
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * math.ceil(len(tr) / 256)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    loss_f = nn.CrossEntropyLoss(label_smoothing=0.01)
+    loss_f = nn.CrossEntropyLoss(label_smoothing=0.02)
     for ep in range(epochs):
         net.train()
         order = tr[torch.randperm(len(tr))]
