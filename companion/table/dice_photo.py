@@ -851,6 +851,7 @@ SECOND_LOOK_VETO = 0.9     # a die read is declined when the classifier is this 
 SECOND_LOOK_DIE = 0.2      # a window less sure than this that no die is centred in it holds part of one
 SCAN_STEP = 0.4            # the scan over a declined die's place, in die sides
 EXPLAINED = 0.7            # a window this near a die (in its sides) is explained by it
+SCAN_MOST = 120            # a declined place needing more windows than this is far bigger than a die or two
 
 
 def _box_side(d: Die) -> float:
@@ -863,12 +864,22 @@ def _square(c, side) -> tuple:
     return tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
 
 
-def _second_look(dice: list, gray: np.ndarray, f_read: float) -> list:
+def _classify(wins: list, check) -> np.ndarray:
+    """The classifier over many windows, a batch at a time, the reader's deadline checked
+    between batches (a crafted photo of many declined blobs cannot hold the reader up)."""
+    out = []
+    for i in range(0, len(wins), 100):
+        check()
+        out.append(dice_windows.classify(np.stack(wins[i:i + 100])))
+    return np.concatenate(out) if out else np.zeros((0, 7), np.float32)
+
+
+def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:
     """Each die looked at again by the window classifier (dice_windows.py), in `gray` (the
-    photo at `f_read`).
+    photo at `f_read`); `check` raises past the reader's deadline.
 
     A die read whose window the classifier is sure shows another value, or no die, is declined.
-    A declined die's place (its box, grown by a die's side) is scanned: the dice the classifier
+    A declined die's place (its box and 0.3 of a die's side around it) is scanned: the dice the classifier
     is sure of there, away from the dice read, take its place, but only when they explain the
     place: every window there that looks like part of a die lies by one of them or by a die
     read. Otherwise the die stays declined, so a die is never dropped."""
@@ -887,17 +898,18 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float) -> list:
             lo, hi = box.min(0) - 0.3 * side, box.max(0) + 0.3 * side
             step = SCAN_STEP * side
             nx, ny = int((hi[0] - lo[0]) / step) + 1, int((hi[1] - lo[1]) / step) + 1
-            if nx * ny > 400:  # far bigger than a few dice: not scanned
+            if nx * ny > SCAN_MOST:  # not scanned: stays declined
                 continue
             mid = (lo + hi) / 2
             places = [(mid[0] + (ix - (nx - 1) / 2) * step, mid[1] + (iy - (ny - 1) / 2) * step)
                       for iy in range(ny) for ix in range(nx)]
+        check()
         for at in places:
             wins.append(dice_windows.die_window(gray, at, side))
             owner.append((i, (float(at[0]), float(at[1])), side))
     if not wins:
         return dice
-    probs = dice_windows.classify(np.stack(wins))
+    probs = _classify(wins, check)
     read_at = [(np.asarray(d.centre, np.float32) * f_read, _box_side(d) * f_read) for d in dice if d.value is not None]
     out = list(dice)
     scans = {}
@@ -950,9 +962,10 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float) -> list:
 
 MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
 MISSED_DIE = 0.05          # a die missed is there when the classifier is this unsure that none is
+_LOOK_AROUND = [(0.0, 0.0)] + [(0.25 * math.cos(a), 0.25 * math.sin(a)) for a in np.arange(6) * math.pi / 3]
 
 
-def _missed_dice(dice: list, gray: np.ndarray, f_read: float) -> list:
+def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:
     """Dice the finder did not find (a white die on a light table, its pips too blurred to
     mark): the busiest places of the photo (local spread of lightness) away from every die
     found are looked at by the window classifier. A place it is sure shows a die is read, or
@@ -981,13 +994,13 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float) -> list:
             break
     if not places:
         return []
-    first = dice_windows.classify(np.stack([dice_windows.die_window(gray, at, side) for at in places]))
+    first = _classify([dice_windows.die_window(gray, at, side) for at in places], check)
     # where a die may be, a closer look around the place (the busiest spot is seldom its middle)
     places = [at for at, p in zip(places, first) if p[0] < 0.9]
     if not places:
         return []
     looks = [(at[0] + sx * side, at[1] + sy * side) for at in places for sx, sy in _LOOK_AROUND]
-    probs = dice_windows.classify(np.stack([dice_windows.die_window(gray, at, side) for at in looks]))
+    probs = _classify([dice_windows.die_window(gray, at, side) for at in looks], check)
     added = []
     n = len(_LOOK_AROUND)
     for j in range(len(places)):
@@ -1005,9 +1018,6 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float) -> list:
         else:
             added.append(Die(None, c, _square(c, side / f_read), 0.0, UNREADABLE))
     return added
-
-
-_LOOK_AROUND = [(0.0, 0.0)] + [(0.25 * math.cos(a), 0.25 * math.sin(a)) for a in np.arange(6) * math.pi / 3]
 
 
 class _Reader:
@@ -1066,10 +1076,11 @@ class _Reader:
         if not problem:
             self.check()
             gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
-            dice = _second_look(dice, gray, f_read)
-            if all(d.value is not None for d in dice):  # (a roll with a die declined is not offered anyway)
-                self.check()
-                dice = dice + _missed_dice(dice, gray, f_read)
+            dice = _second_look(dice, gray, f_read, self.check)
+            # dice missed are looked for when the roll would be offered (with a die declined,
+            # the table is asked to look at the photo already)
+            if all(d.value is not None for d in dice):
+                dice = dice + _missed_dice(dice, gray, f_read, self.check)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem

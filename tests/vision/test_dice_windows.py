@@ -148,3 +148,16 @@ def test_busy_places_off_the_dice_on_a_plain_photo_add_nothing():
         r = dp.read_dice(sc.jpeg)
         g = grey(sc)
         assert dp._missed_dice(list(r.dice), g, 1.0) == []
+
+
+def test_the_second_look_keeps_the_reader_s_deadline():
+    sc = ds.make_scene(4, "standard")
+    dice = [_die_at(t, None, dp.UNREADABLE) for t in sc.dice]
+
+    def past_deadline():
+        raise dp._Timeout()
+
+    with pytest.raises(dp._Timeout):
+        dp._second_look(dice, grey(sc), 1.0, past_deadline)
+    with pytest.raises(dp._Timeout):
+        dp._missed_dice([_die_at(t, t.value) for t in sc.dice[:1]], grey(sc), 1.0, past_deadline)
