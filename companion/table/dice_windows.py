@@ -61,14 +61,20 @@ def normalise(windows: np.ndarray) -> np.ndarray:
 
 
 def available() -> bool:
-    return MODEL.exists()
+    """Whether the classifier can run here: its file is shipped and OpenCV's dnn module loads
+    it (an OpenCV built without dnn, as some Android builds may be, leaves the classical
+    reader alone)."""
+    return _network() is not None
 
 
 def _network():
     global _net
     if _net is None:
-        _net = cv2.dnn.readNetFromONNX(str(MODEL))
-    return _net
+        try:
+            _net = cv2.dnn.readNetFromONNX(str(MODEL))
+        except (AttributeError, cv2.error):
+            _net = False
+    return None if _net is False else _net
 
 
 def classify(windows: np.ndarray) -> np.ndarray:
@@ -77,6 +83,8 @@ def classify(windows: np.ndarray) -> np.ndarray:
     if len(windows) == 0:
         return np.zeros((0, 7), np.float32)
     net = _network()
+    if net is None:
+        raise RuntimeError(f"the dice classifier cannot be loaded from {MODEL}")
     net.setInput(normalise(np.asarray(windows)))
     logits = net.forward().reshape(len(windows), -1).astype(np.float64)
     logits -= logits.max(1, keepdims=True)

@@ -161,3 +161,16 @@ def test_the_second_look_keeps_the_reader_s_deadline():
         dp._second_look(dice, grey(sc), 1.0, past_deadline)
     with pytest.raises(dp._Timeout):
         dp._missed_dice([_die_at(t, t.value) for t in sc.dice[:1]], grey(sc), 1.0, past_deadline)
+
+
+def test_without_the_classifier_the_classical_reader_still_reads(monkeypatch, tmp_path):
+    # an OpenCV without dnn, or a package without the model file: the second look is skipped
+    monkeypatch.setattr(dw, "MODEL", tmp_path / "missing.onnx")
+    monkeypatch.setattr(dw, "_net", None)
+    assert not dw.available()
+    sc = ds.make_scene(4, "standard")
+    r = dp.read_dice(sc.jpeg)
+    assert r.ok and sorted(r.values) == sorted(sc.values)
+    monkeypatch.setattr(dw, "_net", None)
+    monkeypatch.delattr(cv2, "dnn")
+    assert not dw.available()
