@@ -71,7 +71,9 @@ def _network():
     global _net
     if _net is None:
         try:
-            _net = cv2.dnn.readNetFromONNX(str(MODEL))
+            engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)  # OpenCV 5: two to three times faster here
+            _net = cv2.dnn.readNetFromONNX(str(MODEL)) if engine is None else \
+                cv2.dnn.readNetFromONNX(str(MODEL), engine=engine)
         except (AttributeError, cv2.error):
             _net = False
     return None if _net is False else _net
