@@ -904,9 +904,8 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             places = [(mid[0] + (ix - (nx - 1) / 2) * step, mid[1] + (iy - (ny - 1) / 2) * step)
                       for iy in range(ny) for ix in range(nx)]
         check()
-        for at in places:
-            wins.append(dice_windows.die_window(gray, at, side))
-            owner.append((i, (float(at[0]), float(at[1])), side))
+        wins += list(dice_windows.die_windows(gray, places, side))
+        owner += [(i, (float(at[0]), float(at[1])), side) for at in places]
     if not wins:
         return dice
     probs = _classify(wins, check)
@@ -994,13 +993,13 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             break
     if not places:
         return []
-    first = _classify([dice_windows.die_window(gray, at, side) for at in places], check)
+    first = _classify(list(dice_windows.die_windows(gray, places, side)), check)
     # where a die may be, a closer look around the place (the busiest spot is seldom its middle)
     places = [at for at, p in zip(places, first) if p[0] < 0.9]
     if not places:
         return []
     looks = [(at[0] + sx * side, at[1] + sy * side) for at in places for sx, sy in _LOOK_AROUND]
-    probs = _classify([dice_windows.die_window(gray, at, side) for at in looks], check)
+    probs = _classify(list(dice_windows.die_windows(gray, looks, side)), check)
     added = []
     n = len(_LOOK_AROUND)
     for j in range(len(places)):

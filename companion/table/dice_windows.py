@@ -30,25 +30,46 @@ def die_window(gray: np.ndarray, centre, side: float, angle: float = 0.0) -> np.
     """The WINDOW x WINDOW uint8 window of a grey image around `centre` (px), a die of `side`
     px filling 1 / WINDOW_SIDES of it, turned by `angle` degrees. Outside the image is the
     nearest edge pixel. Shrunk from a blurred copy, so that pips do not alias away."""
+    return die_windows(gray, [centre], side, angle)[0]
+
+
+def die_windows(gray: np.ndarray, centres, side: float, angle: float = 0.0) -> np.ndarray:
+    """`die_window` at many centres with one side: the part of the image they need is
+    blurred once (a scan's windows overlap), each window then cut from it."""
     span = WINDOW_SIDES * max(4.0, float(side))
     f = WINDOW / span
-    cx, cy = float(centre[0]), float(centre[1])
     half = int(math.ceil(span * 0.75)) + 2  # room for the turn
     h, w = gray.shape[:2]
-    x0, y0 = int(cx) - half, int(cy) - half
-    x1, y1 = int(cx) + half + 1, int(cy) + half + 1
-    crop = gray[max(0, y0):max(0, min(h, y1)), max(0, x0):max(0, min(w, x1))]
-    if crop.size == 0:
-        return np.zeros((WINDOW, WINDOW), np.uint8)
+    out = np.zeros((len(centres), WINDOW, WINDOW), np.uint8)
+    pts = [(float(c[0]), float(c[1])) for c in centres]
+    inside = [(cx, cy) for cx, cy in pts if math.isfinite(cx) and math.isfinite(cy)]
+    if not inside:
+        return out
+    x0 = int(min(cx for cx, _ in inside)) - half
+    y0 = int(min(cy for _, cy in inside)) - half
+    x1 = int(max(cx for cx, _ in inside)) + half + 1
+    y1 = int(max(cy for _, cy in inside)) + half + 1
+    # far outside the image is all edge pixels: clamp the region so it stays small
+    x0, x1 = max(x0, -2 * half - 1), min(x1, w + 2 * half + 1)
+    y0, y1 = max(y0, -2 * half - 1), min(y1, h + 2 * half + 1)
+    if x1 <= x0 or y1 <= y0:
+        return out
+    region = gray[max(0, y0):max(0, min(h, y1)), max(0, x0):max(0, min(w, x1))]
+    if region.size == 0:
+        return out
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
-        crop = cv2.copyMakeBorder(crop, max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w),
-                                  cv2.BORDER_REPLICATE)
+        region = cv2.copyMakeBorder(region, max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w),
+                                    cv2.BORDER_REPLICATE)
     if f < 0.7:
-        crop = cv2.GaussianBlur(crop, (0, 0), 0.45 / f)
-    m = cv2.getRotationMatrix2D((cx - x0, cy - y0), angle, f)
-    m[0, 2] += WINDOW / 2 - (cx - x0)
-    m[1, 2] += WINDOW / 2 - (cy - y0)
-    return cv2.warpAffine(crop, m, (WINDOW, WINDOW), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        region = cv2.GaussianBlur(region, (0, 0), 0.45 / f)
+    for k, (cx, cy) in enumerate(pts):
+        if not (math.isfinite(cx) and math.isfinite(cy)):
+            continue
+        m = cv2.getRotationMatrix2D((cx - x0, cy - y0), angle, f)
+        m[0, 2] += WINDOW / 2 - (cx - x0)
+        m[1, 2] += WINDOW / 2 - (cy - y0)
+        out[k] = cv2.warpAffine(region, m, (WINDOW, WINDOW), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out
 
 
 def normalise(windows: np.ndarray) -> np.ndarray:
