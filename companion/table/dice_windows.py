@@ -8,8 +8,8 @@ window (class 0), or a die showing 1 to 6. It runs through OpenCV's `dnn` module
 ONNX file shipped beside this module, so the app needs nothing more than OpenCV.
 
 It is trained by `tests/vision/train_dice_windows.py` from generated photos (tuning seeds and
-surfaces only); docs/dice-photo.md says how and what it measured. The same `die_window` makes
-the training windows and the windows read here, so the two never drift apart.
+surfaces only); docs/dice-photo.md says how and what it measured. The training windows and the
+windows read here are made by the same code (`die_windows`), so the two never drift apart.
 """
 from __future__ import annotations
 
