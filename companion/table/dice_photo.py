@@ -670,12 +670,16 @@ def _unexplained_marks(marks: np.ndarray, dice: list, to_img: float) -> list:
     return sorted(groups, key=len, reverse=True)
 
 
+def _square(c, side) -> tuple:
+    """The four corners of an upright square of `side` around `c`."""
+    half = side / 2
+    return tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+
+
 def _declined_at(pts: np.ndarray, dia: float) -> Die:
     """A die declined where pip marks are (px of the image given), about a die's size."""
     c = pts.mean(0)
-    half = dia / 0.19 / 2
-    box = tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
-    return Die(None, (float(c[0]), float(c[1])), box, 0.0, UNREADABLE)
+    return Die(None, (float(c[0]), float(c[1])), _square(c, dia / 0.19), 0.0, UNREADABLE)
 
 
 def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dict | None:
@@ -859,19 +863,20 @@ def _box_side(d: Die) -> float:
     return float(np.mean([np.linalg.norm(b[i] - b[(i + 1) % 4]) for i in range(4)]))
 
 
-def _square(c, side) -> tuple:
-    half = side / 2
-    return tuple((float(c[0] + sx * half), float(c[1] + sy * half)) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+def _typical_side(dice: list) -> float | None:
+    """The median side of the dice read (image px), None when none was read."""
+    sides = [_box_side(d) for d in dice if d.value is not None]
+    return float(np.median(sides)) if sides else None
 
 
-def _classify(wins: list, check) -> np.ndarray:
+def _classify(wins: np.ndarray, check) -> np.ndarray:
     """The classifier over many windows, a batch at a time, the reader's deadline checked
     between batches (a crafted photo of many declined blobs cannot hold the reader up)."""
-    out = []
+    out = [np.zeros((0, 7), np.float32)]
     for i in range(0, len(wins), 100):
         check()
-        out.append(dice_windows.classify(np.stack(wins[i:i + 100])))
-    return np.concatenate(out) if out else np.zeros((0, 7), np.float32)
+        out.append(dice_windows.classify(wins[i:i + 100]))
+    return np.concatenate(out)
 
 
 def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:
@@ -885,8 +890,7 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     read. Otherwise the die stays declined, so a die is never dropped."""
     if not dice or not dice_windows.available():
         return dice
-    sides = [_box_side(d) for d in dice if d.value is not None]
-    typical = float(np.median(sides)) if sides else None
+    typical = _typical_side(dice)
     wins, owner = [], []
     for i, d in enumerate(dice):
         side = (typical if typical else _box_side(d)) * f_read
@@ -904,11 +908,11 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             places = [(mid[0] + (ix - (nx - 1) / 2) * step, mid[1] + (iy - (ny - 1) / 2) * step)
                       for iy in range(ny) for ix in range(nx)]
         check()
-        wins += list(dice_windows.die_windows(gray, places, side))
+        wins.append(dice_windows.die_windows(gray, places, side))
         owner += [(i, (float(at[0]), float(at[1])), side) for at in places]
     if not wins:
         return dice
-    probs = _classify(wins, check)
+    probs = _classify(np.concatenate(wins), check)
     read_at = [(np.asarray(d.centre, np.float32) * f_read, _box_side(d) * f_read) for d in dice if d.value is not None]
     out = list(dice)
     scans = {}
@@ -970,10 +974,10 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     found are looked at by the window classifier. A place it is sure shows a die is read, or
     declined when it is sure only that a die is there, so that the roll is never taken
     without it. Returns the dice to add (image px)."""
-    sides = [_box_side(d) for d in dice if d.value is not None]
-    if not sides or not dice_windows.available():
+    typical = _typical_side(dice)
+    if typical is None or not dice_windows.available():
         return []
-    side = float(np.median(sides)) * f_read
+    side = typical * f_read
     fs = min(1.0, 16.0 / side)  # a die about 16 px across
     g = cv2.resize(gray, None, fx=fs, fy=fs, interpolation=cv2.INTER_AREA).astype(np.float32)
     mean = cv2.blur(g, (9, 9))
@@ -993,13 +997,13 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             break
     if not places:
         return []
-    first = _classify(list(dice_windows.die_windows(gray, places, side)), check)
+    first = _classify(dice_windows.die_windows(gray, places, side), check)
     # where a die may be, a closer look around the place (the busiest spot is seldom its middle)
     places = [at for at, p in zip(places, first) if p[0] < 0.9]
     if not places:
         return []
     looks = [(at[0] + sx * side, at[1] + sy * side) for at in places for sx, sy in _LOOK_AROUND]
-    probs = _classify(list(dice_windows.die_windows(gray, looks, side)), check)
+    probs = _classify(dice_windows.die_windows(gray, looks, side), check)
     added = []
     n = len(_LOOK_AROUND)
     for j in range(len(places)):

@@ -42,13 +42,13 @@ def die_windows(gray: np.ndarray, centres, side: float, angle: float = 0.0) -> n
     h, w = gray.shape[:2]
     out = np.zeros((len(centres), WINDOW, WINDOW), np.uint8)
     pts = [(float(c[0]), float(c[1])) for c in centres]
-    inside = [(cx, cy) for cx, cy in pts if math.isfinite(cx) and math.isfinite(cy)]
-    if not inside:
+    finite = [(cx, cy) for cx, cy in pts if math.isfinite(cx) and math.isfinite(cy)]
+    if not finite:
         return out
-    x0 = int(min(cx for cx, _ in inside)) - half
-    y0 = int(min(cy for _, cy in inside)) - half
-    x1 = int(max(cx for cx, _ in inside)) + half + 1
-    y1 = int(max(cy for _, cy in inside)) + half + 1
+    x0 = int(min(cx for cx, _ in finite)) - half
+    y0 = int(min(cy for _, cy in finite)) - half
+    x1 = int(max(cx for cx, _ in finite)) + half + 1
+    y1 = int(max(cy for _, cy in finite)) + half + 1
     # far outside the image is all edge pixels: clamp the region so it stays small
     x0, x1 = max(x0, -2 * half - 1), min(x1, w + 2 * half + 1)
     y0, y1 = max(y0, -2 * half - 1), min(y1, h + 2 * half + 1)

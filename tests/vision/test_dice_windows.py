@@ -82,10 +82,7 @@ def test_noise_windows_give_probabilities():
 
 
 def _die_at(truth, value, problem=""):
-    half = truth.side_px / 2
-    c = truth.centre
-    box = tuple((c[0] + sx * half, c[1] + sy * half) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
-    return dp.Die(value, tuple(c), box, 0.9 if value else 0.0, problem)
+    return dp.Die(value, tuple(truth.centre), dp._square(truth.centre, truth.side_px), 0.9 if value else 0.0, problem)
 
 
 def test_a_die_read_wrong_is_declined_on_the_second_look():
@@ -116,8 +113,7 @@ def test_a_declined_die_where_there_is_no_die_stays_declined():
     t = sc.dice[0]
     far = max(((x, y) for x in range(100, 1200, 100) for y in range(100, 700, 100)),
               key=lambda p: min(math.dist(p, d.centre) for d in sc.dice))
-    ghost = dp.Die(None, far, tuple((far[0] + sx * 20, far[1] + sy * 20) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))),
-                   0.0, dp.UNREADABLE)
+    ghost = dp.Die(None, far, dp._square(far, 40), 0.0, dp.UNREADABLE)
     out = dp._second_look([_die_at(t, t.value), ghost], grey(sc), 1.0)
     assert out[1].value is None
 
