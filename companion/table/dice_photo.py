@@ -856,6 +856,9 @@ SECOND_LOOK_DIE = 0.2      # a window less sure than this that no die is centred
 SCAN_STEP = 0.4            # the scan over a declined die's place, in die sides
 EXPLAINED = 0.7            # a window this near a die (in its sides) is explained by it
 SCAN_MOST = 120            # a declined place needing more windows than this is far bigger than a die or two
+TWO_DICE_SIDE = 0.57       # a die's side in a box around two that touch
+# a place and six around it, a quarter side away: a closer look where a die may be
+_LOOK_AROUND = [(0.0, 0.0)] + [(0.25 * math.cos(a), 0.25 * math.sin(a)) for a in np.arange(6) * math.pi / 3]
 
 
 def _box_side(d: Die) -> float:
@@ -893,11 +896,17 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     typical = _typical_side(dice)
     wins, owner = [], []
     for i, d in enumerate(dice):
-        side = (typical if typical else _box_side(d)) * f_read
         c = np.asarray(d.centre, np.float32) * f_read
         if d.value is not None:
-            places = [c]
-        else:
+            side = (typical if typical else _box_side(d)) * f_read
+            check()
+            wins.append(dice_windows.die_windows(gray, [c], side))
+            owner.append((i, 0, (float(c[0]), float(c[1])), side))
+            continue
+        # with no die read, a die's side is not known: the place is one die, or two that touch
+        # (whose box is about 1.75 sides), and is scanned at both sizes
+        sides = [typical] if typical else [_box_side(d), TWO_DICE_SIDE * _box_side(d)]
+        for k, side in enumerate(s * f_read for s in sides):
             box = np.asarray(d.box, np.float32) * f_read
             lo, hi = box.min(0) - 0.3 * side, box.max(0) + 0.3 * side
             step = SCAN_STEP * side
@@ -907,25 +916,29 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             mid = (lo + hi) / 2
             places = [(mid[0] + (ix - (nx - 1) / 2) * step, mid[1] + (iy - (ny - 1) / 2) * step)
                       for iy in range(ny) for ix in range(nx)]
-        check()
-        wins.append(dice_windows.die_windows(gray, places, side))
-        owner += [(i, (float(at[0]), float(at[1])), side) for at in places]
+            # and where the classical steps put it (the grid seldom falls on a die's middle)
+            places += [(c[0] + sx * side, c[1] + sy * side) for sx, sy in _LOOK_AROUND]
+            check()
+            wins.append(dice_windows.die_windows(gray, places, side))
+            owner += [(i, k, (float(at[0]), float(at[1])), side) for at in places]
     if not wins:
         return dice
     probs = _classify(np.concatenate(wins), check)
     read_at = [(np.asarray(d.centre, np.float32) * f_read, _box_side(d) * f_read) for d in dice if d.value is not None]
     out = list(dice)
     scans = {}
-    for (i, at, side), p in zip(owner, probs):
+    for (i, k, at, side), p in zip(owner, probs):
         d = dice[i]
         if d.value is not None:
             other = max(p[v] for v in range(7) if v != d.value)
             if other >= SECOND_LOOK_VETO:
                 out[i] = dataclasses.replace(d, value=None, confidence=0.0, problem=UNREADABLE)
             continue
-        scans.setdefault(i, []).append((at, side, p))
+        scans.setdefault((i, k), []).append((at, side, p))
     replaced = {}
-    for i, windows in scans.items():
+    for (i, k), windows in sorted(scans.items()):
+        if i in replaced:  # read at the first size
+            continue
         side = windows[0][1]
         found = []
         for at, _, p in sorted(windows, key=lambda w: -float(w[2][1:].max())):
@@ -938,10 +951,15 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             found.append((at, v, float(p[v])))
         # each die where the windows sure of its value centre (the scan's step is coarse)
         for k, (at, v, conf) in enumerate(found):
-            near_v = [(a, float(p[v])) for a, _, p in windows if math.dist(a, at) < 0.5 * side and p[v] >= 0.5]
+            near_v = [(a, float(p[v])) for a, _, p in windows if math.dist(a, at) < 0.5 * side and p[v] >= 0.5
+                      and not any(math.dist(a, c) < math.dist(a, at) for c, _ in read_at)]
             wsum = sum(w for _, w in near_v)
             found[k] = ((sum(a[0] * w for a, w in near_v) / wsum, sum(a[1] * w for a, w in near_v) / wsum), v, conf)
         if not found:
+            continue
+        # a die read again where another already is would take the declined die's place: declined still
+        if any(math.dist(at, c) < 0.75 * s for at, _, _ in found for c, s in read_at) or \
+                any(math.dist(a[0], b[0]) < 0.75 * side for j, a in enumerate(found) for b in found[j + 1:]):
             continue
         near = found + [(c, None, 0.0) for c, _ in read_at]
         if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < EXPLAINED * side for c, _, _ in near)
@@ -965,7 +983,6 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
 
 MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
 MISSED_DIE = 0.05          # a die missed is there when the classifier is this unsure that none is
-_LOOK_AROUND = [(0.0, 0.0)] + [(0.25 * math.cos(a), 0.25 * math.sin(a)) for a in np.arange(6) * math.pi / 3]
 
 
 def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:

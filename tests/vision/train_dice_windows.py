@@ -43,12 +43,18 @@ def scene_for(i: int):
                          surface=ds.PATTERN_TUNING_SURFACES[i % 2])
 
 
-def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1):
+def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, ring_per_die: int = 1,
+               table: int = 1):
     gray = cv2.cvtColor(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR),
                         cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
     xs, ys = [], []
     centres = [(d.centre, d.side_px) for d in scene.dice]
+
+    def off_dice(c, d=None):
+        return 0 <= c[0] < w and 0 <= c[1] < h and \
+            not any(e is not d and math.dist(c, e) < 0.75 * s for e, s in centres)
+
     for d in scene.dice:
         for _ in range(per_die):
             a, rad = r.uniform(0, 2 * math.pi), d.side_px * 0.3 * math.sqrt(r.random())
@@ -65,6 +71,21 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1):
             xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
             ys.append(0)
             placed += 1
+    for d in scene.dice:
+        # half a side or more from its middle: a die's side face, its edge, the table by it
+        # ("no die centred here", so a die is read only where its top face is)
+        for _ in range(ring_per_die):
+            a, rad = r.uniform(0, 2 * math.pi), d.side_px * r.uniform(0.5, 0.85)
+            c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
+            if off_dice(c, d.centre):
+                xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
+                ys.append(0)
+    sides = [d.side_px for d in scene.dice]
+    for _ in range(table if sides else 0):  # anywhere on the table, away from the dice
+        c = (r.uniform(0, w), r.uniform(0, h))
+        if off_dice(c) and all(math.dist(c, e) >= s for e, s in centres):
+            xs.append(dw.die_window(gray, c, float(np.median(sides)) * r.uniform(0.8, 1.25), r.uniform(0, 360)))
+            ys.append(0)
     return xs, ys
 
 
@@ -145,7 +166,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("data")
-    d.add_argument("--scenes", type=int, default=6000)
+    d.add_argument("--scenes", type=int, default=9000)
     d.add_argument("--out", type=pathlib.Path, default=pathlib.Path("dice_windows.npz"))
     d.add_argument("--start", type=int, default=0, help="the first photo's number")
     d.add_argument("--part", type=int, default=0, help="this process's share (with --parts)")
