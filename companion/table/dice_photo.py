@@ -852,11 +852,17 @@ def _worth(dice, problem) -> tuple:
 # the window classifier's thresholds (docs/dice-photo.md: chosen on tuning photos)
 SECOND_LOOK_READ = 0.95    # a die declined is read when the classifier is this sure of one value
 SECOND_LOOK_VETO = 0.9     # a die read is declined when the classifier is this sure of another
+SECOND_LOOK_DOUBT = 0.1    # or gives its value less than this
 SECOND_LOOK_DIE = 0.2      # a window less sure than this that no die is centred in it holds part of one
 SCAN_STEP = 0.4            # the scan over a declined die's place, in die sides
-EXPLAINED = 0.7            # a window this near a die (in its sides) is explained by it
+EXPLAINED = 0.6            # a window this near a die (in its sides) is explained by it
+EXPLAINED_UNSURE_SIDE = 0.45  # (when no die was read to tell a die's side)
 SCAN_MOST = 120            # a declined place needing more windows than this is far bigger than a die or two
 TWO_DICE_SIDE = 0.57       # a die's side in a box around two that touch
+TURNS = (45, 135, 225, 315)  # a die the scan reads is looked at again turned these many degrees
+TURNED_READ = 0.93         # and read only when the classifier is this sure of its value on average
+SIDE_FACE_NO_DIE = 0.95    # a declined place beside a die read, this sure of no die all over, is its side
+SIDE_FACE_NEAR = 1.5       # (and no farther from that die's middle than this, in its sides)
 # a place and six around it, a quarter side away: a closer look where a die may be
 _LOOK_AROUND = [(0.0, 0.0)] + [(0.25 * math.cos(a), 0.25 * math.sin(a)) for a in np.arange(6) * math.pi / 3]
 
@@ -931,7 +937,7 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
         d = dice[i]
         if d.value is not None:
             other = max(p[v] for v in range(7) if v != d.value)
-            if other >= SECOND_LOOK_VETO:
+            if other >= SECOND_LOOK_VETO or p[d.value] < SECOND_LOOK_DOUBT:
                 out[i] = dataclasses.replace(d, value=None, confidence=0.0, problem=UNREADABLE)
             continue
         scans.setdefault((i, k), []).append((at, side, p))
@@ -956,13 +962,28 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             wsum = sum(w for _, w in near_v)
             found[k] = ((sum(a[0] * w for a, w in near_v) / wsum, sum(a[1] * w for a, w in near_v) / wsum), v, conf)
         if not found:
+            # a die's side seen beside its top (read): no die centred anywhere in the place but
+            # by the die read, the classifier all but sure of it, and the place itself by that die
+            centre = np.asarray(dice[i].centre, np.float32) * f_read
+            if any(math.dist(centre, c) < SIDE_FACE_NEAR * s for c, s in read_at) and \
+                    all(p[0] >= SIDE_FACE_NO_DIE or any(math.dist(at, c) < EXPLAINED * s for c, s in read_at)
+                        for at, _, p in windows):
+                replaced[i] = []
             continue
         # a die read again where another already is would take the declined die's place: declined still
         if any(math.dist(at, c) < 0.75 * s for at, _, _ in found for c, s in read_at) or \
                 any(math.dist(a[0], b[0]) < 0.75 * side for j, a in enumerate(found) for b in found[j + 1:]):
             continue
         near = found + [(c, None, 0.0) for c, _ in read_at]
-        if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < EXPLAINED * side for c, _, _ in near)
+        # each die read seen turned four ways too, and as sure on the whole (a worn or faded
+        # pip read as a blank one way is seldom read so every way)
+        views = np.concatenate([dice_windows.die_windows(gray, [at for at, _, _ in found], side, a) for a in TURNS])
+        pv = _classify(views, check).reshape(len(TURNS), len(found), 7)
+        if any(float(pv[:, k, v].mean()) < TURNED_READ for k, (_, v, _) in enumerate(found)):
+            continue
+        # with no die read, the side is a guess: a die is explained only close to one read
+        explained = EXPLAINED if typical else EXPLAINED_UNSURE_SIDE
+        if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < explained * side for c, _, _ in near)
                for at, _, p in windows):
             continue  # part of a die the scan did not read: declined still
         replaced[i] = [Die(v, (at[0] / f_read, at[1] / f_read), _square((at[0] / f_read, at[1] / f_read), side / f_read), conf)
@@ -983,6 +1004,7 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
 
 MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
 MISSED_DIE = 0.05          # a die missed is there when the classifier is this unsure that none is
+MISSED_APART = 0.6         # places nearer a die found than this (in sides) are its own
 
 
 def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:
@@ -1006,7 +1028,7 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     places = []
     for k in order:
         at = (float(xs[k]) / fs, float(ys[k]) / fs)
-        if any(math.dist(at, (d.centre[0] * f_read, d.centre[1] * f_read)) < 0.9 * side for d in dice) or \
+        if any(math.dist(at, (d.centre[0] * f_read, d.centre[1] * f_read)) < MISSED_APART * side for d in dice) or \
                 any(math.dist(at, q) < 0.5 * side for q in places):
             continue
         places.append(at)
@@ -1081,26 +1103,36 @@ class _Reader:
         self.check()
         geometry = (read, small, f_read, f_find, marks)
         dice, problem = self.find(diff, shadow, geometry)
-        if problem or self.skipped or any(d.value is None and d.problem != GLARE for d in dice):
-            # a patterned table (checks, stripes, tiles) is several colours, which one large
-            # median does not model: what is near one of the colours along the photo's border,
-            # or between two of them (where they meet and blur), or a little darker, is table
-            # too. Tried only when the plain model looks wrong (a blob as big as a good part of
-            # the photo, a die not read for another reason than glare: dice said to touch are
-            # often one die and its shadow against a table of two colours), and kept when it
-            # reads more dice, or as many with fewer left unread.
+        gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
+
+        def doubtful(found):  # a die declined for another reason than glare
+            return any(d.value is None and d.problem != GLARE for d in found)
+
+        seen = None  # the plain pass's dice after the classifier's second look
+        if not problem and not self.skipped and doubtful(dice):
+            # the second look first: when it reads every die declined, the table was modelled
+            # well enough, and the pattern pass below is not needed
             self.check()
-            dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
-            if _worth(dice2, problem2) > _worth(dice, problem):
-                dice, problem = dice2, problem2
+            seen = _second_look(dice, gray, f_read, self.check)
+        if seen is None or any(d.value is None for d in seen):
+            if problem or self.skipped or doubtful(dice):
+                # a patterned table (checks, stripes, tiles) is several colours, which one large
+                # median does not model: what is near one of the colours along the photo's
+                # border, or between two of them (where they meet and blur), or a little darker,
+                # is table too. Tried only when the plain model looks wrong (a blob as big as a
+                # good part of the photo, a die not read for another reason than glare: dice said
+                # to touch are often one die and its shadow against a table of two colours), and
+                # kept when it reads more dice, or as many with fewer left unread.
+                self.check()
+                dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
+                if _worth(dice2, problem2) > _worth(dice, problem):
+                    dice, problem, seen = dice2, problem2, None
         if not problem:
             self.check()
-            gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
-            dice = _second_look(dice, gray, f_read, self.check)
-            # dice missed are looked for when the roll would be offered (with a die declined,
-            # the table is asked to look at the photo already)
-            if all(d.value is not None for d in dice):
-                dice = dice + _missed_dice(dice, gray, f_read, self.check)
+            dice = seen if seen is not None else _second_look(dice, gray, f_read, self.check)
+            # dice missed: a roll is never offered without them, and with a die declined the
+            # table has fewer to enter by hand
+            dice = dice + _missed_dice(dice, gray, f_read, self.check)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem
