@@ -173,7 +173,7 @@ def main(argv=None):
     d.add_argument("--parts", type=int, default=1)
     t = sub.add_parser("train")
     t.add_argument("--data", type=pathlib.Path, nargs="+", default=[pathlib.Path("dice_windows.npz")])
-    t.add_argument("--epochs", type=int, default=12)
+    t.add_argument("--epochs", type=int, default=8)
     t.add_argument("--out", type=pathlib.Path, default=dw.MODEL)
     a = ap.parse_args(argv)
     if a.cmd == "data":
