@@ -896,7 +896,9 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     A declined die's place (its box and 0.3 of a die's side around it) is scanned: the dice the classifier
     is sure of there, away from the dice read, take its place, but only when they explain the
     place: every window there that looks like part of a die lies by one of them or by a die
-    read. Otherwise the die stays declined, so a die is never dropped."""
+    read. Otherwise the die stays declined, so a die is never dropped, with one exception: a
+    declined place beside a die read where the classifier is sure no die is centred anywhere
+    but by that die is the die's side, and is left out."""
     if not dice or not dice_windows.available():
         return dice
     typical = _typical_side(dice)
@@ -942,7 +944,7 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             continue
         scans.setdefault((i, k), []).append((at, side, p))
     replaced = {}
-    for (i, k), windows in sorted(scans.items()):
+    for (i, _), windows in sorted(scans.items()):  # each die at its first size, then its second
         if i in replaced:  # read at the first size
             continue
         side = windows[0][1]

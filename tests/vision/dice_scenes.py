@@ -456,3 +456,14 @@ def held_out_scenes(slice_: str, count: int, size=(1280, 720)):
         seed = HELD_OUT_SEED + i
         surface = HELD_OUT_SURFACES[0] if i % 3 == 0 else None
         yield make_scene(seed, slice_, surface=surface, size=size)
+
+
+def faded_six(side: int = 100, x0: int = 400, y0: int = 200) -> np.ndarray:
+    """A flat white 6 seen from above on green felt, its middle pair of pips faded (glare, a
+    worn die): not a clear 4, and never to be read as one. A BGR image, 960x540."""
+    img = np.full((540, 960, 3), (60, 110, 30), np.uint8)
+    cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (240, 240, 240), -1)
+    for px, py in PIPS[6]:
+        shade = (25, 25, 30) if py != 0.5 else (190, 190, 190)
+        cv2.circle(img, (int(x0 + px * side), int(y0 + py * side)), int(side * 0.095), shade, -1, cv2.LINE_AA)
+    return img

@@ -98,12 +98,7 @@ def test_a_die_the_table_hides_is_read_from_its_pips_or_declined_never_dropped()
 
 def test_a_face_with_a_pip_like_mark_on_an_empty_place_is_not_read():
     # a 6 whose middle pair is faded (glare, a worn die): not a clear 4, never read as one
-    img = np.full((540, 960, 3), (60, 110, 30), np.uint8)
-    side, x0, y0 = 100, 400, 200
-    cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (240, 240, 240), -1)
-    for px, py in ds.PIPS[6]:
-        shade = (25, 25, 30) if py != 0.5 else (190, 190, 190)
-        cv2.circle(img, (int(x0 + px * side), int(y0 + py * side)), int(side * 0.095), shade, -1, cv2.LINE_AA)
+    img = ds.faded_six()
     r = read_dice(cv2.imencode(".png", img)[1].tobytes())
     assert not r.ok and all(d.value in (None, 6) for d in r.dice)
 

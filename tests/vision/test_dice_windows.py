@@ -153,13 +153,8 @@ def test_a_die_s_side_seen_near_the_photo_s_top_is_dropped_not_declined(monkeypa
 
 def test_a_die_the_scan_reads_must_read_so_turned_too(monkeypatch):
     # a 6 whose middle pair is faded reads as a 4 from one side: the turned views decline it
-    img = np.full((540, 960, 3), (60, 110, 30), np.uint8)
     side, x0, y0 = 100, 400, 200
-    cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (240, 240, 240), -1)
-    for px, py in ds.PIPS[6]:
-        shade = (25, 25, 30) if py != 0.5 else (190, 190, 190)
-        cv2.circle(img, (int(x0 + px * side), int(y0 + py * side)), int(side * 0.095), shade, -1, cv2.LINE_AA)
-    g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    g = cv2.cvtColor(ds.faded_six(side, x0, y0), cv2.COLOR_BGR2GRAY)
     c = (x0 + side / 2, y0 + side / 2)
     declined = dp.Die(None, c, dp._square(c, side), 0.0, dp.UNREADABLE)
     assert dp._second_look([declined], g, 1.0)[0].value is None
