@@ -118,7 +118,7 @@ def test_a_declined_die_where_there_is_no_die_stays_declined():
     assert out[1].value is None
 
 
-def test_two_dice_that_touch_and_no_die_read_are_scanned_at_a_two_dice_size():
+def test_two_dice_that_touch_and_no_die_read_are_scanned_at_a_two_dice_size(monkeypatch):
     # the only blob of a tuning photo: two dice touch, and no die read gives their size
     sc = ds.make_scene(3138, "hard")
     assert len(sc.dice) == 2 and all(t.touching for t in sc.dice)
@@ -127,6 +127,8 @@ def test_two_dice_that_touch_and_no_die_read_are_scanned_at_a_two_dice_size():
     blob = dp.Die(None, ((x0 + x1) / 2, (y0 + y1) / 2), ((x0, y0), (x1, y0), (x1, y1), (x0, y1)), 0.0, dp.TOUCHING)
     out = dp._second_look([blob], grey(sc), 1.0)
     assert sorted(d.value for d in out) == sorted(sc.values)
+    monkeypatch.setattr(dp, "TWO_DICE_SIDE", 1.0)  # at the blob's own size only: declined still
+    assert [d.value for d in dp._second_look([blob], grey(sc), 1.0)] == [None]
 
 
 def test_a_declined_die_is_never_dropped_for_a_die_already_read():
