@@ -888,6 +888,68 @@ def _classify(wins: np.ndarray, check) -> np.ndarray:
     return np.concatenate(out)
 
 
+def _around(at, side: float) -> list:
+    """`at` and six places a quarter of `side` round it."""
+    return [(at[0] + sx * side, at[1] + sy * side) for sx, sy in _LOOK_AROUND]
+
+
+def _scan_places(d: Die, side: float, f_read: float) -> list | None:
+    """Where a declined die's place is scanned (px in the photo at `f_read`): every
+    SCAN_STEP of `side` over its box and 0.3 of a side round it, and round where the classical
+    steps put it (the grid seldom falls on a die's middle); None when that is far bigger than a
+    die or two."""
+    box = np.asarray(d.box, np.float32) * f_read
+    lo, hi = box.min(0) - 0.3 * side, box.max(0) + 0.3 * side
+    step = SCAN_STEP * side
+    nx, ny = int((hi[0] - lo[0]) / step) + 1, int((hi[1] - lo[1]) / step) + 1
+    if nx * ny > SCAN_MOST:
+        return None
+    mid = (lo + hi) / 2
+    grid = [(float(mid[0] + (ix - (nx - 1) / 2) * step), float(mid[1] + (iy - (ny - 1) / 2) * step))
+            for iy in range(ny) for ix in range(nx)]
+    c = np.asarray(d.centre, np.float32) * f_read
+    return grid + [(float(x), float(y)) for x, y in _around(c, side)]
+
+
+def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, explained: float, check) -> list | None:
+    """The dice a scan reads (centre, value, confidence): none when the classifier is sure of
+    no die there away from the dice read, None when the place stays declined. `windows` are
+    (place, probabilities); `read_at` the (centre, side) of the dice read."""
+    found = []
+    for at, p in sorted(windows, key=lambda w: -float(w[1][1:].max())):
+        v = int(np.argmax(p[1:])) + 1
+        if p[v] < SECOND_LOOK_READ:
+            break
+        if any(math.dist(at, c) < 0.75 * s for c, s in read_at) or \
+                any(math.dist(at, f[0]) < 0.75 * side for f in found):
+            continue
+        found.append((at, v, float(p[v])))
+    if not found:
+        return []
+    # each die where the windows sure of its value centre (the scan's step is coarse)
+    for k, (at, v, conf) in enumerate(found):
+        near_v = [(a, float(p[v])) for a, p in windows if math.dist(a, at) < 0.5 * side and p[v] >= 0.5
+                  and not any(math.dist(a, c) < math.dist(a, at) for c, _ in read_at)]
+        wsum = sum(w for _, w in near_v)
+        found[k] = ((sum(a[0] * w for a, w in near_v) / wsum, sum(a[1] * w for a, w in near_v) / wsum), v, conf)
+    # a die read again where another already is would take the declined die's place
+    if any(math.dist(at, c) < 0.75 * s for at, _, _ in found for c, s in read_at) or \
+            any(math.dist(a[0], b[0]) < 0.75 * side for j, a in enumerate(found) for b in found[j + 1:]):
+        return None
+    # each die read seen turned four ways too, and as sure on the whole (a worn or faded pip
+    # read as a blank one way is seldom read so every way)
+    views = np.concatenate([dice_windows.die_windows(gray, [at for at, _, _ in found], side, a) for a in TURNS])
+    pv = _classify(views, check).reshape(len(TURNS), len(found), 7)
+    if any(float(pv[:, k, v].mean()) < TURNED_READ for k, (_, v, _) in enumerate(found)):
+        return None
+    # part of a die the scan did not read: declined still
+    near = [at for at, _, _ in found] + [c for c, _ in read_at]
+    if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < explained * side for c in near)
+           for at, p in windows):
+        return None
+    return found
+
+
 def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:
     """Each die looked at again by the window classifier (dice_windows.py), in `gray` (the
     photo at `f_read`); `check` raises past the reader's deadline.
@@ -904,8 +966,8 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     typical = _typical_side(dice)
     wins, owner = [], []
     for i, d in enumerate(dice):
-        c = np.asarray(d.centre, np.float32) * f_read
         if d.value is not None:
+            c = np.asarray(d.centre, np.float32) * f_read
             side = (typical if typical else _box_side(d)) * f_read
             check()
             wins.append(dice_windows.die_windows(gray, [c], side))
@@ -915,20 +977,12 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
         # (whose box is about 1.75 sides), and is scanned at both sizes
         sides = [typical] if typical else [_box_side(d), TWO_DICE_SIDE * _box_side(d)]
         for k, side in enumerate(s * f_read for s in sides):
-            box = np.asarray(d.box, np.float32) * f_read
-            lo, hi = box.min(0) - 0.3 * side, box.max(0) + 0.3 * side
-            step = SCAN_STEP * side
-            nx, ny = int((hi[0] - lo[0]) / step) + 1, int((hi[1] - lo[1]) / step) + 1
-            if nx * ny > SCAN_MOST:  # not scanned: stays declined
+            places = _scan_places(d, side, f_read)
+            if places is None:  # not scanned: stays declined
                 continue
-            mid = (lo + hi) / 2
-            places = [(mid[0] + (ix - (nx - 1) / 2) * step, mid[1] + (iy - (ny - 1) / 2) * step)
-                      for iy in range(ny) for ix in range(nx)]
-            # and where the classical steps put it (the grid seldom falls on a die's middle)
-            places += [(c[0] + sx * side, c[1] + sy * side) for sx, sy in _LOOK_AROUND]
             check()
             wins.append(dice_windows.die_windows(gray, places, side))
-            owner += [(i, k, (float(at[0]), float(at[1])), side) for at in places]
+            owner += [(i, k, at, side) for at in places]
     if not wins:
         return dice
     probs = _classify(np.concatenate(wins), check)
@@ -942,54 +996,25 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             if other >= SECOND_LOOK_VETO or p[d.value] < SECOND_LOOK_DOUBT:
                 out[i] = dataclasses.replace(d, value=None, confidence=0.0, problem=UNREADABLE)
             continue
-        scans.setdefault((i, k), []).append((at, side, p))
+        scans.setdefault((i, k, side), []).append((at, p))
+    # with no die read, the side is a guess: a die is explained only close to one read
+    explained = EXPLAINED if typical else EXPLAINED_UNSURE_SIDE
     replaced = {}
-    for (i, _), windows in sorted(scans.items()):  # each die at its first size, then its second
+    for (i, _, side), windows in sorted(scans.items(), key=lambda kv: kv[0][:2]):  # each die's first size first
         if i in replaced:  # read at the first size
             continue
-        side = windows[0][1]
-        found = []
-        for at, _, p in sorted(windows, key=lambda w: -float(w[2][1:].max())):
-            v = int(np.argmax(p[1:])) + 1
-            if p[v] < SECOND_LOOK_READ:
-                break
-            if any(math.dist(at, c) < 0.75 * s for c, s in read_at) or \
-                    any(math.dist(at, f[0]) < 0.75 * side for f in found):
-                continue
-            found.append((at, v, float(p[v])))
-        # each die where the windows sure of its value centre (the scan's step is coarse)
-        for k, (at, v, conf) in enumerate(found):
-            near_v = [(a, float(p[v])) for a, _, p in windows if math.dist(a, at) < 0.5 * side and p[v] >= 0.5
-                      and not any(math.dist(a, c) < math.dist(a, at) for c, _ in read_at)]
-            wsum = sum(w for _, w in near_v)
-            found[k] = ((sum(a[0] * w for a, w in near_v) / wsum, sum(a[1] * w for a, w in near_v) / wsum), v, conf)
-        if not found:
-            # a die's side seen beside its top (read): no die centred anywhere in the place but
-            # by the die read, the classifier all but sure of it, and the place itself by that die
-            centre = np.asarray(dice[i].centre, np.float32) * f_read
-            if any(math.dist(centre, c) < SIDE_FACE_NEAR * s for c, s in read_at) and \
-                    all(p[0] >= SIDE_FACE_NO_DIE or any(math.dist(at, c) < EXPLAINED * s for c, s in read_at)
-                        for at, _, p in windows):
-                replaced[i] = []
+        found = _read_scan(windows, side, read_at, gray, explained, check)
+        if found:
+            replaced[i] = [Die(v, (at[0] / f_read, at[1] / f_read), _square((at[0] / f_read, at[1] / f_read), side / f_read), conf)
+                           for at, v, conf in found]
             continue
-        # a die read again where another already is would take the declined die's place: declined still
-        if any(math.dist(at, c) < 0.75 * s for at, _, _ in found for c, s in read_at) or \
-                any(math.dist(a[0], b[0]) < 0.75 * side for j, a in enumerate(found) for b in found[j + 1:]):
-            continue
-        near = found + [(c, None, 0.0) for c, _ in read_at]
-        # each die read seen turned four ways too, and as sure on the whole (a worn or faded
-        # pip read as a blank one way is seldom read so every way)
-        views = np.concatenate([dice_windows.die_windows(gray, [at for at, _, _ in found], side, a) for a in TURNS])
-        pv = _classify(views, check).reshape(len(TURNS), len(found), 7)
-        if any(float(pv[:, k, v].mean()) < TURNED_READ for k, (_, v, _) in enumerate(found)):
-            continue
-        # with no die read, the side is a guess: a die is explained only close to one read
-        explained = EXPLAINED if typical else EXPLAINED_UNSURE_SIDE
-        if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < explained * side for c, _, _ in near)
-               for at, _, p in windows):
-            continue  # part of a die the scan did not read: declined still
-        replaced[i] = [Die(v, (at[0] / f_read, at[1] / f_read), _square((at[0] / f_read, at[1] / f_read), side / f_read), conf)
-                       for at, v, conf in found]
+        # a die's side seen beside its top (read): no die centred anywhere in the place but by
+        # the die read, the classifier all but sure of it, and the place itself by that die
+        centre = np.asarray(dice[i].centre, np.float32) * f_read
+        if found == [] and any(math.dist(centre, c) < SIDE_FACE_NEAR * s for c, s in read_at) and \
+                all(p[0] >= SIDE_FACE_NO_DIE or any(math.dist(at, c) < EXPLAINED * s for c, s in read_at)
+                    for at, p in windows):
+            replaced[i] = []
     if not replaced:
         return out
     final = []
@@ -1043,7 +1068,7 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     places = [at for at, p in zip(places, first) if p[0] < 0.9]
     if not places:
         return []
-    looks = [(at[0] + sx * side, at[1] + sy * side) for at in places for sx, sy in _LOOK_AROUND]
+    looks = [q for at in places for q in _around(at, side)]
     probs = _classify(dice_windows.die_windows(gray, looks, side), check)
     added = []
     n = len(_LOOK_AROUND)

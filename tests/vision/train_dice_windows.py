@@ -51,9 +51,9 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, 
     xs, ys = [], []
     centres = [(d.centre, d.side_px) for d in scene.dice]
 
-    def off_dice(c, d=None):
+    def off_dice(c, own=None):  # in the photo, off every die's top but `own`'s (its centre)
         return 0 <= c[0] < w and 0 <= c[1] < h and \
-            not any(e is not d and math.dist(c, e) < 0.75 * s for e, s in centres)
+            not any(e is not own and math.dist(c, e) < 0.75 * s for e, s in centres)
 
     for d in scene.dice:
         for _ in range(per_die):
@@ -66,7 +66,7 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, 
             tries += 1
             a, rad = r.uniform(0, 2 * math.pi), d.side_px * r.uniform(0.8, 1.6)
             c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
-            if not (0 <= c[0] < w and 0 <= c[1] < h) or any(math.dist(c, e) < 0.75 * s for e, s in centres):
+            if not off_dice(c):
                 continue
             xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
             ys.append(0)
