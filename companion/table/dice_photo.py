@@ -1035,16 +1035,19 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
 
 
 MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
-MISSED_DIE = 0.05          # a die missed is there when the classifier is this unsure that none is
+MISSED_DIE = 0.2           # a die missed is there when the classifier is less sure than this that none is
 MISSED_APART = 0.6         # places nearer a die found than this (in sides) are its own
+MISSED_MAYBE = 0.9         # a place is looked at closer when the classifier is less sure than this of no die
+MISSED_BESIDE = 1.0        # where a die touching one read is centred, in sides from that die's middle
 
 
 def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:
     """Dice the finder did not find (a white die on a light table, its pips too blurred to
-    mark): the busiest places of the photo (local spread of lightness) away from every die
-    found are looked at by the window classifier. A place it is sure shows a die is read, or
-    declined when it is sure only that a die is there, so that the roll is never taken
-    without it. Returns the dice to add (image px)."""
+    mark; a die touching one read, on a patterned table): the busiest places of the photo
+    (local spread of lightness) away from every die found, and the places beside each die read
+    where a die touching it would be, are looked at by the window classifier. A place it is
+    sure shows a die is read, or declined when it is sure only that a die is there, so that
+    the roll is never taken without it. Returns the dice to add (image px)."""
     typical = _typical_side(dice)
     if typical is None or not dice_windows.available():
         return []
@@ -1057,20 +1060,36 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     peaks = (spread == cv2.dilate(spread, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-spread[ys, xs])
-    places = []
-    for k in order:
-        at = (float(xs[k]) / fs, float(ys[k]) / fs)
-        if any(math.dist(at, (d.centre[0] * f_read, d.centre[1] * f_read)) < MISSED_APART * side for d in dice) or \
-                any(math.dist(at, q) < 0.5 * side for q in places):
+    busy = [(float(xs[k]) / fs, float(ys[k]) / fs) for k in order]
+    # and a die touching one read (their shared edge, its busiest spot, lies by the die read):
+    # a side away from each die read, off its edges and corners
+    h, w = gray.shape[:2]
+    beside = []
+    for d in dice:
+        if d.value is None:
             continue
-        places.append(at)
-        if len(places) >= MISSED_LOOKS:
-            break
+        box = np.asarray(d.box, np.float32) * f_read
+        c = box.mean(0)
+        for a in [box[k] for k in range(4)] + [(box[k] + box[(k + 1) % 4]) / 2 for k in range(4)]:
+            at = c + (a - c) / (np.linalg.norm(a - c) + 1e-6) * side * MISSED_BESIDE
+            if 0 <= at[0] < w and 0 <= at[1] < h:
+                beside.append((float(at[0]), float(at[1])))
+    places = []
+    for kind, most in ((beside, len(beside)), (busy, MISSED_LOOKS)):
+        took = 0
+        for at in kind:
+            if took >= most:
+                break
+            if any(math.dist(at, (d.centre[0] * f_read, d.centre[1] * f_read)) < MISSED_APART * side for d in dice) or \
+                    any(math.dist(at, q) < 0.5 * side for q in places):
+                continue
+            places.append(at)
+            took += 1
     if not places:
         return []
     first = _classify(dice_windows.die_windows(gray, places, side), check)
     # where a die may be, a closer look around the place (the busiest spot is seldom its middle)
-    places = [at for at, p in zip(places, first) if p[0] < 0.9]
+    places = [at for at, p in zip(places, first) if p[0] < MISSED_MAYBE]
     if not places:
         return []
     looks = [q for at in places for q in _around(at, side)]
