@@ -148,7 +148,7 @@ def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96)):
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         net.eval()
         with torch.no_grad():
             pv = torch.cat([net(X[val[i:i + 1024]]) for i in range(0, len(val), 1024)]).argmax(1)
