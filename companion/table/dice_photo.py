@@ -1061,9 +1061,10 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-spread[ys, xs])
     busy = [(float(xs[k]) / fs, float(ys[k]) / fs) for k in order]
-    # and a die touching one read (their shared edge, its busiest spot, lies by the die read):
-    # a side away from each die read, off its edges and corners
-    h, w = gray.shape[:2]
+    # and a die touching one read (their shared edge, its busiest spot, lies by the die read;
+    # on a patterned table the pattern's edges are busier): a side away from each die read, off
+    # its edges and corners, where the photo is busier than most of it (not on bare table)
+    sh, sw = spread.shape
     beside = []
     for d in dice:
         if d.value is None:
@@ -1072,7 +1073,8 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
         c = box.mean(0)
         for a in [box[k] for k in range(4)] + [(box[k] + box[(k + 1) % 4]) / 2 for k in range(4)]:
             at = c + (a - c) / (np.linalg.norm(a - c) + 1e-6) * side * MISSED_BESIDE
-            if 0 <= at[0] < w and 0 <= at[1] < h:
+            x, y = int(at[0] * fs), int(at[1] * fs)
+            if 0 <= x < sw and 0 <= y < sh and spread[y, x] > max(8.0, level):
                 beside.append((float(at[0]), float(at[1])))
     places = []
     for kind, most in ((beside, len(beside)), (busy, MISSED_LOOKS)):
