@@ -543,6 +543,8 @@ def _mask_rect(mask: np.ndarray) -> tuple:
     """The rotated rectangle round a mask's pixels (uint8), from its outlines' points alone: the
     same hull, so the same rectangle, without passing every pixel inside."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cnts:  # an empty mask: OpenCV's own error, which the reader turns into a sentence
+        return cv2.minAreaRect(cv2.findNonZero(mask))
     return cv2.minAreaRect(np.concatenate(cnts))
 
 
