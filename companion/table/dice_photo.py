@@ -1078,17 +1078,21 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             x, y = int(at[0] * fs), int(at[1] * fs)
             if 0 <= x < sw and 0 <= y < sh and spread[y, x] > max(8.0, level):
                 beside.append((float(at[0]), float(at[1])))
+    centres = [(d.centre[0] * f_read, d.centre[1] * f_read) for d in dice]
     places = []
-    for kind, most in ((beside, len(beside)), (busy, MISSED_LOOKS)):
-        took = 0
-        for at in kind:
-            if took >= most:
-                break
-            if any(math.dist(at, (d.centre[0] * f_read, d.centre[1] * f_read)) < MISSED_APART * side for d in dice) or \
-                    any(math.dist(at, q) < 0.5 * side for q in places):
-                continue
+
+    def apart(at):  # off every die found and every place already taken
+        return all(math.dist(at, c) >= MISSED_APART * side for c in centres) and \
+            all(math.dist(at, q) >= 0.5 * side for q in places)
+    for at in beside:  # every place beside a die read
+        if apart(at):
             places.append(at)
-            took += 1
+    most = len(places) + MISSED_LOOKS  # and the busiest others
+    for at in busy:
+        if len(places) >= most:
+            break
+        if apart(at):
+            places.append(at)
     if not places:
         return []
     first = _classify(dice_windows.die_windows(gray, places, side), check)
