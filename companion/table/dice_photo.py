@@ -867,9 +867,13 @@ EXPLAINED_UNSURE_SIDE = 0.45  # (when no die was read to tell a die's side)
 SCAN_MOST = 120            # a declined place needing more windows than this is far bigger than a die or two
 TWO_DICE_SIDE = 0.57       # a die's side in a box around two that touch
 TURNS = (45, 135, 225, 315)  # a die the scan reads is looked at again turned these many degrees
+SCAN_MAYBE = 0.8           # a scan's window this sure of a value is looked at centred and turned
+SCAN_MAYBE_READ = 0.9      # and read when the classifier is this sure of it on average
 TURNED_READ = 0.93         # and read only when the classifier is this sure of its value on average
 SIDE_FACE_NO_DIE = 0.95    # a declined place beside a die read, this sure of no die all over, is its side
 SIDE_FACE_NEAR = 1.5       # (and no farther from that die's middle than this, in its sides)
+FLAT_SPREAD = 4.0          # a scan window whose middle is this even (grey levels' spread) is bare table
+FLAT_HALF = 0.3            # (its middle: this many sides each way from its centre)
 # a place and six around it, a quarter side away: a closer look where a die may be
 _LOOK_AROUND = [(0.0, 0.0)] + [(0.25 * math.cos(a), 0.25 * math.sin(a)) for a in np.arange(6) * math.pi / 3]
 
@@ -900,6 +904,18 @@ def _around(at, side: float) -> list:
     return [(at[0] + sx * side, at[1] + sy * side) for sx, sy in _LOOK_AROUND]
 
 
+_NO_DIE = np.array([1, 0, 0, 0, 0, 0, 0], np.float32)
+
+
+def _flat(gray: np.ndarray, at, side: float) -> bool:
+    """Whether the middle of a window at `at` is even (bare table, or a die's plain side): every
+    face of a die has a pip within FLAT_HALF of a side of its middle, so no die is centred there."""
+    h = max(2, int(FLAT_HALF * side))
+    x, y = int(round(at[0])), int(round(at[1]))
+    patch = gray[max(0, y - h):max(0, y + h + 1), max(0, x - h):max(0, x + h + 1)]
+    return patch.size > 0 and float(patch.std()) < FLAT_SPREAD
+
+
 def _scan_places(d: Die, side: float, f_read: float) -> list | None:
     """Where a declined die's place is scanned (px in the photo at `f_read`): every
     SCAN_STEP of `side` over its box and 0.3 of a side round it, and round where the classical
@@ -925,7 +941,7 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
     found = []
     for at, p in sorted(windows, key=lambda w: -float(w[1][1:].max())):
         v = int(np.argmax(p[1:])) + 1
-        if p[v] < SECOND_LOOK_READ:
+        if p[v] < SCAN_MAYBE:
             break
         if any(math.dist(at, c) < 0.75 * s for c, s in read_at) or \
                 any(math.dist(at, f[0]) < 0.75 * side for f in found):
@@ -945,9 +961,13 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
         return None
     # each die read seen turned four ways too, and as sure on the whole (a worn or faded pip
     # read as a blank one way is seldom read so every way)
-    views = np.concatenate([dice_windows.die_windows(gray, [at for at, _, _ in found], side, a) for a in TURNS])
-    pv = _classify(views, check).reshape(len(TURNS), len(found), 7)
-    if any(float(pv[:, k, v].mean()) < TURNED_READ for k, (_, v, _) in enumerate(found)):
+    views = np.concatenate([dice_windows.die_windows(gray, [at for at, _, _ in found], side, a) for a in (0,) + TURNS])
+    pv = _classify(views, check).reshape(1 + len(TURNS), len(found), 7)
+    if any(float(pv[1:, k, v].mean()) < TURNED_READ for k, (_, v, conf) in enumerate(found) if conf >= SECOND_LOOK_READ):
+        return None
+    # a die the scan was less sure of is read when, centred, it is as sure every way on the whole
+    found = [f for k, f in enumerate(found) if f[2] >= SECOND_LOOK_READ or float(pv[:, k, f[1]].mean()) >= SCAN_MAYBE_READ]
+    if not found:
         return None
     # part of a die the scan did not read: declined still
     near = [at for at, _, _ in found] + [c for c, _ in read_at]
@@ -971,7 +991,7 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     if not dice or not dice_windows.available():
         return dice
     typical = _typical_side(dice)
-    wins, owner = [], []
+    wins, owner, bare = [], [], []
     for i, d in enumerate(dice):
         if d.value is not None:
             c = np.asarray(d.centre, np.float32) * f_read
@@ -987,12 +1007,19 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             places = _scan_places(d, side, f_read)
             if places is None:  # not scanned: stays declined
                 continue
-            check()
-            wins.append(dice_windows.die_windows(gray, places, side))
-            owner += [(i, k, at, side) for at in places]
+            # a window centred on bare table is not classified: no die is centred there
+            flat = [_flat(gray, at, side) for at in places]
+            bare += [(i, k, at, side) for at, f in zip(places, flat) if f]
+            places = [at for at, f in zip(places, flat) if not f]
+            if places:
+                check()
+                wins.append(dice_windows.die_windows(gray, places, side))
+                owner += [(i, k, at, side) for at in places]
     if not wins:
         return dice
-    probs = _classify(np.concatenate(wins), check)
+    probs = list(_classify(np.concatenate(wins), check))
+    owner += bare
+    probs += [_NO_DIE] * len(bare)
     read_at = [(np.asarray(d.centre, np.float32) * f_read, _box_side(d) * f_read) for d in dice if d.value is not None]
     out = list(dice)
     scans = {}
