@@ -869,6 +869,8 @@ TWO_DICE_SIDE = 0.57       # a die's side in a box around two that touch
 TURNS = (45, 135, 225, 315)  # a die the scan reads is looked at again turned these many degrees
 SCAN_MAYBE = 0.8           # a scan's window this sure of a value is looked at centred and turned
 SCAN_MAYBE_READ = 0.9      # and read when the classifier is this sure of it on average
+SCAN_OTHER_VALUE = 0.65    # a scan's window of another value this near a die found (in sides) is its
+SCAN_OTHER_VALUE_UNSURE_SIDE = 0.7  # (when no die was read to tell a die's side)
 TURNED_READ = 0.93         # and read only when the classifier is this sure of its value on average
 SIDE_FACE_NO_DIE = 0.95    # a declined place beside a die read, this sure of no die all over, is its side
 SIDE_FACE_NEAR = 1.5       # (and no farther from that die's middle than this, in its sides)
@@ -934,40 +936,48 @@ def _scan_places(d: Die, side: float, f_read: float) -> list | None:
     return grid + [(float(x), float(y)) for x, y in _around(c, side)]
 
 
-def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, explained: float, check) -> list | None:
+def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, explained: float, check,
+               other_value: float = 0.75) -> list | None:
     """The dice a scan reads (centre, value, confidence): none when the classifier is sure of
     no die there away from the dice read, None when the place stays declined. `windows` are
     (place, probabilities); `read_at` the (centre, side) of the dice read."""
-    found = []
+    found = []  # (centre, value, confidence, by a die of another value)
     for at, p in sorted(windows, key=lambda w: -float(w[1][1:].max())):
         v = int(np.argmax(p[1:])) + 1
         if p[v] < SCAN_MAYBE:
             break
-        if any(math.dist(at, c) < 0.75 * s for c, s in read_at) or \
-                any(math.dist(at, f[0]) < 0.75 * side for f in found):
+        if any(math.dist(at, c) < 0.75 * s for c, s in read_at):
             continue
-        found.append((at, v, float(p[v])))
+        # windows near a die found are that die's, but another value half a side or more away
+        # may be a die touching it (two touching dice's surest windows lean toward each other)
+        near = [f for f in found if math.dist(at, f[0]) < 0.75 * side]
+        if any(f[1] == v or math.dist(at, f[0]) < other_value * side for f in near):
+            continue
+        found.append((at, v, float(p[v]), bool(near)))
     if not found:
         return []
     # each die where the windows sure of its value centre (the scan's step is coarse)
-    for k, (at, v, conf) in enumerate(found):
+    for k, (at, v, conf, by_other) in enumerate(found):
         near_v = [(a, float(p[v])) for a, p in windows if math.dist(a, at) < 0.5 * side and p[v] >= 0.5
                   and not any(math.dist(a, c) < math.dist(a, at) for c, _ in read_at)]
         wsum = sum(w for _, w in near_v)
-        found[k] = ((sum(a[0] * w for a, w in near_v) / wsum, sum(a[1] * w for a, w in near_v) / wsum), v, conf)
+        found[k] = ((sum(a[0] * w for a, w in near_v) / wsum, sum(a[1] * w for a, w in near_v) / wsum), v, conf, by_other)
     # a die read again where another already is would take the declined die's place
-    if any(math.dist(at, c) < 0.75 * s for at, _, _ in found for c, s in read_at) or \
-            any(math.dist(a[0], b[0]) < 0.75 * side for j, a in enumerate(found) for b in found[j + 1:]):
+    if any(math.dist(f[0], c) < 0.75 * s for f in found for c, s in read_at):
         return None
     # each die read seen turned four ways too, and as sure on the whole (a worn or faded pip
     # read as a blank one way is seldom read so every way)
-    views = np.concatenate([dice_windows.die_windows(gray, [at for at, _, _ in found], side, a) for a in (0,) + TURNS])
+    views = np.concatenate([dice_windows.die_windows(gray, [f[0] for f in found], side, a) for a in (0,) + TURNS])
     pv = _classify(views, check).reshape(1 + len(TURNS), len(found), 7)
-    if any(float(pv[1:, k, v].mean()) < TURNED_READ for k, (_, v, conf) in enumerate(found) if conf >= SECOND_LOOK_READ):
+    if any(float(pv[1:, k, v].mean()) < TURNED_READ for k, (_, v, conf, by_other) in enumerate(found)
+           if conf >= SECOND_LOOK_READ and not by_other):
         return None
-    # a die the scan was less sure of is read when, centred, it is as sure every way on the whole
-    found = [f for k, f in enumerate(found) if f[2] >= SECOND_LOOK_READ or float(pv[:, k, f[1]].mean()) >= SCAN_MAYBE_READ]
-    if not found:
+    # a die the scan was less sure of, or found by another, is read when, centred, the
+    # classifier is as sure of it every way on the whole
+    found = [(at, v, conf) for k, (at, v, conf, by_other) in enumerate(found)
+             if (conf >= SECOND_LOOK_READ and not by_other) or float(pv[:, k, v].mean()) >= SCAN_MAYBE_READ]
+    if not found or any(math.dist(a[0], b[0]) < (0.75 if a[1] == b[1] else other_value) * side
+                        for j, a in enumerate(found) for b in found[j + 1:]):
         return None
     # part of a die the scan did not read: declined still
     near = [at for at, _, _ in found] + [c for c, _ in read_at]
@@ -1033,11 +1043,14 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
         scans.setdefault((i, k, side), []).append((at, p))
     # with no die read, the side is a guess: a die is explained only close to one read
     explained = EXPLAINED if typical else EXPLAINED_UNSURE_SIDE
+    # (and two dice of different values nearer than three quarters of a side are two only then:
+    # at a guessed size a tilted die's side reads as a die beside its top)
+    other_value = SCAN_OTHER_VALUE if typical else SCAN_OTHER_VALUE_UNSURE_SIDE
     replaced = {}
     for (i, _, side), windows in sorted(scans.items(), key=lambda kv: kv[0][:2]):  # each die's first size first
         if i in replaced:  # read at the first size
             continue
-        found = _read_scan(windows, side, read_at, gray, explained, check)
+        found = _read_scan(windows, side, read_at, gray, explained, check, other_value)
         if found:
             replaced[i] = [Die(v, (at[0] / f_read, at[1] / f_read), _square((at[0] / f_read, at[1] / f_read), side / f_read), conf)
                            for at, v, conf in found]
@@ -1057,7 +1070,8 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     # two declined dice whose scans read the same die: kept once
     kept = []
     for d in final:
-        if d.value is not None and any(e.value is not None and math.dist(d.centre, e.centre) < 0.75 * _box_side(e) for e in kept):
+        if d.value is not None and any(e.value is not None and math.dist(d.centre, e.centre) <
+                                       (0.75 if e.value == d.value else other_value) * _box_side(e) for e in kept):
             continue
         kept.append(d)
     return kept

@@ -190,6 +190,27 @@ def test_a_die_the_scan_is_less_sure_of_is_read_when_centred_and_turned(monkeypa
     assert r.ok and sorted(r.values) == sorted(sc.values)
 
 
+def test_two_touching_dice_of_different_values_are_both_read(monkeypatch):
+    # a tuning photo whose 6 and 5 touch: the scan's surest windows on each lean toward the
+    # other, three quarters of a side apart at most; of different values, they are two dice
+    sc = ds.make_scene(3087, "hard")
+    with monkeypatch.context() as m:
+        m.setattr(dp, "SCAN_OTHER_VALUE", 0.75)  # as near as one die's windows: declined
+        without = dp.read_dice(sc.jpeg)
+    assert not without.ok and [d.problem for d in without.dice if d.value is None] == [dp.UNREADABLE]
+    r = dp.read_dice(sc.jpeg)
+    assert r.ok and sorted(r.values) == sorted(sc.values)
+    assert dp.SCAN_OTHER_VALUE < dp.SCAN_OTHER_VALUE_UNSURE_SIDE < 0.75
+
+
+def test_a_tilted_die_s_side_is_not_read_as_a_die_touching_it():
+    # a lone die tilted 25 degrees: its side, half a side from its top, reads as a 1 at the
+    # guessed size of two touching dice; no die was read to tell the size, so it is not a die
+    sc = ds.make_scene(3022, "hard")
+    r = dp.read_dice(sc.jpeg)
+    assert len(sc.values) == 1 and r.values in (None, sc.values)
+
+
 def test_a_die_the_finder_misses_is_found_by_the_classifier(monkeypatch):
     # a tuning photo whose two white 6s on a light table the classical finder does not find
     sc = ds.make_scene(3262, "hard")
