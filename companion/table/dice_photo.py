@@ -869,7 +869,7 @@ TWO_DICE_SIDE = 0.57       # a die's side in a box around two that touch
 TURNS = (45, 135, 225, 315)  # a die the scan reads is looked at again turned these many degrees
 SCAN_MAYBE = 0.8           # a scan's window this sure of a value is looked at centred and turned
 SCAN_MAYBE_READ = 0.9      # and read when the classifier is this sure of it on average
-SCAN_OTHER_VALUE = 0.65    # a scan's window of another value this near a die found (in sides) is its
+SCAN_OTHER_VALUE = 0.65    # a window of another value nearer than this (in sides) to a die the scan found is that die's
 SCAN_OTHER_VALUE_UNSURE_SIDE = 0.7  # (when no die was read to tell a die's side)
 TURNED_READ = 0.93         # and read only when the classifier is this sure of its value on average
 SIDE_FACE_NO_DIE = 0.95    # a declined place beside a die read, this sure of no die all over, is its side
@@ -948,8 +948,8 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
             break
         if any(math.dist(at, c) < 0.75 * s for c, s in read_at):
             continue
-        # windows near a die found are that die's, but another value half a side or more away
-        # may be a die touching it (two touching dice's surest windows lean toward each other)
+        # windows near a die found are that die's, but another value `other_value` of a side or
+        # more away may be a die touching it (two touching dice's surest windows lean together)
         near = [f for f in found if math.dist(at, f[0]) < 0.75 * side]
         if any(f[1] == v or math.dist(at, f[0]) < other_value * side for f in near):
             continue
