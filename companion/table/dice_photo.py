@@ -936,8 +936,15 @@ def _scan_places(d: Die, side: float, f_read: float) -> list | None:
     return grid + [(float(x), float(y)) for x, y in _around(c, side)]
 
 
+def _one_die(a, b, side: float, other_value: float) -> bool:
+    """Whether two dice read, (centre, value), are one die read twice: nearer than three
+    quarters of `side` when of one value, than `other_value` of it when not (two touching
+    dice's surest windows lean together)."""
+    return math.dist(a[0], b[0]) < (0.75 if a[1] == b[1] else other_value) * side
+
+
 def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, explained: float, check,
-               other_value: float = 0.75) -> list | None:
+               other_value: float) -> list | None:
     """The dice a scan reads (centre, value, confidence): none when the classifier is sure of
     no die there away from the dice read, None when the place stays declined. `windows` are
     (place, probabilities); `read_at` the (centre, side) of the dice read."""
@@ -948,12 +955,11 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
             break
         if any(math.dist(at, c) < 0.75 * s for c, s in read_at):
             continue
-        # windows near a die found are that die's, but another value `other_value` of a side or
-        # more away may be a die touching it (two touching dice's surest windows lean together)
-        near = [f for f in found if math.dist(at, f[0]) < 0.75 * side]
-        if any(f[1] == v or math.dist(at, f[0]) < other_value * side for f in near):
+        # windows near a die found are that die's, but another value farther than `other_value`
+        # may be a die touching it: read only if as sure of it centred and turned
+        if any(_one_die((at, v), f, side, other_value) for f in found):
             continue
-        found.append((at, v, float(p[v]), bool(near)))
+        found.append((at, v, float(p[v]), any(math.dist(at, f[0]) < 0.75 * side for f in found)))
     if not found:
         return []
     # each die where the windows sure of its value centre (the scan's step is coarse)
@@ -976,8 +982,7 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
     # classifier is as sure of it every way on the whole
     found = [(at, v, conf) for k, (at, v, conf, by_other) in enumerate(found)
              if (conf >= SECOND_LOOK_READ and not by_other) or float(pv[:, k, v].mean()) >= SCAN_MAYBE_READ]
-    if not found or any(math.dist(a[0], b[0]) < (0.75 if a[1] == b[1] else other_value) * side
-                        for j, a in enumerate(found) for b in found[j + 1:]):
+    if not found or any(_one_die(a, b, side, other_value) for j, a in enumerate(found) for b in found[j + 1:]):
         return None
     # part of a die the scan did not read: declined still
     near = [at for at, _, _ in found] + [c for c, _ in read_at]
@@ -1043,8 +1048,8 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
         scans.setdefault((i, k, side), []).append((at, p))
     # with no die read, the side is a guess: a die is explained only close to one read
     explained = EXPLAINED if typical else EXPLAINED_UNSURE_SIDE
-    # (and two dice of different values nearer than three quarters of a side are two only then:
-    # at a guessed size a tilted die's side reads as a die beside its top)
+    # and two dice of different values must be farther apart to be two: at a guessed size a
+    # tilted die's side reads as a die beside its top
     other_value = SCAN_OTHER_VALUE if typical else SCAN_OTHER_VALUE_UNSURE_SIDE
     replaced = {}
     for (i, _, side), windows in sorted(scans.items(), key=lambda kv: kv[0][:2]):  # each die's first size first
@@ -1070,8 +1075,9 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     # two declined dice whose scans read the same die: kept once
     kept = []
     for d in final:
-        if d.value is not None and any(e.value is not None and math.dist(d.centre, e.centre) <
-                                       (0.75 if e.value == d.value else other_value) * _box_side(e) for e in kept):
+        if d.value is not None and any(e.value is not None and
+                                       _one_die((d.centre, d.value), (e.centre, e.value), _box_side(e), other_value)
+                                       for e in kept):
             continue
         kept.append(d)
     return kept
