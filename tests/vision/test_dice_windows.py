@@ -179,7 +179,7 @@ def test_no_die_s_middle_is_taken_for_bare_table_and_bare_table_is():
 
 
 def test_a_die_the_scan_is_less_sure_of_is_read_when_centred_and_turned(monkeypatch):
-    # a tuning photo whose green 2 has glare on a pip: no window of the scan is 0.95 sure of it,
+    # a tuning photo whose 2 has glare on a pip: no window of the scan is 0.95 sure of it,
     # but centred where the windows put it, and turned, the classifier is
     sc = ds.make_scene(3057, "hard")
     with monkeypatch.context() as m:
@@ -191,9 +191,9 @@ def test_a_die_the_scan_is_less_sure_of_is_read_when_centred_and_turned(monkeypa
 
 
 def test_two_touching_dice_of_different_values_are_both_read(monkeypatch):
-    # a tuning photo whose 6 and 5 touch: the scan's surest windows on each lean toward the
+    # a tuning photo whose 5 and 3 touch: the scan's surest windows on each lean toward the
     # other, three quarters of a side apart at most; of different values, they are two dice
-    sc = ds.make_scene(3087, "hard")
+    sc = ds.make_scene(5625, "hard")
     with monkeypatch.context() as m:
         m.setattr(dp, "SCAN_OTHER_VALUE", 0.75)  # as near as one die's windows: declined
         without = dp.read_dice(sc.jpeg)

@@ -1,7 +1,7 @@
 """Train the dice window classifier (companion/table/dice_windows.py) from generated photos.
 
-    python tests/vision/train_dice_windows.py data  [--scenes N] [--out F.npz]   (numpy, OpenCV)
-    python tests/vision/train_dice_windows.py train [--data F.npz]               (PyTorch, onnx)
+    python tests/vision/train_dice_windows.py data  [--scenes N] [--focus] [--out F.npz]   (numpy, OpenCV)
+    python tests/vision/train_dice_windows.py train [--data F.npz ...] [--init M.onnx]      (PyTorch, onnx)
 
 `data` renders tuning photos only (seeds below dice_scenes.HELD_OUT_SEED, tuning and patterned
 surfaces, never the held-out check cloth) and cuts windows with the reader's own `die_window`:
@@ -9,6 +9,9 @@ around each die's top face, shifted and scaled a little (a die found roughly is 
 and turned at any angle; and windows centred off every die (on its side, between two dice that
 touch, on the table) labelled 0, "no die here". `train` fits a small convolutional network on
 them and writes companion/table/dice_windows.onnx, which the app runs with OpenCV's dnn module.
+`data --focus` renders hard photos only, with more windows on the hard dice and "no die" windows
+on the seam of two dice that touch; `train --init` trains a shipped model further on them
+(docs/dice-photo.md lists the commands that made the shipped model).
 PyTorch is needed only here: `pip install torch==2.13.0 onnx` in a separate environment.
 """
 from __future__ import annotations
@@ -29,6 +32,7 @@ import dice_scenes as ds  # noqa: E402
 from companion.table import dice_windows as dw  # noqa: E402
 
 FIRST_SEED = 20_000  # training photos: far from the seeds the reader was tuned and checked on
+FOCUS_SEED = 40_000  # the focus photos (`data --focus`): hard ones, past the first 9,000
 
 
 def scene_for(i: int):
@@ -43,8 +47,18 @@ def scene_for(i: int):
                          surface=ds.PATTERN_TUNING_SURFACES[i % 2])
 
 
+def focus_scene_for(i: int):
+    """The i-th focus photo: hard ones only, one in five on a patterned table."""
+    seed = FOCUS_SEED + i
+    return ds.make_scene(seed, "hard", surface=ds.PATTERN_TUNING_SURFACES[i % 2] if i % 5 == 4 else None)
+
+
+def is_hard_die(d) -> bool:
+    return d.touching or d.glare or bool(d.tilt) or d.colour not in ("white", "ivory")
+
+
 def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, ring_per_die: int = 1,
-               table: int = 1):
+               table: int = 1, hard_extra: int = 0, seams: int = 0):
     gray = cv2.cvtColor(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR),
                         cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
@@ -56,7 +70,7 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, 
             not any(e is not own and math.dist(c, e) < 0.75 * s for e, s in centres)
 
     for d in scene.dice:
-        for _ in range(per_die):
+        for _ in range(per_die + (hard_extra if is_hard_die(d) else 0)):
             a, rad = r.uniform(0, 2 * math.pi), d.side_px * 0.3 * math.sqrt(r.random())
             c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
             xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
@@ -80,6 +94,19 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, 
             if off_dice(c, d.centre):
                 xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
                 ys.append(0)
+    for i, d in enumerate(scene.dice):
+        # on the seam of two dice that touch, also seen at up to the two dice's size: "no die
+        # centred here", so that two alike that touch are not read as one die between them
+        for e in scene.dice[i + 1:]:
+            side = (d.side_px + e.side_px) / 2
+            if math.dist(d.centre, e.centre) > 1.4 * side:
+                continue
+            for _ in range(seams):
+                mx = (d.centre[0] + e.centre[0]) / 2 + r.uniform(-0.1, 0.1) * side
+                my = (d.centre[1] + e.centre[1]) / 2 + r.uniform(-0.1, 0.1) * side
+                if all(math.dist((mx, my), f) >= 0.45 * s for f, s in centres):
+                    xs.append(dw.die_window(gray, (mx, my), side * r.uniform(0.8, 1.8), r.uniform(0, 360)))
+                    ys.append(0)
     sides = [d.side_px for d in scene.dice]
     for _ in range(table if sides else 0):  # anywhere on the table, away from the dice
         c = (r.uniform(0, w), r.uniform(0, h))
@@ -89,12 +116,15 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, 
     return xs, ys
 
 
-def make_data(n_scenes: int, out: pathlib.Path, part: int = 0, parts: int = 1, start: int = 0):
+def make_data(n_scenes: int, out: pathlib.Path, part: int = 0, parts: int = 1, start: int = 0,
+              focus: bool = False):
     cv2.setNumThreads(1)
     xs, ys = [], []
     for i in range(start + part, start + n_scenes, parts):
-        sc = scene_for(i)
-        a, b = windows_of(sc, random.Random(FIRST_SEED + i))
+        if focus:
+            a, b = windows_of(focus_scene_for(i), random.Random(FOCUS_SEED + i), hard_extra=2, seams=2)
+        else:
+            a, b = windows_of(scene_for(i), random.Random(FIRST_SEED + i))
         xs += a
         ys += b
         if (i - start) % 500 == part:
@@ -103,7 +133,28 @@ def make_data(n_scenes: int, out: pathlib.Path, part: int = 0, parts: int = 1, s
     print(f"{len(ys)} windows -> {out}")
 
 
-def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96)):
+def net_from_onnx(path: pathlib.Path, nn, torch):
+    """The network of a shipped model, to train further: its exported file has each batch norm
+    folded into the convolution before it, so the network rebuilt here has none."""
+    import onnx
+    from onnx import numpy_helper
+    weights = [numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer]
+    convs = sorted((w for w in weights if w.ndim == 4), key=lambda w: (w.shape[1], w.shape[0]))
+    fc = next(w for w in weights if w.ndim == 2)
+    layers, biases = [], {w.shape[0]: w for w in weights if w.ndim == 1}
+    for k, w in enumerate(convs):
+        conv = nn.Conv2d(w.shape[1], w.shape[0], 3, padding=1)
+        conv.weight.data = torch.from_numpy(w.copy())
+        conv.bias.data = torch.from_numpy(biases[w.shape[0]].copy())
+        layers += [conv, nn.ReLU()] + ([nn.MaxPool2d(2)] if k < len(convs) - 1 else [])
+    linear = nn.Linear(fc.shape[1], fc.shape[0])
+    linear.weight.data = torch.from_numpy(fc.copy())
+    linear.bias.data = torch.from_numpy(biases[fc.shape[0]].copy())
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), linear)
+
+
+def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96), init: pathlib.Path | None = None,
+          max_lr: float = 3e-3):
     import torch
     from torch import nn
 
@@ -121,15 +172,20 @@ def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96)):
     perm = torch.randperm(len(y))
     val, tr = perm[:n_val], perm[n_val:]
     a, b, c, e = widths
-    net = nn.Sequential(
+    net = net_from_onnx(init, nn, torch) if init else nn.Sequential(
         nn.Conv2d(1, a, 3, padding=1), nn.BatchNorm2d(a), nn.ReLU(), nn.MaxPool2d(2),  # 24 px
         nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2),  # 12
         nn.Conv2d(b, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU(), nn.MaxPool2d(2),  # 6
         nn.Conv2d(c, e, 3, padding=1), nn.BatchNorm2d(e), nn.ReLU(),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(e, 7))
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(net.parameters(), lr=max_lr, weight_decay=1e-4)
     steps = epochs * math.ceil(len(tr) / 256)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
+    if init:
+        net.eval()
+        with torch.no_grad():
+            pv = torch.cat([net(X[val[i:i + 1024]]) for i in range(0, len(val), 1024)]).argmax(1)
+        print(f"from {init}: held-back windows right {100 * float((pv == Y[val]).float().mean()):.2f} %", flush=True)
     loss_f = nn.CrossEntropyLoss(label_smoothing=0.02)
     for ep in range(epochs):
         net.train()
@@ -171,15 +227,19 @@ def main(argv=None):
     d.add_argument("--start", type=int, default=0, help="the first photo's number")
     d.add_argument("--part", type=int, default=0, help="this process's share (with --parts)")
     d.add_argument("--parts", type=int, default=1)
+    d.add_argument("--focus", action="store_true",
+                   help="hard photos from FOCUS_SEED on, more windows on hard dice, seams of touching dice")
     t = sub.add_parser("train")
     t.add_argument("--data", type=pathlib.Path, nargs="+", default=[pathlib.Path("dice_windows.npz")])
     t.add_argument("--epochs", type=int, default=8)
     t.add_argument("--out", type=pathlib.Path, default=dw.MODEL)
+    t.add_argument("--init", type=pathlib.Path, help="train further from this model (ONNX) instead of from scratch")
+    t.add_argument("--max-lr", type=float, default=3e-3)
     a = ap.parse_args(argv)
     if a.cmd == "data":
-        make_data(a.scenes, a.out, a.part, a.parts, a.start)
+        make_data(a.scenes, a.out, a.part, a.parts, a.start, a.focus)
     else:
-        train(a.data, a.epochs, a.out)
+        train(a.data, a.epochs, a.out, init=a.init, max_lr=a.max_lr)
 
 
 if __name__ == "__main__":
