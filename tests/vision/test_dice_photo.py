@@ -163,12 +163,18 @@ def test_a_top_as_light_as_the_table_is_read_from_its_pips():
     assert t.right == len(sc.dice) and t.rolls_right == 1, vars(t)
 
 
-def test_a_die_touching_one_read_from_its_pips_is_declined_never_dropped():
+def test_a_die_touching_one_read_from_its_pips_is_read_or_declined_never_dropped(monkeypatch):
     # a red 5 on a red table touching a blue 1: the 5 read from its pips, the 1 said to touch
+    # by the classical steps; the classifier reads it or leaves it declined
     sc = ds.make_scene(4008, "hard")
+    with monkeypatch.context() as m:
+        m.setattr(dp.dice_windows, "available", lambda: False)
+        classical = read_dice(sc.jpeg)
+    assert scoring.score(sc, classical).wrong == 0
+    assert not classical.ok and classical.reason == dp.TOUCHING
     r = read_dice(sc.jpeg)
     assert scoring.score(sc, r).wrong == 0
-    assert not r.ok and r.reason == dp.TOUCHING
+    assert (r.ok and sorted(r.values) == sorted(sc.values)) or r.reason == dp.TOUCHING
 
 
 def test_a_face_is_read_from_where_its_pips_lie_and_only_from_all_of_them():
