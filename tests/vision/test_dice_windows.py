@@ -154,8 +154,9 @@ def test_a_die_s_side_seen_near_the_photo_s_top_is_dropped_not_declined(monkeypa
 
 
 def test_a_die_s_side_the_classifier_is_fairly_sure_holds_no_die_is_dropped(monkeypatch):
-    # a standard tuning photo on tiles: beside its 4, a side lit up by the light is declined
-    # for glare; the classifier is at least 0.8 sure, not 0.95, that no die is centred there
+    # a standard tuning photo on tiles: a place a third of a side from its 4's middle is
+    # declined for glare by the classical steps; the classifier is at least 0.8 sure, not
+    # 0.95, that no die but the 4 is centred anywhere in it
     sc = ds.make_scene(3008, "standard", surface="tiles")
     with monkeypatch.context() as m:
         m.setattr(dp, "SIDE_FACE_NO_DIE", 0.95)
