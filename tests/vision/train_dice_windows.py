@@ -138,19 +138,32 @@ def net_from_onnx(path: pathlib.Path, nn, torch):
     folded into the convolution before it, so the network rebuilt here has none."""
     import onnx
     from onnx import numpy_helper
-    weights = [numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer]
-    convs = sorted((w for w in weights if w.ndim == 4), key=lambda w: (w.shape[1], w.shape[0]))
-    fc = next(w for w in weights if w.ndim == 2)
-    layers, biases = [], {w.shape[0]: w for w in weights if w.ndim == 1}
-    for k, w in enumerate(convs):
-        conv = nn.Conv2d(w.shape[1], w.shape[0], 3, padding=1)
-        conv.weight.data = torch.from_numpy(w.copy())
-        conv.bias.data = torch.from_numpy(biases[w.shape[0]].copy())
-        layers += [conv, nn.ReLU()] + ([nn.MaxPool2d(2)] if k < len(convs) - 1 else [])
-    linear = nn.Linear(fc.shape[1], fc.shape[0])
-    linear.weight.data = torch.from_numpy(fc.copy())
-    linear.bias.data = torch.from_numpy(biases[fc.shape[0]].copy())
-    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), linear)
+    model = onnx.load(str(path))
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in model.graph.initializer}
+    plain = {"Relu": nn.ReLU, "MaxPool": lambda: nn.MaxPool2d(2),
+             "GlobalAveragePool": lambda: nn.AdaptiveAvgPool2d(1), "Flatten": nn.Flatten}
+    layers = []
+    for node in model.graph.node:  # the graph's layers in order, each with its own weights
+        if node.op_type in plain:
+            layers.append(plain[node.op_type]())
+            continue
+        w, b = weights[node.input[1]], weights[node.input[2]]
+        if node.op_type == "Conv":
+            layer = nn.Conv2d(w.shape[1], w.shape[0], w.shape[2], padding=w.shape[2] // 2)
+        else:  # Gemm: the last layer, dropout before it as in training
+            layers.append(nn.Dropout(0.2))
+            layer = nn.Linear(w.shape[1], w.shape[0])
+        layer.weight.data, layer.bias.data = w, b
+        layers.append(layer)
+    return nn.Sequential(*layers)
+
+
+def held_back_right(net, X, Y, val, torch) -> float:
+    """The share of the held-back windows `val` the network reads right."""
+    net.eval()
+    with torch.no_grad():
+        pv = torch.cat([net(X[val[i:i + 1024]]) for i in range(0, len(val), 1024)]).argmax(1)
+    return float((pv == Y[val]).float().mean())
 
 
 def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96), init: pathlib.Path | None = None,
@@ -182,10 +195,7 @@ def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96), i
     steps = epochs * math.ceil(len(tr) / 256)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
     if init:
-        net.eval()
-        with torch.no_grad():
-            pv = torch.cat([net(X[val[i:i + 1024]]) for i in range(0, len(val), 1024)]).argmax(1)
-        print(f"from {init}: held-back windows right {100 * float((pv == Y[val]).float().mean()):.2f} %", flush=True)
+        print(f"from {init}: held-back windows right {100 * held_back_right(net, X, Y, val, torch):.2f} %", flush=True)
     loss_f = nn.CrossEntropyLoss(label_smoothing=0.02)
     for ep in range(epochs):
         net.train()
@@ -205,10 +215,7 @@ def train(data_paths, epochs: int, out: pathlib.Path, widths=(24, 48, 64, 96), i
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
-        net.eval()
-        with torch.no_grad():
-            pv = torch.cat([net(X[val[i:i + 1024]]) for i in range(0, len(val), 1024)]).argmax(1)
-        acc = float((pv == Y[val]).float().mean())
+        acc = held_back_right(net, X, Y, val, torch)
         print(f"epoch {ep + 1}/{epochs}: loss {total / len(tr):.4f}, held-back windows right {100 * acc:.2f} %",
               flush=True)
     net.eval()
