@@ -484,7 +484,13 @@ def _read_face(face_bgr: np.ndarray) -> dict:
                 value, fit = None, math.inf
         elif marked:
             value, fit = None, math.inf
-    return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False}
+    # the face the pips' layout was fitted on (centre and side, in the square's units), when its
+    # own pips made it: the square may hold some table or a side of a dark die as well
+    top = None
+    if value is not None and value == len(pips) >= 2 and 0.55 <= k <= 1.35:
+        c = np.mean(np.asarray(pips, np.float64), axis=0)
+        top = (float(c[0]), float(c[1]), float(k))
+    return {"value": value, "fit": fit, "pips": len(pips), "glare": glare_px, "odd": False, "top": top}
 
 
 # --------------------------------------------------------------------------- finding dice
@@ -537,6 +543,20 @@ def _warp_face(img, quad) -> np.ndarray:
     M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
     return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+def _top_quad(quad, got: dict) -> np.ndarray:
+    """The die's top within a square read as `got` (`_read_face` on `_warp_face(img, quad)`): the
+    face its pips' layout was fitted on, in the image's px; the square itself when that is not
+    known (a 1, a pip under glare)."""
+    if not got.get("top"):
+        return np.asarray(quad, np.float32)
+    cx, cy, k = got["top"]
+    corners = np.array([[cx - k / 2, cy - k / 2], [cx + k / 2, cy - k / 2], [cx + k / 2, cy + k / 2],
+                        [cx - k / 2, cy + k / 2]], np.float32) * FACE
+    dst = np.array([[0, 0], [FACE, 0], [FACE, FACE], [0, FACE]], np.float32)
+    M = cv2.getPerspectiveTransform(dst, _order_quad(quad).astype(np.float32))
+    return cv2.perspectiveTransform(corners.reshape(-1, 1, 2), M).reshape(4, 2)
 
 
 def _mask_rect(mask: np.ndarray) -> tuple:
@@ -755,6 +775,7 @@ def _face_from_marks(read: np.ndarray, pts: np.ndarray, dias: np.ndarray) -> dic
     if any(cv2.pointPolygonTest(q, (float(px), float(py)), False) < 0 for px, py in local[top] / f):
         return None
     return {"value": got["value"], "quad": quad + np.array([x0, y0], np.float32),
+            "top_quad": _top_quad(quad, got) + np.array([x0, y0], np.float32),
             "confidence": max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
@@ -821,7 +842,8 @@ def _face_on_pips_at(win: np.ndarray, c, side: float, ang: float, n: int, outlin
     got = _read_face(face)
     if got["value"] is None or got["fit"] >= ACCEPT_FIT or got["odd"] or got["pips"] != n:
         return None
-    return {"value": got["value"], "quad": quad, "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
+    return {"value": got["value"], "quad": quad, "top_quad": _top_quad(quad, got),
+            "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
 def _toward_nadir(sil: np.ndarray, quad: np.ndarray, nadir) -> float:
@@ -1083,6 +1105,25 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     return kept
 
 
+SIDE_NEAR = 0.8            # a die read this near another (in that one's sides) and
+SIDE_SMALLER = 0.9         # smaller than this (of its side) is its side: declined
+
+
+def _sides_read(dice: list) -> list:
+    """Dice read, each declined when it lies nearer another die read than SIDE_NEAR of that
+    die's side and is smaller than it: two dice lying flat are a side apart or more, and a
+    die's side seen in perspective is narrower than its top."""
+    out = list(dice)
+    for i, d in enumerate(dice):
+        if d.value is None:
+            continue
+        side = _box_side(d)
+        if any(e is not d and e.value is not None and side < SIDE_SMALLER * _box_side(e)
+               and math.dist(d.centre, e.centre) < SIDE_NEAR * _box_side(e) for e in dice):
+            out[i] = dataclasses.replace(d, value=None, confidence=0.0, problem=UNREADABLE)
+    return out
+
+
 MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
 MISSED_DIE = 0.2           # a die missed is there when the classifier is less sure than this that none is
 MISSED_APART = 0.6         # places nearer a die found than this (in sides) are its own
@@ -1238,7 +1279,7 @@ class _Reader:
             dice = seen if seen is not None else _second_look(dice, gray, f_read, self.check)
             # dice missed: a roll is never offered without them, and with a die declined the
             # table has fewer to enter by hand
-            dice = dice + _missed_dice(dice, gray, f_read, self.check)
+            dice = _sides_read(dice + _missed_dice(dice, gray, f_read, self.check))
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem
@@ -1295,6 +1336,8 @@ class _Reader:
                 for d in got:
                     d["quad"] = (d["quad"] + shift) / f_read
                     d["sil_quad"] = (d["sil_quad"] + shift) / f_read
+                    if "top_quad" in d:
+                        d["top_quad"] = (d["top_quad"] + shift) / f_read
                 self.blobs_read[key] = got
             got = [dict(d) for d in self.blobs_read[key]]
             if got:
@@ -1336,8 +1379,9 @@ class _Reader:
                 out.append(Die(None, tuple(float(v) for v in c), tuple(tuple(float(v) for v in p) for p in q),
                                0.0, UNREADABLE))
                 continue
-            out.append(Die(got["value"], tuple(float(v) for v in c),
-                           tuple(tuple(float(v) for v in p) for p in q), got["confidence"]))
+            top = got["top_quad"] / f_read
+            out.append(Die(got["value"], tuple(float(v) for v in top.mean(0)),
+                           tuple(tuple(float(v) for v in p) for p in top), got["confidence"]))
             # marks of the group off the face read: a die touching it, its pips on another colour
             face = _grow(got["quad"], 1.1).reshape(-1, 1, 2)
             off = [i for i, (x, y) in enumerate(pts) if cv2.pointPolygonTest(face, (float(x), float(y)), False) < 0]
@@ -1364,7 +1408,8 @@ class _Reader:
         typical = ratio * face_med if face_med else None
 
         def die(d, value=None, problem=None, quad=None):
-            q = d["quad"] if quad is None else quad
+            # a die read is where its pips' face is; one declined, where it was looked at
+            q = (d.get("top_quad", d["quad"]) if problem is None else d["quad"]) if quad is None else quad
             return Die(d["value"] if problem is None else value, tuple(float(v) for v in q.mean(0)),
                        tuple(tuple(float(v) for v in p) for p in q),
                        d["confidence"] if problem is None else 0.0, d["problem"] if problem is None else problem)
@@ -1496,6 +1541,7 @@ class _Reader:
                     face = _warp_face(roi, quad)
                     r = _read_face(face)
                     r["quad"] = quad
+                    r["top_quad"] = _top_quad(quad, r)
                     r["area"] = float(cv2.contourArea(quad.reshape(-1, 1, 2)))
                     r["parts"] = parts
                     r["aspect"] = aspect
@@ -1533,7 +1579,8 @@ class _Reader:
                 out.append({"value": None, "quad": r["quad"], "confidence": 0.0, "problem": UNREADABLE,
                             "face_area": 0.0})
                 continue
-            out.append({"value": r["value"], "quad": r["quad"], "confidence": conf, "problem": "", "face_area": r["area"]})
+            out.append({"value": r["value"], "quad": r["quad"], "top_quad": r["top_quad"], "confidence": conf,
+                        "problem": "", "face_area": r["area"]})
         faces_read = [d for d in out if d["value"] is not None]
         if faces_read:
             out += self.unread_neighbour(lab, sil, faces_read, nadir)
@@ -1549,8 +1596,8 @@ class _Reader:
                 # read in it is a side)
                 if _toward_nadir(sil, got["quad"], nadir) <= 0.1 * math.sqrt(area) \
                         and area * SINGLE_BLOB >= float(sil.sum()):
-                    out.append({"value": got["value"], "quad": got["quad"], "confidence": got["confidence"],
-                                "problem": "", "face_area": area})
+                    out.append({"value": got["value"], "quad": got["quad"], "top_quad": got["top_quad"],
+                                "confidence": got["confidence"], "problem": "", "face_area": area})
         if not out and max((r["pips"] for r in found), default=0) == 0:
             return []  # nothing like a pip anywhere in it: a mark on the table, not a die
         sil_quad = _order_quad(cv2.boxPoints(_mask_rect(sil)))

@@ -163,6 +163,18 @@ def test_a_top_as_light_as_the_table_is_read_from_its_pips():
     assert t.right == len(sc.dice) and t.rolls_right == 1, vars(t)
 
 
+def test_a_die_s_box_is_the_face_its_pips_lie_on():
+    # black dice on a dark table: the square a 5 is read on takes in its sides as well (1.5
+    # times its top); the box given is the face its pips' layout was fitted on
+    sc = ds.make_scene(5616, "hard")
+    five = next(t for t in sc.dice if t.value == 5)
+    r = read_dice(sc.jpeg)
+    die = min(r.dice, key=lambda d: np.hypot(d.centre[0] - five.centre[0], d.centre[1] - five.centre[1]))
+    side = np.mean([np.hypot(*np.subtract(die.box[k], die.box[(k + 1) % 4])) for k in range(4)])
+    assert die.value == 5 and abs(side / five.side_px - 1) < 0.12
+    assert np.hypot(die.centre[0] - five.centre[0], die.centre[1] - five.centre[1]) < 0.15 * five.side_px
+
+
 def test_a_die_touching_one_read_from_its_pips_is_read_or_declined_never_dropped(monkeypatch):
     # a red 5 on a red table touching a blue 1: the 5 read from its pips, the 1 said to touch
     # by the classical steps; the classifier reads it or leaves it declined
