@@ -894,6 +894,8 @@ SCAN_MAYBE_READ = 0.9      # and read when the classifier is this sure of it on 
 SCAN_OTHER_VALUE = 0.65    # a window of another value nearer than this (in sides) to a die the scan found is that die's
 SCAN_OTHER_VALUE_UNSURE_SIDE = 0.7  # (when no die was read to tell a die's side)
 TURNED_READ = 0.9          # and read only when the classifier is this sure of its value on average
+SIDE_BY_PLACE = True
+SIDE_SPREAD = 1.3          # a die's side where it lies stays within this factor of the dice read's median
 SIDE_FACE_NO_DIE = 0.8     # a declined place beside a die read, this sure of no die all over, is its side
 SIDE_FACE_NEAR = 1.5       # (and no farther from that die's middle than this, in its sides)
 FLAT_SPREAD = 4.0          # a scan window whose middle is this even (grey levels' spread) is bare table
@@ -911,6 +913,40 @@ def _typical_side(dice: list) -> float | None:
     """The median side of the dice read (image px), None when none was read."""
     sides = [_box_side(d) for d in dice if d.value is not None]
     return float(np.median(sides)) if sides else None
+
+
+def _side_at(dice: list):
+    """A die's side (image px) where it lies, from the dice read: a photo of a table in
+    perspective shows a die smaller the farther it is, and one over a side is an affine
+    function of where it lies in the photo (a plane's inverse depth). Fitted to the dice read
+    (three or more, not in a line; one far off the others' fit is left out) and held within
+    SIDE_SPREAD of their median side; with fewer, the median side everywhere. None when no
+    die was read."""
+    read = [(d.centre, _box_side(d)) for d in dice if d.value is not None]
+    if not read:
+        return None
+    med = float(np.median([s for _, s in read]))
+    flat = lambda at: med  # noqa: E731
+    if len(read) < 3:
+        return flat
+    A = np.array([(c[0], c[1], 1.0) for c, _ in read], np.float64)
+    inv = np.array([1.0 / s for _, s in read], np.float64)
+    keep = np.ones(len(read), bool)
+    for _ in range(2):
+        if keep.sum() < 3:
+            return flat
+        coef, _, rank, _ = np.linalg.lstsq(A[keep] / med, inv[keep] * med, rcond=None)
+        if rank < 3:
+            return flat
+        fit = (A / med) @ coef
+        off = np.abs(fit / (inv * med) - 1)
+        if off.max() <= 0.12:
+            break
+        keep &= off < off[keep].max()  # the worst one out, once
+    def at(c):
+        v = float((np.array([c[0], c[1], 1.0]) / med) @ coef)
+        return med if v <= 0 else float(np.clip(med / v, med / SIDE_SPREAD, med * SIDE_SPREAD))
+    return at
 
 
 def _classify(wins: np.ndarray, check) -> np.ndarray:
@@ -1028,18 +1064,19 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     if not dice or not dice_windows.available():
         return dice
     typical = _typical_side(dice)
+    side_at = _side_at(dice) if SIDE_BY_PLACE else (lambda at: typical)
     wins, owner, bare = [], [], []
     for i, d in enumerate(dice):
         if d.value is not None:
             c = np.asarray(d.centre, np.float32) * f_read
-            side = (typical if typical else _box_side(d)) * f_read
+            side = (side_at(d.centre) if typical else _box_side(d)) * f_read
             check()
             wins.append(dice_windows.die_windows(gray, [c], side))
             owner.append((i, 0, (float(c[0]), float(c[1])), side))
             continue
         # with no die read, a die's side is not known: the place is one die, or two that touch
         # (whose box is about 1.75 sides), and is scanned at both sizes
-        sides = [typical] if typical else [_box_side(d), TWO_DICE_SIDE * _box_side(d)]
+        sides = [side_at(d.centre)] if typical else [_box_side(d), TWO_DICE_SIDE * _box_side(d)]
         for k, side in enumerate(s * f_read for s in sides):
             places = _scan_places(d, side, f_read)
             if places is None:  # not scanned: stays declined
@@ -1103,25 +1140,6 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
             continue
         kept.append(d)
     return kept
-
-
-SIDE_NEAR = 0.8            # a die read this near another (in that one's sides) and
-SIDE_SMALLER = 0.9         # smaller than this (of its side) is its side: declined
-
-
-def _sides_read(dice: list) -> list:
-    """Dice read, each declined when it lies nearer another die read than SIDE_NEAR of that
-    die's side and is smaller than it: two dice lying flat are a side apart or more, and a
-    die's side seen in perspective is narrower than its top."""
-    out = list(dice)
-    for i, d in enumerate(dice):
-        if d.value is None:
-            continue
-        side = _box_side(d)
-        if any(e is not d and e.value is not None and side < SIDE_SMALLER * _box_side(e)
-               and math.dist(d.centre, e.centre) < SIDE_NEAR * _box_side(e) for e in dice):
-            out[i] = dataclasses.replace(d, value=None, confidence=0.0, problem=UNREADABLE)
-    return out
 
 
 MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
@@ -1279,7 +1297,7 @@ class _Reader:
             dice = seen if seen is not None else _second_look(dice, gray, f_read, self.check)
             # dice missed: a roll is never offered without them, and with a die declined the
             # table has fewer to enter by hand
-            dice = _sides_read(dice + _missed_dice(dice, gray, f_read, self.check))
+            dice = dice + _missed_dice(dice, gray, f_read, self.check)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem
