@@ -80,8 +80,8 @@ def scenario_photo_roll(app, drv):
     assert "Event roll asks for 2 dice, the photo shows 3: nothing recorded" in pop.text and not pop.can_use
     drv.shot(f"photo-dice-refused-{tag}")
     drv.press(pop.ids.cancel)
-    drv.pump(3)
-    assert _popup() is None and len(scr.ctrl.journal) == done
+    drv.wait_for(lambda: _popup() is None, 5, "the popup to close")  # (its dismiss is animated)
+    assert len(scr.ctrl.journal) == done
 
     # two dice: read, drawn, the second corrected with one tap, used
     buttons.from_path(os.environ["PHOTO_TWO"])
@@ -100,8 +100,7 @@ def scenario_photo_roll(app, drv):
     assert [b.text for b in rows[1].ids.value_row.children if b.state == "down"] == [str(other)]
     drv.shot(f"photo-dice-corrected-{tag}")
     drv.press(pop.ids.use)
-    drv.pump(3)
-    assert _popup() is None
+    drv.wait_for(lambda: _popup() is None, 5, "the popup to close")
     with Journal.open(scr.ctrl.path, readonly=True) as j:
         e = j.actions()[done]
         assert e.source == "camera" and e.action == {"type": "roll_event", "dice": [first, other]}
