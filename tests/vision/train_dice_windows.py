@@ -58,7 +58,7 @@ def is_hard_die(d) -> bool:
 
 
 def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, ring_per_die: int = 1,
-               table: int = 1, hard_extra: int = 0, seams: int = 0):
+               table: int = 1, hard_extra: int = 0, seams: int = 0, toward_camera: int = 0):
     gray = cv2.cvtColor(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR),
                         cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
@@ -94,6 +94,18 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, 
             if off_dice(c, d.centre):
                 xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.25), r.uniform(0, 360)))
                 ys.append(0)
+    for d in scene.dice:
+        # a die's sides are seen on its way to the point below the camera (below the photo's
+        # middle): a side there, foreshortened, shows pips like a top but is "no die centred
+        # here", also seen at its top's size
+        to_n = np.array([w / 2, h / 2 + 0.25 * w]) - np.asarray(d.centre)
+        base = math.atan2(to_n[1], to_n[0])
+        for _ in range(toward_camera):
+            a, rad = base + math.radians(r.uniform(-30, 30)), d.side_px * r.uniform(0.6, 0.95)
+            c = (d.centre[0] + rad * math.cos(a), d.centre[1] + rad * math.sin(a))
+            if off_dice(c, d.centre):
+                xs.append(dw.die_window(gray, c, d.side_px * r.uniform(0.8, 1.2), r.uniform(0, 360)))
+                ys.append(0)
     for i, d in enumerate(scene.dice):
         # on the seam of two dice that touch, also seen at up to the two dice's size: "no die
         # centred here", so that two alike that touch are not read as one die between them
@@ -117,12 +129,13 @@ def windows_of(scene, r: random.Random, per_die: int = 2, off_per_die: int = 1, 
 
 
 def make_data(n_scenes: int, out: pathlib.Path, part: int = 0, parts: int = 1, start: int = 0,
-              focus: bool = False):
+              focus: bool = False, toward_camera: int = 0):
     cv2.setNumThreads(1)
     xs, ys = [], []
     for i in range(start + part, start + n_scenes, parts):
         if focus:
-            a, b = windows_of(focus_scene_for(i), random.Random(FOCUS_SEED + i), hard_extra=2, seams=2)
+            a, b = windows_of(focus_scene_for(i), random.Random(FOCUS_SEED + i), hard_extra=2, seams=2,
+                              toward_camera=toward_camera)
         else:
             a, b = windows_of(scene_for(i), random.Random(FIRST_SEED + i))
         xs += a
@@ -236,6 +249,8 @@ def main(argv=None):
     d.add_argument("--parts", type=int, default=1)
     d.add_argument("--focus", action="store_true",
                    help="hard photos from FOCUS_SEED on, more windows on hard dice, seams of touching dice")
+    d.add_argument("--toward-camera", type=int, default=0,
+                   help="with --focus: this many 'no die' windows on each die's sides seen toward the camera")
     t = sub.add_parser("train")
     t.add_argument("--data", type=pathlib.Path, nargs="+", default=[pathlib.Path("dice_windows.npz")])
     t.add_argument("--epochs", type=int, default=8)
@@ -244,7 +259,7 @@ def main(argv=None):
     t.add_argument("--max-lr", type=float, default=3e-3)
     a = ap.parse_args(argv)
     if a.cmd == "data":
-        make_data(a.scenes, a.out, a.part, a.parts, a.start, a.focus)
+        make_data(a.scenes, a.out, a.part, a.parts, a.start, a.focus, a.toward_camera)
     else:
         train(a.data, a.epochs, a.out, init=a.init, max_lr=a.max_lr)
 
