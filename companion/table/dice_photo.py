@@ -1142,7 +1142,7 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     return kept
 
 
-MISSED_LOOKS = 24          # places off the dice found that the classifier looks at, most busy first
+MISSED_LOOKS = 48          # places off the dice found that the classifier looks at, most busy first
 MISSED_DIE = 0.2           # a die missed is there when the classifier is less sure than this that none is
 MISSED_APART = 0.6         # places nearer a die found than this (in sides) are its own
 MISSED_MAYBE = 0.9         # a place is looked at closer when the classifier is less sure than this of no die
