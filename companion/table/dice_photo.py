@@ -536,11 +536,13 @@ def _grow(quad, f):
     return (quad - c) * f + c
 
 
+_FACE_CORNERS = np.array([[0, 0], [FACE, 0], [FACE, FACE], [0, FACE]], np.float32)  # a straightened face's
+
+
 def _warp_face(img, quad) -> np.ndarray:
-    dst = np.array([[0, 0], [FACE, 0], [FACE, FACE], [0, FACE]], np.float32)
     # start the corners at the top-left-most one so the warp is not mirrored
     q = _order_quad(quad)
-    M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    M = cv2.getPerspectiveTransform(q.astype(np.float32), _FACE_CORNERS)
     return cv2.warpPerspective(img, M, (FACE, FACE), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
@@ -552,10 +554,8 @@ def _top_quad(quad, got: dict) -> np.ndarray:
     if not got.get("top"):
         return np.asarray(quad, np.float32)
     cx, cy, k = got["top"]
-    corners = np.array([[cx - k / 2, cy - k / 2], [cx + k / 2, cy - k / 2], [cx + k / 2, cy + k / 2],
-                        [cx - k / 2, cy + k / 2]], np.float32) * FACE
-    dst = np.array([[0, 0], [FACE, 0], [FACE, FACE], [0, FACE]], np.float32)
-    M = cv2.getPerspectiveTransform(dst, _order_quad(quad).astype(np.float32))
+    corners = np.array(_square((cx, cy), k), np.float32) * FACE
+    M = cv2.getPerspectiveTransform(_FACE_CORNERS, _order_quad(quad).astype(np.float32))
     return cv2.perspectiveTransform(corners.reshape(-1, 1, 2), M).reshape(4, 2)
 
 
@@ -896,6 +896,7 @@ SCAN_OTHER_VALUE_UNSURE_SIDE = 0.7  # (when no die was read to tell a die's side
 TURNED_READ = 0.9          # and read only when the classifier is this sure of its value on average
 SIDE_BY_PLACE = True       # the classifier reads a die at the side dice have where it lies (False: their median side)
 SIDE_SPREAD = 1.3          # a die's side where it lies stays within this factor of the dice read's median
+SIDE_FIT_OFF = 0.12        # a die read this far off the others' fit of the side (a share of it) is left out
 SIDE_FACE_NO_DIE = 0.8     # a declined place beside a die read, this sure of no die all over, is its side
 SIDE_FACE_NEAR = 1.5       # (and no farther from that die's middle than this, in its sides)
 FLAT_SPREAD = 4.0          # a scan window whose middle is this even (grey levels' spread) is bare table
@@ -929,22 +930,24 @@ def _side_at(dice: list):
     flat = lambda at: med  # noqa: E731
     if len(read) < 3:
         return flat
-    A = np.array([(c[0], c[1], 1.0) for c, _ in read], np.float64)
-    inv = np.array([1.0 / s for _, s in read], np.float64)
-    keep = np.ones(len(read), bool)
-    for _ in range(2):
+    A = np.array([(c[0], c[1], 1.0) for c, _ in read], np.float64) / med
+    inv = np.array([1.0 / s for _, s in read], np.float64) * med
+
+    def fit(keep):  # None when too few dice, or in a line
         if keep.sum() < 3:
-            return flat
-        coef, _, rank, _ = np.linalg.lstsq(A[keep] / med, inv[keep] * med, rcond=None)
-        if rank < 3:
-            return flat
-        fit = (A / med) @ coef
-        off = np.abs(fit / (inv * med) - 1)
-        if off.max() <= 0.12:
-            break
-        keep &= off < off[keep].max()  # the worst one out, once
+            return None
+        coef, _, rank, _ = np.linalg.lstsq(A[keep], inv[keep], rcond=None)
+        return coef if rank == 3 else None
+    coef = fit(np.ones(len(read), bool))
+    if coef is not None:
+        off = np.abs(A @ coef / inv - 1)
+        if off.max() > SIDE_FIT_OFF:  # the worst one out, once
+            coef = fit(off < off.max())
+    if coef is None:
+        return flat
+
     def at(c):
-        v = float((np.array([c[0], c[1], 1.0]) / med) @ coef)
+        v = float(np.array([c[0], c[1], 1.0]) / med @ coef)
         return med if v <= 0 else float(np.clip(med / v, med / SIDE_SPREAD, med * SIDE_SPREAD))
     return at
 
@@ -1426,10 +1429,10 @@ class _Reader:
         typical = ratio * face_med if face_med else None
 
         def die(d, value=None, problem=None, quad=None):
-            # a die read is where its pips' face is; one declined, where it was looked at
-            q = (d.get("top_quad", d["quad"]) if problem is None else d["quad"]) if quad is None else quad
-            return Die(d["value"] if problem is None else value, tuple(float(v) for v in q.mean(0)),
-                       tuple(tuple(float(v) for v in p) for p in q),
+            if quad is None:  # a die read is where its pips' face is; one declined, where it was looked at
+                quad = d["quad"] if problem is not None else d.get("top_quad", d["quad"])
+            return Die(d["value"] if problem is None else value, tuple(float(v) for v in quad.mean(0)),
+                       tuple(tuple(float(v) for v in p) for p in quad),
                        d["confidence"] if problem is None else 0.0, d["problem"] if problem is None else problem)
         out = []
         for b in blobs:

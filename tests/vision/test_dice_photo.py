@@ -170,8 +170,7 @@ def test_a_die_s_box_is_the_face_its_pips_lie_on():
     five = next(t for t in sc.dice if t.value == 5)
     r = read_dice(sc.jpeg)
     die = min(r.dice, key=lambda d: np.hypot(d.centre[0] - five.centre[0], d.centre[1] - five.centre[1]))
-    side = np.mean([np.hypot(*np.subtract(die.box[k], die.box[(k + 1) % 4])) for k in range(4)])
-    assert die.value == 5 and abs(side / five.side_px - 1) < 0.12
+    assert die.value == 5 and abs(dp._box_side(die) / five.side_px - 1) < 0.12
     assert np.hypot(die.centre[0] - five.centre[0], die.centre[1] - five.centre[1]) < 0.15 * five.side_px
 
 
