@@ -1230,11 +1230,55 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     return added
 
 
+SIDE_NEAR = 0.95            # a die read this near another (in sides) may be that die's side
+SIDE_TOWARD_NADIR = 0.8     # when it lies this straight (cosine) toward the nadir from it
+SIDE_SEEN = 0.7             # and the finder's map covers this much of it (it sees the die's colour there)
+SIDE_PAST = (0.4, 0.5)      # where, in sides past its middle away from the other, a die goes on
+SIDE_PAST_BARE = 0.3        # a side ends: the map covers less than this there on average
+
+
+def _sides_read_as_dice(dice: list, fg: np.ndarray, to_fg: float, nadir) -> list:
+    """Dice read that may be the side of a die read beside them, declined. A camera above sees
+    a die's sides on the way to the nadir; a side read as a die lies as near its top as a die
+    touching it (0.7-0.95 of a side) but ends within half a side past its middle, where a
+    real die goes on (its top's far half, then its own side). `fg`: the finder's map of what
+    is not table, at `to_fg` times the photo's px; `nadir` in the photo's px."""
+    read = [d for d in dice if d.value is not None]
+    side_at = _side_at(read)
+    if side_at is None or len(read) < 2:
+        return dice
+
+    def cover(at, r) -> float:
+        x, y = int(round(at[0] * to_fg)), int(round(at[1] * to_fg))
+        r = max(1, int(r * to_fg))
+        patch = fg[max(0, y - r):max(0, y + r + 1), max(0, x - r):max(0, x + r + 1)]
+        return float(patch.mean()) if patch.size else 0.0
+    out = []
+    for b in dice:
+        if b.value is not None:
+            s = side_at(b.centre)
+            cb = np.asarray(b.centre, np.float64)
+            for a in read:
+                ca = np.asarray(a.centre, np.float64)
+                gap = float(np.linalg.norm(cb - ca))
+                if a is b or not 0 < gap <= SIDE_NEAR * s:
+                    continue
+                u, to_n = (cb - ca) / gap, np.asarray(nadir, np.float64) - ca
+                if u @ to_n < SIDE_TOWARD_NADIR * float(np.linalg.norm(to_n)) or cover(cb, 0.3 * s) < SIDE_SEEN:
+                    continue
+                if np.mean([cover(cb + u * k * s, 0.08 * s) for k in SIDE_PAST]) < SIDE_PAST_BARE:
+                    b = dataclasses.replace(b, value=None, confidence=0.0, problem=UNREADABLE)
+                    break
+        out.append(b)
+    return out
+
+
 class _Reader:
     def __init__(self, deadline):
         self.deadline = deadline
         self.blobs_read = {}
         self.skipped = False  # a blob too big for dice was left out: the table model is wrong
+        self.fg = None        # the last pass's map of what is not table (FIND_WIDTH)
 
     def check(self):
         if time.monotonic() > self.deadline:
@@ -1271,6 +1315,7 @@ class _Reader:
         self.check()
         geometry = (read, small, f_read, f_find, marks)
         dice, problem = self.find(diff, shadow, geometry)
+        fg = self.fg
         gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
 
         def doubtful(found):  # a die declined for another reason than glare
@@ -1294,13 +1339,14 @@ class _Reader:
                 self.check()
                 dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
                 if _worth(dice2, problem2) > _worth(dice, problem):
-                    dice, problem, seen = dice2, problem2, None
+                    dice, problem, seen, fg = dice2, problem2, None, self.fg
         if not problem:
             self.check()
             dice = seen if seen is not None else _second_look(dice, gray, f_read, self.check)
             # dice missed: a roll is never offered without them, and with a die declined the
             # table has fewer to enter by hand
             dice = dice + _missed_dice(dice, gray, f_read, self.check)
+            dice = _sides_read_as_dice(dice, fg, f_find * f_read, (w / 2, h / 2 + 0.15 * w))
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem
@@ -1317,6 +1363,7 @@ class _Reader:
         fg = ((diff > thr) & ~shadow).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        self.fg = fg
         cnts, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         min_area = (sw * 0.022) ** 2
         cnts = [c for c in cnts if cv2.contourArea(c) >= min_area]

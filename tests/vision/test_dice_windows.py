@@ -343,3 +343,53 @@ def test_without_the_classifier_the_classical_reader_still_reads(monkeypatch, tm
     monkeypatch.setattr(dw, "_net", None)
     monkeypatch.delattr(cv2, "dnn")
     assert not dw.available()
+
+
+def _side_map(cover: list, size=(400, 400)) -> np.ndarray:
+    """A finder's map (1 where not table) covering the given rectangles (x0, y0, x1, y1)."""
+    fg = np.zeros(size, np.uint8)
+    for x0, y0, x1, y1 in cover:
+        fg[y0:y1, x0:x1] = 1
+    return fg
+
+
+def test_a_die_read_whose_material_ends_just_past_its_middle_toward_the_nadir_is_a_side():
+    # a top (side 60) at (200, 100) and, 0.75 of a side toward the nadir below it, a "die" in
+    # the middle of a strip half a side deep that the map covers below the top: a side, declined
+    a, b = _read_at(200, 100, 60, 5), _read_at(200, 145, 60, 3)
+    nadir = (200, 2000)
+    side = _side_map([(170, 70, 230, 130), (170, 130, 230, 160)])
+    out = dp._sides_read_as_dice([a, b], side, 1.0, nadir)
+    assert [d.value for d in out] == [5, None] and out[1].problem == dp.UNREADABLE
+    # a real die there goes on past its middle (its top's far half, then its own side): kept
+    touching = _side_map([(170, 70, 230, 130), (170, 121, 230, 200)])
+    assert [d.value for d in dp._sides_read_as_dice([a, b], touching, 1.0, nadir)] == [5, 3]
+    # beside it, not toward the nadir, no side of it is seen: kept whatever the map
+    c = _read_at(245, 100, 60, 3)
+    beside = _side_map([(170, 70, 230, 130), (230, 70, 260, 130)])
+    assert [d.value for d in dp._sides_read_as_dice([a, c], beside, 1.0, nadir)] == [5, 3]
+    # a die the map does not see (the colour of the table) is not judged by it
+    assert [d.value for d in dp._sides_read_as_dice([a, b], _side_map([(170, 70, 230, 130)]), 1.0, nadir)] == [5, 3]
+    # the map at another scale than the photo: the same
+    half = cv2.resize(side, (200, 200), interpolation=cv2.INTER_NEAREST)
+    assert [d.value for d in dp._sides_read_as_dice([a, b], half, 0.5, nadir)] == [5, None]
+
+
+def test_a_die_s_side_read_as_a_die_beside_its_top_is_declined(monkeypatch):
+    # a tuning photo whose 5's side, toward the camera, reads as a 3 0.84 of a side from it:
+    # the roll would be offered with a die too many; the side ends a third of a side past the
+    # 3's middle, so the 3 is declined and nothing is offered
+    sc = ds.make_scene(3233, "hard")
+    with monkeypatch.context() as m:
+        m.setattr(dp, "SIDE_PAST_BARE", 0.0)
+        without = dp.read_dice(sc.jpeg)
+    assert without.ok and len(without.values) == len(sc.values) + 1
+    r = dp.read_dice(sc.jpeg)
+    assert not r.ok and sorted(d.value for d in r.dice if d.value is not None) == sorted(sc.values)
+
+
+def test_two_dice_touching_toward_the_nadir_are_both_read():
+    # a tuning photo whose 1 and 2 touch, the 2 0.85 of a side toward the nadir from the 1
+    sc = ds.make_scene(3102, "hard")
+    r = dp.read_dice(sc.jpeg)
+    assert r.ok and sorted(r.values) == sorted(sc.values)
