@@ -1053,7 +1053,21 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
     return found
 
 
-def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None) -> list:
+SIDE_FACE_AWAY = -0.5       # a place lying this straight (cosine) away from the nadir from a die read
+SIDE_FACE_AWAY_FROM = 0.5   # (and this far from it, in sides) is no side of that die
+
+
+def _away_from_nadir(at, c, side: float, nadir, f_read: float) -> bool:
+    """Whether `at` lies clearly away from the nadir (image px; None: unknown) from a die read
+    at `c` (px at `f_read`): where none of its sides is seen."""
+    if nadir is None:
+        return False
+    off, to_n = np.asarray(at, np.float64) - c, np.asarray(nadir, np.float64) * f_read - c
+    d, dn = float(np.linalg.norm(off)), float(np.linalg.norm(to_n))
+    return d >= SIDE_FACE_AWAY_FROM * side and dn > 0 and float(off @ to_n) < SIDE_FACE_AWAY * d * dn
+
+
+def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None, nadir=None) -> list:
     """Each die looked at again by the window classifier (dice_windows.py), in `gray` (the
     photo at `f_read`); `check` raises past the reader's deadline.
 
@@ -1063,7 +1077,9 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     place: every window there that looks like part of a die lies by one of them or by a die
     read. Otherwise the die stays declined, so a die is never dropped, with one exception: a
     declined place beside a die read where the classifier is sure no die is centred anywhere
-    but by that die is the die's side, and is left out."""
+    but by that die is the die's side, and is left out, unless it lies away from the nadir
+    (`nadir`, image px) from that die, where no side of it is seen (the die read may then be
+    the side of a die whose top is this place)."""
     if not dice or not dice_windows.available():
         return dice
     typical = _typical_side(dice)
@@ -1125,7 +1141,8 @@ def _second_look(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
         # a die's side seen beside its top (read): no die centred anywhere in the place but by
         # the die read, the classifier all but sure of it, and the place itself by that die
         centre = np.asarray(dice[i].centre, np.float32) * f_read
-        if found == [] and any(math.dist(centre, c) < SIDE_FACE_NEAR * s for c, s in read_at) and \
+        beside = [(c, s) for c, s in read_at if math.dist(centre, c) < SIDE_FACE_NEAR * s]
+        if found == [] and beside and not all(_away_from_nadir(centre, c, s, nadir, f_read) for c, s in beside) and \
                 all(p[0] >= SIDE_FACE_NO_DIE or any(math.dist(at, c) < EXPLAINED * s for c, s in read_at)
                     for at, p in windows):
             replaced[i] = []
@@ -1316,6 +1333,7 @@ class _Reader:
         geometry = (read, small, f_read, f_find, marks)
         dice, problem = self.find(diff, shadow, geometry)
         fg = self.fg
+        nadir = (w / 2, h / 2 + 0.15 * w)  # below the middle: a phone is held tilted toward the player
         gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
 
         def doubtful(found):  # a die declined for another reason than glare
@@ -1326,7 +1344,7 @@ class _Reader:
             # the second look first: when it reads every die declined, the table was modelled
             # well enough, and the pattern pass below is not needed
             self.check()
-            seen = _second_look(dice, gray, f_read, self.check)
+            seen = _second_look(dice, gray, f_read, self.check, nadir)
         if seen is None or any(d.value is None for d in seen):
             if problem or self.skipped or doubtful(dice):
                 # a patterned table (checks, stripes, tiles) is several colours, which one large
@@ -1342,11 +1360,11 @@ class _Reader:
                     dice, problem, seen, fg = dice2, problem2, None, self.fg
         if not problem:
             self.check()
-            dice = seen if seen is not None else _second_look(dice, gray, f_read, self.check)
+            dice = seen if seen is not None else _second_look(dice, gray, f_read, self.check, nadir)
             # dice missed: a roll is never offered without them, and with a die declined the
             # table has fewer to enter by hand
             dice = dice + _missed_dice(dice, gray, f_read, self.check)
-            dice = _sides_read_as_dice(dice, fg, f_find * f_read, (w / 2, h / 2 + 0.15 * w))
+            dice = _sides_read_as_dice(dice, fg, f_find * f_read, nadir)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem

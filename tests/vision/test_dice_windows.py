@@ -393,3 +393,20 @@ def test_two_dice_touching_toward_the_nadir_are_both_read():
     sc = ds.make_scene(3102, "hard")
     r = dp.read_dice(sc.jpeg)
     assert r.ok and sorted(r.values) == sorted(sc.values)
+
+
+def test_a_declined_top_away_from_the_nadir_from_a_die_read_is_not_dropped_as_its_side(monkeypatch):
+    # a tuning photo of one tilted 4 whose side, toward the camera, reads as a 6 and whose top
+    # is declined: the top lies away from the nadir from the 6, where no side of it is seen, so
+    # it is kept declined and the 6 is never offered alone
+    sc = ds.make_scene(20598, "hard")
+    with monkeypatch.context() as m:
+        m.setattr(dp, "SIDE_FACE_AWAY", -1.01)  # never away: the top dropped as the 6's side
+        without = dp.read_dice(sc.jpeg)
+    assert without.ok and sc.values == [4] and without.values == [6]
+    r = dp.read_dice(sc.jpeg)
+    assert not r.ok and [d.problem for d in r.dice if d.value is None] == [dp.UNREADABLE]
+    assert dp._away_from_nadir((100, 0), np.array([100.0, 100.0]), 50, (100, 1000), 1.0)
+    assert not dp._away_from_nadir((100, 180), np.array([100.0, 100.0]), 50, (100, 1000), 1.0)
+    assert not dp._away_from_nadir((100, 90), np.array([100.0, 100.0]), 50, (100, 1000), 1.0)  # too near to tell
+    assert not dp._away_from_nadir((100, 0), np.array([100.0, 100.0]), 50, None, 1.0)
