@@ -1166,6 +1166,7 @@ MISSED_LOOKS = 48          # places off the dice found that the classifier looks
 MISSED_DIE = 0.2           # a die missed is there when the classifier is less sure than this that none is
 MISSED_APART = 0.6         # places nearer a die found than this (in sides) are its own
 MISSED_MAYBE = 0.9         # a place is looked at closer when the classifier is less sure than this of no die
+MISSED_BY_CORNERS = True    # the busy places ranked by how much they vary both ways (not along one edge)
 MISSED_BESIDE = 1.0        # where a die touching one read is centred, in sides from that die's middle
 
 
@@ -1175,7 +1176,10 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     (local spread of lightness) away from every die found, and the places beside each die read
     where a die touching it would be, are looked at by the window classifier. A place it is
     sure shows a die is read, or declined when it is sure only that a die is there, so that
-    the roll is never taken without it. Returns the dice to add (image px)."""
+    the roll is never taken without it. The busy places are ranked by the least of their
+    variation's two directions (a corner measure): a die varies every way, a patterned
+    table's edges (stripes, tiles) along one, and they outnumber the looks. Returns the dice
+    to add (image px)."""
     typical = _typical_side(dice)
     if typical is None or not dice_windows.available():
         return []
@@ -1185,9 +1189,15 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     mean = cv2.blur(g, (9, 9))
     spread = np.sqrt(np.maximum(cv2.blur(g * g, (9, 9)) - mean * mean, 0))
     level = float(np.median(spread))
-    peaks = (spread == cv2.dilate(spread, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
-    ys, xs = np.nonzero(peaks)
-    order = np.argsort(-spread[ys, xs])
+    if MISSED_BY_CORNERS:
+        eig = cv2.cornerMinEigenVal(g, 9, 3)
+        peaks = (eig == cv2.dilate(eig, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
+        ys, xs = np.nonzero(peaks)
+        order = np.argsort(-eig[ys, xs])
+    else:
+        peaks = (spread == cv2.dilate(spread, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
+        ys, xs = np.nonzero(peaks)
+        order = np.argsort(-spread[ys, xs])
     busy = [(float(xs[k]) / fs, float(ys[k]) / fs) for k in order]
     # and a die touching one read (their shared edge, its busiest spot, lies by the die read;
     # on a patterned table the pattern's edges are busier): a side away from each die read, off

@@ -291,6 +291,7 @@ def test_a_die_touching_one_read_on_a_striped_table_is_not_left_out(monkeypatch)
 
     with monkeypatch.context() as m:
         m.setattr(dp, "MISSED_BESIDE", 0.0)  # no look beside the dice read: the roll is one short
+        m.setattr(dp, "MISSED_BY_CORNERS", False)  # (the corner ranking alone finds it too)
         without = dp.read_dice(sc.jpeg)
     assert without.ok and near(without) == [] and len(without.values) == len(sc.values) - 1
     r = dp.read_dice(sc.jpeg)
@@ -301,12 +302,20 @@ def test_a_die_touching_one_read_on_a_striped_table_is_not_left_out(monkeypatch)
 
 def test_a_die_on_a_striped_table_is_found_among_its_busy_places(monkeypatch):
     # a tuning photo whose ivory 1, alone on a striped runner, neither the finder nor its pip
-    # marks find: the stripes' edges are busier, and a place on it is among the 25th to 48th busiest
+    # marks find: the stripes' edges are busier; ranked by spread, a place on it is among the
+    # 25th to 48th busiest (ranked by variation both ways, among the first)
     sc = ds.make_scene(3069, "hard", surface="stripes")
     with monkeypatch.context() as m:
         m.setattr(dp, "MISSED_LOOKS", 24)
+        m.setattr(dp, "MISSED_BY_CORNERS", False)
         without = dp.read_dice(sc.jpeg)
     assert without.ok and len(without.values) == len(sc.values) - 1  # given one die short
+    with monkeypatch.context() as m:
+        m.setattr(dp, "MISSED_BY_CORNERS", False)
+        assert sorted(dp.read_dice(sc.jpeg).values) == sorted(sc.values)
+    with monkeypatch.context() as m:
+        m.setattr(dp, "MISSED_LOOKS", 24)
+        assert sorted(dp.read_dice(sc.jpeg).values) == sorted(sc.values)
     r = dp.read_dice(sc.jpeg)
     assert r.ok and sorted(r.values) == sorted(sc.values)
 
@@ -410,3 +419,16 @@ def test_a_declined_top_away_from_the_nadir_from_a_die_read_is_not_dropped_as_it
     assert not dp._away_from_nadir((100, 180), np.array([100.0, 100.0]), 50, (100, 1000), 1.0)
     assert not dp._away_from_nadir((100, 90), np.array([100.0, 100.0]), 50, (100, 1000), 1.0)  # too near to tell
     assert not dp._away_from_nadir((100, 0), np.array([100.0, 100.0]), 50, None, 1.0)
+
+
+def test_a_die_on_a_striped_table_is_looked_at_before_the_stripes_edges(monkeypatch):
+    # a tuning photo (a patterned tuning surface) whose white 6 on a dark stripe no table model
+    # finds: ranked by lightness's spread, the stripes' edges fill the looks and the roll is
+    # offered one short; ranked by variation both ways, the 6 is looked at and read
+    sc = ds.make_scene(3024, "hard", surface="stripes")
+    with monkeypatch.context() as m:
+        m.setattr(dp, "MISSED_BY_CORNERS", False)
+        without = dp.read_dice(sc.jpeg)
+    assert without.ok and len(without.values) == len(sc.values) - 1 and 6 not in without.values
+    r = dp.read_dice(sc.jpeg)
+    assert r.ok and sorted(r.values) == sorted(sc.values)
