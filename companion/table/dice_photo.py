@@ -893,6 +893,7 @@ SCAN_MAYBE = 0.8           # a scan's window this sure of a value is looked at c
 SCAN_MAYBE_READ = 0.9      # and read when the classifier is this sure of it on average
 SCAN_OTHER_VALUE = 0.65    # a window of another value nearer than this (in sides) to a die the scan found is that die's
 SCAN_OTHER_VALUE_UNSURE_SIDE = 0.7  # (when no die was read to tell a die's side)
+SCAN_OTHER_SEEN = 0.55     # a window surer of another value than of none, by a die the scan reads, keeps it declined
 TURNED_READ = 0.9          # and read only when the classifier is this sure of its value on average
 SIDE_BY_PLACE = True       # the classifier reads a die at the side dice have where it lies (False: their median side)
 SIDE_SPREAD = 1.3          # a die's side where it lies stays within this factor of the dice read's median
@@ -1045,6 +1046,15 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
              if (conf >= SECOND_LOOK_READ and not by_other) or float(pv[:, k, v].mean()) >= SCAN_MAYBE_READ]
     if not found or any(_one_die(a, b, side, other_value) for j, a in enumerate(found) for b in found[j + 1:]):
         return None
+    # another value seen by a die read, where no die of it is: a tilted die's side is read
+    # where the classifier half sees its top (declined still)
+    centres = [f[0] for f in found] + [c for c, _ in read_at]
+    for at, v, _ in found:
+        for a, p in windows:
+            w = max((u for u in range(1, 7) if u != v), key=lambda u: p[u])
+            if p[w] >= SCAN_OTHER_SEEN and (p[0] < SECOND_LOOK_DIE or p[w] >= p[0]) and p[w] > p[v] \
+                    and math.dist(a, at) < explained * side and min(centres, key=lambda c: math.dist(a, c)) is at:
+                return None
     # part of a die the scan did not read: declined still
     near = [at for at, _, _ in found] + [c for c, _ in read_at]
     if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < explained * side for c in near)
