@@ -848,6 +848,16 @@ def _face_on_pips_at(win: np.ndarray, c, side: float, ang: float, n: int, outlin
             "confidence": 0.8 * max(0.0, min(1.0, 1.0 - got["fit"] / 0.2))}
 
 
+NADIR_BELOW = 0.15  # the point below the camera: this many photo widths below its middle
+
+
+def _nadir(w: int, h: int) -> tuple:
+    """Where the point straight below the camera is guessed to be in a w x h photo: below its
+    middle, as a phone is held tilted toward the player (a phone held straight down has it at
+    the middle, where few sides are seen)."""
+    return (w / 2, h / 2 + NADIR_BELOW * w)
+
+
 def _toward_nadir(sil: np.ndarray, quad: np.ndarray, nadir) -> float:
     """How far (px) a face lies from its blob's middle toward the nadir, where a die's sides
     are seen: a die's top lies at or beyond the middle, away from it."""
@@ -1355,7 +1365,7 @@ class _Reader:
         geometry = (read, small, f_read, f_find, marks)
         dice, problem = self.find(diff, shadow, geometry)
         fg = self.fg
-        nadir = (w / 2, h / 2 + 0.15 * w)  # below the middle: a phone is held tilted toward the player
+        nadir = _nadir(w, h)
         gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
 
         def doubtful(found):  # a die declined for another reason than glare
@@ -1432,7 +1442,7 @@ class _Reader:
             sil = cv2.resize(sil[max(0, y - pad):y + bh + pad, max(0, x - pad):x + bw + pad],
                              (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
             touches_edge = x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1
-            nadir = (rw / 2 - x0, rh / 2 + 0.15 * rw - y0)
+            nadir = tuple(np.subtract(_nadir(rw, rh), (x0, y0)))
             key = (x, y, bw, bh, int(sil.sum()))  # a blob both passes find is read once
             if key not in self.blobs_read:
                 inside = [i for i, (mx, my, _) in enumerate(marks)
