@@ -1284,14 +1284,19 @@ SIDE_TOWARD_NADIR = 0.8     # when it lies this straight (cosine) toward the nad
 SIDE_SEEN = 0.7             # and the finder's map covers this much of it (it sees the die's colour there)
 SIDE_PAST = (0.4, 0.5)      # where, in sides past its middle away from the other, a die goes on
 SIDE_PAST_BARE = 0.3        # a side ends: the map covers less than this there on average
+SIDE_BY_SHADE = True
+SIDE_SAME_COLOUR = 12.0     # two faces this near in colour (Lab a, b) are of one die's stuff
+SIDE_SHADE = (0.8, 1.2)     # and tops of such dice are as light as each other within this ratio
 
 
-def _sides_read_as_dice(dice: list, fg: np.ndarray, to_fg: float, nadir) -> list:
+def _sides_read_as_dice(dice: list, fg: np.ndarray, to_fg: float, nadir, lab=None) -> list:
     """Dice read that may be the side of a die read beside them, declined. A camera above sees
     a die's sides on the way to the nadir; a side read as a die lies as near its top as a die
     touching it (0.7-0.95 of a side) but ends within half a side past its middle, where a
-    real die goes on (its top's far half, then its own side). `fg`: the finder's map of what
-    is not table, at `to_fg` times the photo's px; `nadir` in the photo's px."""
+    real die goes on (its top's far half, then its own side); and it faces another way than
+    the top, so it is lit otherwise: a die of the same colour touching it has a top as light
+    as the other's. `fg`: the finder's map of what is not table, and `lab` the photo in Lab
+    (None: not asked), at `to_fg` times the photo's px; `nadir` in the photo's px."""
     read = [d for d in dice if d.value is not None]
     side_at = _side_at(read)
     if side_at is None or len(read) < 2:
@@ -1302,6 +1307,23 @@ def _sides_read_as_dice(dice: list, fg: np.ndarray, to_fg: float, nadir) -> list
         r = max(1, int(r * to_fg))
         patch = fg[max(0, y - r):max(0, y + r + 1), max(0, x - r):max(0, x + r + 1)]
         return float(patch.mean()) if patch.size else 0.0
+    def body(at, r):  # a face's own colour: the half of a patch nearest its median lightness
+        x, y = int(round(at[0] * to_fg)), int(round(at[1] * to_fg))
+        r = max(2, int(r * to_fg))
+        p = lab[max(0, y - r):max(0, y + r + 1), max(0, x - r):max(0, x + r + 1)].reshape(-1, 3).astype(np.float32)
+        if not len(p):
+            return None
+        off = np.abs(p[:, 0] - np.median(p[:, 0]))
+        return p[off <= np.median(off)].mean(0)
+
+    def shaded_otherwise(a, b, s) -> bool:
+        if lab is None:
+            return False
+        ca, cb = body(a.centre, 0.3 * s), body(b.centre, 0.3 * s)
+        if ca is None or cb is None or float(np.linalg.norm(ca[1:] - cb[1:])) >= SIDE_SAME_COLOUR:
+            return False
+        ratio = float(cb[0]) / max(float(ca[0]), 1.0)
+        return not SIDE_SHADE[0] <= ratio <= SIDE_SHADE[1]
     out = []
     for b in dice:
         if b.value is not None:
@@ -1313,9 +1335,15 @@ def _sides_read_as_dice(dice: list, fg: np.ndarray, to_fg: float, nadir) -> list
                 if a is b or not 0 < gap <= SIDE_NEAR * s:
                     continue
                 u, to_n = (cb - ca) / gap, np.asarray(nadir, np.float64) - ca
-                if u @ to_n < SIDE_TOWARD_NADIR * float(np.linalg.norm(to_n)) or cover(cb, 0.3 * s) < SIDE_SEEN:
+                if u @ to_n < SIDE_TOWARD_NADIR * float(np.linalg.norm(to_n)):
                     continue
-                if np.mean([cover(cb + u * k * s, 0.08 * s) for k in SIDE_PAST]) < SIDE_PAST_BARE:
+                if cover(cb, 0.3 * s) < SIDE_SEEN:  # the map does not see it: only its shade tells
+                    if shaded_otherwise(a, b, s):
+                        b = dataclasses.replace(b, value=None, confidence=0.0, problem=UNREADABLE)
+                        break
+                    continue
+                if np.mean([cover(cb + u * k * s, 0.08 * s) for k in SIDE_PAST]) < SIDE_PAST_BARE \
+                        or shaded_otherwise(a, b, s):
                     b = dataclasses.replace(b, value=None, confidence=0.0, problem=UNREADABLE)
                     break
         out.append(b)
@@ -1396,7 +1424,7 @@ class _Reader:
             # dice missed: a roll is never offered without them, and with a die declined the
             # table has fewer to enter by hand
             dice = dice + _missed_dice(dice, gray, f_read, self.check)
-            dice = _sides_read_as_dice(dice, fg, f_find * f_read, nadir)
+            dice = _sides_read_as_dice(dice, fg, f_find * f_read, nadir, lab if SIDE_BY_SHADE else None)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem

@@ -448,3 +448,32 @@ def test_a_tilted_die_s_side_the_scan_reads_where_its_top_shows_another_value_st
     assert not r.ok
     near = [d for d in r.dice if math.dist(d.centre, one.centre) < one.side_px]
     assert [d.value for d in near] == [None]
+
+
+def test_a_die_s_side_lit_otherwise_than_its_top_is_not_read_as_a_die_touching_it(monkeypatch):
+    # a tuning photo whose 4, tilted 21 degrees, shows a side toward the camera that reads as a
+    # 6, 0.84 of a side from it; the side's colour goes on past half a side (the map cannot
+    # tell), but it is a quarter lighter than the 4's top, of the same white: a side, declined
+    sc = ds.make_scene(3009, "hard")
+    with monkeypatch.context() as m:
+        m.setattr(dp, "SIDE_BY_SHADE", False)
+        without = dp.read_dice(sc.jpeg)
+    assert without.ok and len(without.values) == len(sc.values) + 1
+    r = dp.read_dice(sc.jpeg)
+    assert not r.ok and sorted(d.value for d in r.dice if d.value is not None) == sorted(sc.values)
+
+
+def test_a_die_beside_another_of_the_same_colour_and_shade_is_kept():
+    # two white dice touching, the second toward the nadir, its colour going on past it: both
+    # kept, unless its top is lit otherwise than the first's (then it is the first's side)
+    a, b = _read_at(200, 100, 60, 5), _read_at(200, 151, 60, 3)
+    touching = _side_map([(170, 70, 230, 130), (170, 121, 230, 200)])
+    lab = np.zeros((400, 400, 3), np.uint8)
+    lab[..., 1:] = 128
+    lab[70:130, 170:230, 0] = 220
+    lab[121:200, 170:230, 0] = 215
+    assert [d.value for d in dp._sides_read_as_dice([a, b], touching, 1.0, (200, 2000), lab)] == [5, 3]
+    lab[131:200, 170:230, 0] = 150  # a third darker: a side
+    assert [d.value for d in dp._sides_read_as_dice([a, b], touching, 1.0, (200, 2000), lab)] == [5, None]
+    lab[131:200, 170:230, 1] = 160  # another colour: another die, lit as it may be
+    assert [d.value for d in dp._sides_read_as_dice([a, b], touching, 1.0, (200, 2000), lab)] == [5, 3]
