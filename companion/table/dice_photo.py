@@ -22,7 +22,8 @@ A classical OpenCV pipeline, checked by a small classifier (docs/dice-photo.md):
    sure of the dice at that place and they explain it; places off every die found where it is
    sure a die lies are read or declined (a die the finder missed is never left out);
 7. last, a die read just beside another, toward the nadir, whose colour ends within half a
-   side past its middle is that die's side: declined.
+   side past its middle, or which is of its colour but lit otherwise, is that die's side:
+   declined.
 
 Whatever goes wrong is said in a player's words (`Die.problem`, `DiceReading.problem`), and
 nothing is guessed: `DiceReading.values` is None unless every die found was read.
