@@ -1062,12 +1062,14 @@ def _read_scan(windows: list, side: float, read_at: list, gray: np.ndarray, expl
     # another value seen by a die read, where no die of it is: a tilted die's side is read
     # where the classifier half sees its top (declined still)
     centres = [f[0] for f in found] + [c for c, _ in read_at]
-    for at, v, _ in found:
-        for a, p in windows:
-            w = max((u for u in range(1, 7) if u != v), key=lambda u: p[u])
-            if p[w] >= SCAN_OTHER_SEEN and (p[0] < SECOND_LOOK_DIE or p[w] >= p[0]) and p[w] > p[v] \
-                    and math.dist(a, at) < explained * side and min(centres, key=lambda c: math.dist(a, c)) is at:
-                return None
+    for a, p in windows:
+        k = min(range(len(centres)), key=lambda j: math.dist(a, centres[j]))
+        if k >= len(found) or math.dist(a, centres[k]) >= explained * side:
+            continue  # nearer a die read, or by no die
+        v = found[k][1]
+        w = max((u for u in range(1, 7) if u != v), key=lambda u: p[u])
+        if p[w] >= SCAN_OTHER_SEEN and (p[0] < SECOND_LOOK_DIE or p[w] >= p[0]) and p[w] > p[v]:
+            return None
     # part of a die the scan did not read: declined still
     near = [at for at, _, _ in found] + [c for c, _ in read_at]
     if any(p[0] < SECOND_LOOK_DIE and not any(math.dist(at, c) < explained * side for c in near)
@@ -1212,15 +1214,10 @@ def _missed_dice(dice: list, gray: np.ndarray, f_read: float, check=lambda: None
     mean = cv2.blur(g, (9, 9))
     spread = np.sqrt(np.maximum(cv2.blur(g * g, (9, 9)) - mean * mean, 0))
     level = float(np.median(spread))
-    if MISSED_BY_CORNERS:
-        eig = cv2.cornerMinEigenVal(g, 9, 3)
-        peaks = (eig == cv2.dilate(eig, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
-        ys, xs = np.nonzero(peaks)
-        order = np.argsort(-eig[ys, xs])
-    else:
-        peaks = (spread == cv2.dilate(spread, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
-        ys, xs = np.nonzero(peaks)
-        order = np.argsort(-spread[ys, xs])
+    rank = cv2.cornerMinEigenVal(g, 9, 3) if MISSED_BY_CORNERS else spread
+    peaks = (rank == cv2.dilate(rank, np.ones((11, 11), np.uint8))) & (spread > max(8.0, 3 * level))
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-rank[ys, xs])
     busy = [(float(xs[k]) / fs, float(ys[k]) / fs) for k in order]
     # and a die touching one read (their shared edge, its busiest spot, lies by the die read;
     # on a patterned table the pattern's edges are busier): a side away from each die read, off
@@ -1285,7 +1282,7 @@ SIDE_TOWARD_NADIR = 0.8     # when it lies this straight (cosine) toward the nad
 SIDE_SEEN = 0.7             # and the finder's map covers this much of it (it sees the die's colour there)
 SIDE_PAST = (0.4, 0.5)      # where, in sides past its middle away from the other, a die goes on
 SIDE_PAST_BARE = 0.3        # a side ends: the map covers less than this there on average
-SIDE_BY_SHADE = True
+SIDE_BY_SHADE = True        # a die of the other's colour but lit otherwise is its side too
 SIDE_SAME_COLOUR = 12.0     # two faces this near in colour (Lab a, b) are of one die's stuff
 SIDE_SHADE = (0.8, 1.2)     # and tops of such dice are as light as each other within this ratio
 
@@ -1303,27 +1300,28 @@ def _sides_read_as_dice(dice: list, fg: np.ndarray, to_fg: float, nadir, lab=Non
     if side_at is None or len(read) < 2:
         return dice
 
+    def patch(img, at, r, least: int) -> np.ndarray:  # a square round `at` (photo px), half-side r
+        x, y, r = int(round(at[0] * to_fg)), int(round(at[1] * to_fg)), max(least, int(r * to_fg))
+        return img[max(0, y - r):max(0, y + r + 1), max(0, x - r):max(0, x + r + 1)]
+
     def cover(at, r) -> float:
-        x, y = int(round(at[0] * to_fg)), int(round(at[1] * to_fg))
-        r = max(1, int(r * to_fg))
-        patch = fg[max(0, y - r):max(0, y + r + 1), max(0, x - r):max(0, x + r + 1)]
-        return float(patch.mean()) if patch.size else 0.0
+        p = patch(fg, at, r, 1)
+        return float(p.mean()) if p.size else 0.0
+
     def body(at, r):  # a face's own colour: the half of a patch nearest its median lightness
-        x, y = int(round(at[0] * to_fg)), int(round(at[1] * to_fg))
-        r = max(2, int(r * to_fg))
-        p = lab[max(0, y - r):max(0, y + r + 1), max(0, x - r):max(0, x + r + 1)].reshape(-1, 3).astype(np.float32)
+        p = patch(lab, at, r, 2).reshape(-1, 3).astype(np.float32)
         if not len(p):
             return None
         off = np.abs(p[:, 0] - np.median(p[:, 0]))
         return p[off <= np.median(off)].mean(0)
 
     def shaded_otherwise(a, b, s) -> bool:
-        if lab is None:
+        if lab is None or not SIDE_BY_SHADE:
             return False
-        ca, cb = body(a.centre, 0.3 * s), body(b.centre, 0.3 * s)
-        if ca is None or cb is None or float(np.linalg.norm(ca[1:] - cb[1:])) >= SIDE_SAME_COLOUR:
+        of_a, of_b = body(a.centre, 0.3 * s), body(b.centre, 0.3 * s)
+        if of_a is None or of_b is None or float(np.linalg.norm(of_a[1:] - of_b[1:])) >= SIDE_SAME_COLOUR:
             return False
-        ratio = float(cb[0]) / max(float(ca[0]), 1.0)
+        ratio = float(of_b[0]) / max(float(of_a[0]), 1.0)
         return not SIDE_SHADE[0] <= ratio <= SIDE_SHADE[1]
     out = []
     for b in dice:
@@ -1338,13 +1336,10 @@ def _sides_read_as_dice(dice: list, fg: np.ndarray, to_fg: float, nadir, lab=Non
                 u, to_n = (cb - ca) / gap, np.asarray(nadir, np.float64) - ca
                 if u @ to_n < SIDE_TOWARD_NADIR * float(np.linalg.norm(to_n)):
                     continue
-                if cover(cb, 0.3 * s) < SIDE_SEEN:  # the map does not see it: only its shade tells
-                    if shaded_otherwise(a, b, s):
-                        b = dataclasses.replace(b, value=None, confidence=0.0, problem=UNREADABLE)
-                        break
-                    continue
-                if np.mean([cover(cb + u * k * s, 0.08 * s) for k in SIDE_PAST]) < SIDE_PAST_BARE \
-                        or shaded_otherwise(a, b, s):
+                # where the map sees it, it tells where its colour ends; its shade tells anyway
+                ends = cover(cb, 0.3 * s) >= SIDE_SEEN and \
+                    np.mean([cover(cb + u * k * s, 0.08 * s) for k in SIDE_PAST]) < SIDE_PAST_BARE
+                if ends or shaded_otherwise(a, b, s):
                     b = dataclasses.replace(b, value=None, confidence=0.0, problem=UNREADABLE)
                     break
         out.append(b)
@@ -1356,7 +1351,6 @@ class _Reader:
         self.deadline = deadline
         self.blobs_read = {}
         self.skipped = False  # a blob too big for dice was left out: the table model is wrong
-        self.fg = None        # the last pass's map of what is not table (FIND_WIDTH)
 
     def check(self):
         if time.monotonic() > self.deadline:
@@ -1392,8 +1386,7 @@ class _Reader:
         marks = _pip_marks(lab[..., 0])
         self.check()
         geometry = (read, small, f_read, f_find, marks)
-        dice, problem = self.find(diff, shadow, geometry)
-        fg = self.fg
+        dice, problem, fg = self.find(diff, shadow, geometry)
         nadir = _nadir(w, h)
         gray = cv2.cvtColor(read, cv2.COLOR_BGR2GRAY)
 
@@ -1416,22 +1409,23 @@ class _Reader:
                 # to touch are often one die and its shadow against a table of two colours), and
                 # kept when it reads more dice, or as many with fewer left unread.
                 self.check()
-                dice2, problem2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
+                dice2, problem2, fg2 = self.find(np.minimum(diff, _pattern_distance(labf)), shadow, geometry)
                 if _worth(dice2, problem2) > _worth(dice, problem):
-                    dice, problem, seen, fg = dice2, problem2, None, self.fg
+                    dice, problem, seen, fg = dice2, problem2, None, fg2
         if not problem:
             self.check()
             dice = seen if seen is not None else _second_look(dice, gray, f_read, self.check, nadir)
             # dice missed: a roll is never offered without them, and with a die declined the
             # table has fewer to enter by hand
             dice = dice + _missed_dice(dice, gray, f_read, self.check)
-            dice = _sides_read_as_dice(dice, fg, f_find * f_read, nadir, lab if SIDE_BY_SHADE else None)
+            dice = _sides_read_as_dice(dice, fg, f_find * f_read, nadir, lab)
         if not problem and (not dice or any(d.value is None for d in dice)) and _blurred(small):
             return dice, TOO_BLURRED
         return dice, problem
 
     def find(self, diff, shadow, geometry) -> tuple:
-        """(dice, photo problem) from a distance-to-the-table map at FIND_WIDTH."""
+        """(dice, photo problem, the map of what is not table) from a distance-to-the-table
+        map at FIND_WIDTH."""
         read, small, f_read, f_find, marks = geometry
         rh, rw = read.shape[:2]
         sh, sw = small.shape[:2]
@@ -1442,18 +1436,17 @@ class _Reader:
         fg = ((diff > thr) & ~shadow).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-        self.fg = fg
         cnts, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         min_area = (sw * 0.022) ** 2
         cnts = [c for c in cnts if cv2.contourArea(c) >= min_area]
         if not cnts:  # a blurred photo of dice still has their contrast; a bare table has not
             if len(marks):
                 found = self.from_marks(marks, [], read, f_read, f_find)
-                return found, ("" if found else NO_DICE)
+                return found, ("" if found else NO_DICE), fg
             busy = float(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).std()) > 12
-            return [], (TOO_BLURRED if busy and _blurred(small) else NO_DICE)
+            return [], (TOO_BLURRED if busy and _blurred(small) else NO_DICE), fg
         if len(cnts) > MAX_BLOBS:
-            return [], TOO_MANY
+            return [], TOO_MANY, fg
         blobs = []
         up = 1.0 / f_find
         for c in cnts:
@@ -1498,7 +1491,7 @@ class _Reader:
         kept = [d for d in declined if not any(e.value is not None and _overlap(d, e) and _within(d, e)
                                                 for e in found)]
         found = [e for e in found if e.value is not None or not any(_overlap(d, e) for d in declined)]
-        return [d for d in dice if d.value is not None] + kept + found, ""
+        return [d for d in dice if d.value is not None] + kept + found, "", fg
 
     def from_marks(self, marks, dice, read, f_read, f_find) -> list:
         """Dice where pip marks lie on no die found: each read from its pips' face when that
